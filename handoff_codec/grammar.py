@@ -1,0 +1,77 @@
+"""Find the grammar files and build the cached LALR parsers.
+
+Parsers are built on first use, once per configuration (grammar file, preamble,
+markers), so ``import handoff_codec`` does not import or run Lark.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from lark import Lark
+    from lark.lexer import TerminalDef
+
+__all__ = ["grammar_text", "parser", "terminal"]
+
+
+def _grammar_dir() -> Path:
+    """The folder holding ``*.lark``: inside the installed package, else the repo's."""
+    packaged = resources.files("handoff_codec") / "grammar"
+    if packaged.is_dir():
+        return Path(str(packaged))
+    return Path(__file__).resolve().parent.parent / "grammar"
+
+
+@functools.cache
+def grammar_text(name: str) -> str:
+    """The text of ``grammar/<name>.lark``."""
+    return (_grammar_dir() / f"{name}.lark").read_text(encoding="utf-8")
+
+
+@functools.cache
+def parser(
+    name: str,
+    *,
+    transformer: Any,
+    literals: tuple[tuple[str, str], ...],
+) -> Lark:
+    """An LALR parser for ``grammar/<name>.lark``.
+
+    ``literals`` replaces the patterns of the named string terminals (the
+    preamble and markers of a Codec). ``transformer`` runs while parsing, so
+    no parse tree is built. The result is cached for each distinct argument set.
+    """
+    from lark import Lark
+    from lark.lexer import PatternStr
+
+    replacements = dict(literals)
+
+    def edit(terminal: TerminalDef) -> TerminalDef:
+        if terminal.name in replacements:
+            terminal.pattern = PatternStr(replacements[terminal.name])
+        return terminal
+
+    return Lark(
+        grammar_text(name),
+        parser="lalr",
+        lexer="contextual",
+        transformer=transformer,
+        edit_terminals=edit,
+        import_paths=[str(_grammar_dir())],
+        maybe_placeholders=False,
+    )
+
+
+@functools.cache
+def terminal(name: str, grammar: str = "summary") -> re.Pattern[str]:
+    """The compiled regular expression of terminal ``name``, with its named groups."""
+    from lark import Lark
+
+    lexer_only = Lark(grammar_text(grammar), parser=None, lexer="basic",
+                      import_paths=[str(_grammar_dir())])
+    return re.compile(lexer_only.get_terminal(name).pattern.to_regexp())
