@@ -11,8 +11,17 @@ preamble and markers; build your own ``Codec(start=..., end=...)`` for others.
 
 from __future__ import annotations
 
+import importlib
+from typing import Any
+
 from .codec import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START, LEGACY_PREAMBLE, Codec
 from .errors import DecodeError, EncodeError, ReplayError
+
+# Public names defined in modules that import pydantic or openai. They load
+# on first use, so `import handoff_codec` stays fast.
+_LAZY: dict[str, str] = {
+    # "name": "handoff_codec.module",
+}
 
 __all__ = [
     "DEFAULT_END",
@@ -29,6 +38,7 @@ __all__ = [
     "loads",
     "nest",
     "summarize",
+    *_LAZY,
 ]
 
 __version__ = "0.1.0"
@@ -40,3 +50,16 @@ loads = default_codec.loads
 summarize = default_codec.summarize
 flatten = default_codec.flatten
 nest = default_codec.nest
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'handoff_codec' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
