@@ -20,7 +20,10 @@ from .errors import DecodeError, EncodeError, ReplayError
 # Public names defined in modules that import pydantic or openai. They load
 # on first use, so `import handoff_codec` stays fast.
 _LAZY: dict[str, str] = {
-    # "name": "handoff_codec.module",
+    "Decoded": "handoff_codec.report",
+    "Format": "handoff_codec.report",
+    "Recovery": "handoff_codec.report",
+    "RecoveryKind": "handoff_codec.report",
 }
 
 __all__ = [
@@ -32,6 +35,7 @@ __all__ = [
     "DecodeError",
     "EncodeError",
     "ReplayError",
+    "decode",
     "default_codec",
     "dumps",
     "flatten",
@@ -45,6 +49,7 @@ __version__ = "0.1.0"
 
 default_codec = Codec()
 
+decode = default_codec.decode
 dumps = default_codec.dumps
 loads = default_codec.loads
 summarize = default_codec.summarize

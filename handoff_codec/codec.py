@@ -5,7 +5,10 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .report import Decoded
 
 from .encoder import EMPTY_TRANSCRIPT, encode_records
 
@@ -56,12 +59,29 @@ class Codec:
                 ("END_MARKER", self.end))
 
     def loads(self, text: str, *, strict: bool = False) -> list[Item]:
-        """The items of a summary. ``strict=True`` accepts only the current format."""
-        from .reader import parse_strict
+        """The items of a summary.
 
-        if not isinstance(text, str):
-            raise TypeError(f"loads() takes a str, not {type(text).__name__}")
-        return parse_strict(text, self._literals)
+        ``strict=True`` accepts only the current format. The default also reads
+        every form written by openai-agents 0.6 to 0.19; :meth:`decode` says
+        what it recovered.
+        """
+        if strict:
+            from .reader import parse_strict
+
+            _check_text(text)
+            return parse_strict(text, self._literals)
+        return self.decode(text).items
+
+    def decode(self, text: str, *, strict: bool = False) -> Decoded:
+        """Items plus a report: the writer generation and every recovery made."""
+        from .legacy import parse_lenient
+        from .report import Decoded, Format
+
+        _check_text(text)
+        if strict:
+            items = self.loads(text, strict=True)
+            return Decoded.model_construct(items=items, format=Format.CURRENT, recoveries=[])
+        return parse_lenient(text, self._literals, self.start, self.end)
 
     def is_summary(self, item: Mapping[str, Any]) -> bool:
         """Whether ``item`` is an assistant message wrapped in this codec's envelope."""
@@ -100,3 +120,8 @@ class Codec:
     def nest(self, items: Iterable[Mapping[str, Any]]) -> list[Item]:
         """``[summarize(flatten(items))]``, the shape of a HandoffHistoryMapper."""
         return [self.summarize(self.flatten(items))]
+
+
+def _check_text(text: object) -> None:
+    if not isinstance(text, str):
+        raise TypeError(f"expected the summary as str, not {type(text).__name__}")

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 import re
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +20,8 @@ __all__ = ["grammar_text", "parser", "terminal"]
 
 def _grammar_dir() -> Path:
     """The folder holding ``*.lark``: inside the installed package, else the repo's."""
+    from importlib import resources
+
     packaged = resources.files("handoff_codec") / "grammar"
     if packaged.is_dir():
         return Path(str(packaged))

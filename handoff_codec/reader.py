@@ -16,7 +16,9 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 from . import grammar
 from .errors import DecodeError
 
-__all__ = ["json_object", "parse_strict", "lark_error"]
+__all__ = ["TOO_DEEP", "json_object", "lark_error", "parse_strict"]
+
+TOO_DEEP = "JSON record nested too deeply"
 
 # What each terminal means to a reader of an error message.
 _DESCRIPTIONS = {
@@ -41,7 +43,7 @@ def json_object(text: str, token: Token, offset: int) -> dict[str, Any]:
         raise DecodeError(f"invalid JSON record: {exc.msg}", line=line, column=column + exc.pos,
                           pos=start + exc.pos, expected=("a JSON object",)) from None
     except RecursionError:
-        raise DecodeError("JSON record nested too deeply", line=line, column=column,
+        raise DecodeError(TOO_DEEP, line=line, column=column,
                           pos=start, expected=("a JSON object",)) from None
     if not isinstance(value, dict):
         raise DecodeError("a JSON record must be an object", line=line, column=column,

@@ -1,0 +1,63 @@
+"""What ``decode`` reports: the items, the writer generation, and every recovery."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+__all__ = ["Decoded", "Format", "Recovery", "RecoveryKind"]
+
+
+class Format(str, Enum):
+    """Which writer generation a summary's text matches (see FORMAT-NOTES groups)."""
+
+    CURRENT = "current"  # group D: openai-agents >= 0.20.0 and handoff_codec
+    LEGACY_BC = "legacy-0.17.1-0.19"  # groups B and C write the same text
+    LEGACY_A = "legacy-0.6-0.17.0"  # group A: raw multi-line content, `type: {json}`
+
+
+class RecoveryKind(str, Enum):
+    """What the legacy reader did, or what it found missing."""
+
+    LEGACY_PREAMBLE = "legacy_preamble"
+    BARE_ROLE = "bare_role"
+    CONTINUATION = "continuation"
+    TYPED_RECORD = "typed_record"
+    LIST_CONTENT = "list_content"
+    NOT_JSON = "not_json"
+    UNRECOGNISED = "unrecognised"
+
+
+class Recovery(BaseModel):
+    """One place where the reader went beyond the current format.
+
+    ``lost`` is true when the text provably no longer holds some information
+    (for example whether an empty turn was ``None`` or ``""``).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    line: int
+    kind: RecoveryKind
+    message: str
+    lost: bool = False
+
+
+class Decoded(BaseModel):
+    """The result of :func:`handoff_codec.decode`."""
+
+    items: list[dict[str, Any]]
+    format: Format
+    recoveries: list[Recovery] = []
+
+    @property
+    def lossless(self) -> bool:
+        """True when no recovery says that information is missing."""
+        return not any(r.lost for r in self.recoveries)
+
+    @property
+    def complete(self) -> bool:
+        """True when every line of the summary was read into an item."""
+        return not any(r.kind is RecoveryKind.UNRECOGNISED for r in self.recoveries)
