@@ -1,0 +1,143 @@
+"""A scripted ``Model`` for running the OpenAI Agents SDK offline.
+
+``ScriptedModel`` is a real subclass of ``agents.models.interface.Model``. It
+answers each call with the next pre-scripted list of output items (text
+messages, function calls, handoff calls) and records the input it received, so
+a program or a test can look at exactly what each agent was sent. No network,
+no API key.
+
+Shared by ``examples/agents_handoff.py`` and ``tests/test_agents_integration.py``.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections import deque
+from collections.abc import AsyncIterator, Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, cast
+
+from agents import Agent, Handoff, ModelResponse, Usage
+from agents.items import TResponseInputItem, TResponseOutputItem, TResponseStreamEvent
+from agents.models.interface import Model, ModelTracing
+from openai.types.responses import (
+    ResponseFunctionToolCall,
+    ResponseOutputMessage,
+    ResponseOutputText,
+)
+
+if TYPE_CHECKING:
+    from agents.agent_output import AgentOutputSchemaBase
+    from agents.model_settings import ModelSettings
+    from agents.tool import Tool
+    from openai.types.responses.response_prompt_param import ResponsePromptParam
+
+__all__ = ["RecordedCall", "ScriptedModel", "handoff_call", "text", "tool_call"]
+
+
+@dataclass
+class RecordedCall:
+    """What one ``get_response`` call received."""
+
+    instructions: str | None
+    input: list[dict[str, Any]]  # the Responses input items, as plain dicts
+    tools: list[str] = field(default_factory=list)
+    handoffs: list[str] = field(default_factory=list)
+
+
+class ScriptedModel(Model):
+    """Returns pre-scripted outputs in order, one list of output items per call.
+
+    One instance can serve several agents: the script is a single queue, consumed
+    in the order the Runner calls the model. ``calls`` records every input.
+    """
+
+    def __init__(self, script: Iterable[list[TResponseOutputItem]] = ()) -> None:
+        self._script: deque[list[TResponseOutputItem]] = deque(script)
+        self.calls: list[RecordedCall] = []
+
+    def extend(self, script: Iterable[list[TResponseOutputItem]]) -> None:
+        """Queue more responses (handy when the script names agents built on this model)."""
+        self._script.extend(script)
+
+    @property
+    def remaining(self) -> int:
+        """How many scripted responses have not been used."""
+        return len(self._script)
+
+    async def get_response(
+        self,
+        system_instructions: str | None,
+        input: str | list[TResponseInputItem],
+        model_settings: ModelSettings,
+        tools: list[Tool],
+        output_schema: AgentOutputSchemaBase | None,
+        handoffs: list[Handoff],
+        tracing: ModelTracing,
+        *,
+        previous_response_id: str | None,
+        conversation_id: str | None,
+        prompt: ResponsePromptParam | None,
+    ) -> ModelResponse:
+        received = [{"role": "user", "content": input}] if isinstance(input, str) else input
+        items = cast(list[dict[str, Any]], copy.deepcopy(received))
+        self.calls.append(
+            RecordedCall(
+                instructions=system_instructions,
+                input=items,
+                tools=[tool.name for tool in tools],
+                handoffs=[h.tool_name for h in handoffs],
+            )
+        )
+        if not self._script:
+            raise RuntimeError(f"ScriptedModel: script exhausted at call {len(self.calls)}")
+        output = copy.deepcopy(self._script.popleft())
+        return ModelResponse(output=output, usage=Usage(), response_id=None)
+
+    def stream_response(
+        self,
+        system_instructions: str | None,
+        input: str | list[TResponseInputItem],
+        model_settings: ModelSettings,
+        tools: list[Tool],
+        output_schema: AgentOutputSchemaBase | None,
+        handoffs: list[Handoff],
+        tracing: ModelTracing,
+        *,
+        previous_response_id: str | None,
+        conversation_id: str | None,
+        prompt: ResponsePromptParam | None,
+    ) -> AsyncIterator[TResponseStreamEvent]:
+        raise NotImplementedError("ScriptedModel does not stream; use Runner.run")
+
+
+# ---------------------------------------------------------------- output builders
+# Ids are explicit, so a scripted run prints and compares the same every time.
+
+
+def text(content: str, *, msg_id: str) -> ResponseOutputMessage:
+    """An assistant message output item."""
+    return ResponseOutputMessage(
+        id=msg_id,
+        type="message",
+        role="assistant",
+        status="completed",
+        content=[ResponseOutputText(type="output_text", text=content, annotations=[])],
+    )
+
+
+def tool_call(name: str, arguments: dict[str, Any], *, call_id: str) -> ResponseFunctionToolCall:
+    """A function-call output item for the tool ``name`` (item id ``fc_<call_id>``)."""
+    return ResponseFunctionToolCall(
+        id=f"fc_{call_id}",
+        type="function_call",
+        call_id=call_id,
+        name=name,
+        arguments=json.dumps(arguments),
+    )
+
+
+def handoff_call(target: Agent[Any], *, call_id: str) -> ResponseFunctionToolCall:
+    """A call of the default handoff tool that transfers to ``target``."""
+    return tool_call(Handoff.default_tool_name(target), {}, call_id=call_id)

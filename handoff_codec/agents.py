@@ -1,0 +1,218 @@
+"""Use handoff_codec inside the OpenAI Agents SDK (``pip install 'handoff-codec[agents]'``).
+
+Two integrations, each a one-line switch:
+
+``history_mapper``
+    A ready ``HandoffHistoryMapper``::
+
+        RunConfig(nest_handoff_history=True, handoff_history_mapper=history_mapper)
+
+    The SDK keeps its own nesting pipeline and calls the mapper for the summary
+    text. Our summaries are wire-compatible with the SDK's reader: it flattens
+    them back exactly on the next handoff, so content ``None``, names, multi-line
+    text and U+2028 injection attempts survive any number of hops. But the SDK
+    flattens *earlier* summaries with its own reader before the mapper sees the
+    transcript, so summaries the SDK reads lossily (ones written by openai-agents
+    0.6 to 0.19, or by its current writer from adversarial content) are already
+    damaged when they reach the mapper. Use it for new conversations that only
+    ever pass through this codec.
+
+``nest_input_filter()``
+    A handoff ``input_filter``::
+
+        RunConfig(handoff_input_filter=nest_input_filter())
+        # or, for one handoff: handoff(agent, input_filter=nest_input_filter())
+
+    An input filter takes precedence over the SDK's nesting, so the SDK's reader
+    is never involved: earlier summaries are flattened with our reader (legacy
+    forms included) and the new summary is written by our encoder. It mirrors the
+    SDK's split between summary and verbatim items. Use it when sessions or
+    inputs may hold summaries written by older SDK versions or by the SDK's own
+    writer, or may carry adversarial content.
+
+This module imports ``agents`` when it is imported. The core package
+(``import handoff_codec``) never does.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Mapping
+from typing import Any, cast
+
+try:
+    import agents as _agents  # noqa: F401  (the check that the extra is installed)
+    from agents.handoffs import HandoffHistoryMapper, HandoffInputData
+    from agents.items import RunItem, ToolApprovalItem, TResponseInputItem
+except ImportError as exc:  # pragma: no cover - exercised in a subprocess by the tests
+    raise ImportError(
+        "handoff_codec.agents needs the OpenAI Agents SDK (the 'agents' package, "
+        f"from openai-agents), which could not be imported: {exc}. "
+        "Install it with: pip install 'handoff-codec[agents]'"
+    ) from exc
+
+from .codec import Codec
+
+__all__ = ["history_mapper", "make_history_mapper", "nest_input_filter"]
+
+Item = dict[str, Any]
+
+# What the SDK (agents.handoffs.history, 0.24) treats as summary-only: these
+# item types are never forwarded verbatim, since the summary already holds them.
+_SUMMARY_ONLY_TYPES = frozenset({"function_call", "function_call_output", "reasoning"})
+# SDK-internal keys that session storage may leave on items. The SDK removes
+# them from the flattened history before summarizing; so do we.
+_INTERNAL_KEYS = ("_agents_tool_description", "_agents_tool_title", "created_by")
+
+
+def _default_codec() -> Codec:
+    from . import default_codec
+
+    return default_codec
+
+
+def make_history_mapper(codec: Codec | None = None) -> HandoffHistoryMapper:
+    """A ``HandoffHistoryMapper`` that writes the summary with ``codec``.
+
+    Pass it as ``RunConfig(nest_handoff_history=True, handoff_history_mapper=...)``.
+    The mapper returns ``codec.nest(transcript)``: one assistant message that the
+    SDK's reader flattens back exactly. Summaries the SDK has not already
+    flattened (for instance ones with this codec's own markers, when they differ
+    from the SDK's) are expanded by ``codec.flatten`` first.
+
+    Limitation: the SDK runs its own reader over earlier summaries before it
+    calls the mapper. Summaries it reads lossily (legacy ones, or ones its own
+    writer produced from adversarial content) are damaged before the mapper can
+    help; use :func:`nest_input_filter` for those.
+    """
+    active = codec if codec is not None else _default_codec()
+
+    def handoff_codec_history_mapper(
+        transcript: list[TResponseInputItem],
+    ) -> list[TResponseInputItem]:
+        items = cast(list[Mapping[str, Any]], transcript)
+        return cast(list[TResponseInputItem], active.nest(items))
+
+    return handoff_codec_history_mapper
+
+
+history_mapper: HandoffHistoryMapper = make_history_mapper()
+"""A ready ``HandoffHistoryMapper`` using the default codec (the SDK's preamble and markers)."""
+
+
+def _plain_input(run_item: RunItem) -> Item:
+    """The Responses input item of a run item, as the SDK converts it."""
+    item = cast(Item, copy.deepcopy(run_item.to_input_item()))
+    if item.get("status", "") is None:  # the SDK drops a null status too
+        del item["status"]
+    return item
+
+
+def _strip_internal(item: Item) -> Item:
+    for key in _INTERNAL_KEYS:
+        item.pop(key, None)
+    return item
+
+
+def _is_programmatic(item: Mapping[str, Any]) -> bool:
+    """An item of a hosted-program transcript, which the SDK never splits off."""
+    if item.get("type") in {"program", "program_output"}:
+        return True
+    caller = item.get("caller")
+    if isinstance(caller, Mapping):
+        return caller.get("type") == "program"
+    return getattr(caller, "type", None) == "program"
+
+
+def _forward_pre_item(item: Mapping[str, Any]) -> bool:
+    """The SDK's rule for items from before the handoff turn: only non-assistant turns."""
+    if _is_programmatic(item) or item.get("role") == "assistant":
+        return False
+    return item.get("type") not in _SUMMARY_ONLY_TYPES
+
+
+def _forward_new_item(item: Mapping[str, Any]) -> bool:
+    """The SDK's rule for items of the handoff turn: every message, no tool item."""
+    if _is_programmatic(item):
+        return False
+    role = item.get("role")
+    if isinstance(role, str) and role:
+        return True
+    return item.get("type") not in _SUMMARY_ONLY_TYPES
+
+
+def nest_input_filter(
+    codec: Codec | None = None,
+    *,
+    keep_verbatim: bool = True,
+) -> Callable[[HandoffInputData], HandoffInputData]:
+    """A handoff ``input_filter`` that nests the history with ``codec`` only.
+
+    Use it as ``RunConfig(handoff_input_filter=nest_input_filter())`` or
+    ``handoff(agent, input_filter=nest_input_filter())``. An input filter takes
+    precedence over ``nest_handoff_history``, so the SDK's own reader never
+    runs:
+
+    * ``input_history`` is flattened with ``codec.flatten``, which also reads
+      summaries written by openai-agents 0.6 to 0.19 and keeps a message that
+      has the envelope but cannot be read as it is (nothing dropped, nothing
+      invented). SDK-internal keys (``_agents_tool_description``,
+      ``_agents_tool_title``, ``created_by``) are removed, as the SDK does.
+    * With ``keep_verbatim=True`` (the default) the items of the run are split
+      as the SDK's ``nest_handoff_history`` splits them: messages of the handoff
+      turn and non-assistant messages from before it (the user's new turns) are
+      forwarded verbatim, in order; assistant turns from before the handoff
+      turn, tool calls and outputs, reasoning items and hosted-program items go
+      into the summary. Each run of summarized items becomes one summary
+      message placed where it occurred, so the order of the conversation is
+      kept. With ``keep_verbatim=False`` everything goes into one summary, as a
+      history mapper would write it.
+    * ``new_items`` are left as they are, so the session records the full turn;
+      the next agent's input is exactly the returned ``input_history``.
+
+    Differences from the SDK's nesting: tool-approval items are skipped as the
+    SDK skips them, but the filter declares none of the SDK's private
+    provenance records for forwarded items (the SDK uses them to match nested
+    input to session items when it resumes a run from a ``RunState``). And the
+    summary keeps every key of an item (``provider_data`` included), where the
+    SDK's writer drops ``provider_data``.
+    """
+    active = codec if codec is not None else _default_codec()
+
+    def handoff_codec_nest_input_filter(data: HandoffInputData) -> HandoffInputData:
+        raw_history = data.input_history
+        history: list[Mapping[str, Any]] = (
+            [{"role": "user", "content": raw_history}]
+            if isinstance(raw_history, str)
+            else [cast(Mapping[str, Any], item) for item in raw_history]
+        )
+        pending: list[Item] = [_strip_internal(item) for item in active.flatten(history)]
+
+        ordered: list[tuple[Item, bool]] = []
+        for run_items, forward in ((data.pre_handoff_items, _forward_pre_item),
+                                   (data.new_items, _forward_new_item)):
+            for run_item in run_items:
+                if isinstance(run_item, ToolApprovalItem):
+                    continue
+                item = _plain_input(run_item)
+                ordered.append((item, keep_verbatim and forward(item)))
+
+        nested: list[Item] = []
+        for item, verbatim in ordered:
+            if not verbatim:
+                pending.append(item)
+                continue
+            if pending or not nested:
+                nested.append(active.summarize(pending))
+                pending = []
+            nested.append(item)
+        if pending or not nested:
+            nested.append(active.summarize(pending))
+
+        return data.clone(
+            input_history=tuple(cast(list[TResponseInputItem], nested)),
+            pre_handoff_items=(),
+            input_items=(),
+        )
+
+    return handoff_codec_nest_input_filter
