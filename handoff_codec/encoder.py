@@ -30,14 +30,19 @@ def _plain_line(item: Mapping[str, Any]) -> str | None:
     role, content = item["role"], item["content"]
     if not isinstance(role, str) or not isinstance(content, str):
         return None
-    if "name" in item:
-        name = item["name"]
-        if not isinstance(name, str):
-            return None
+    name = item.get("name")
+    if name is None and "name" not in item:
+        line = f"{role}: {content}"
+    elif isinstance(name, str):
         line = f"{role} ({name}): {content}"
     else:
-        line = f"{role}: {content}"
-    return line if grammar.terminal("CANON_PLAIN").fullmatch(line) else None
+        return None
+    # The line must match, and read back as these very fields: a role such as
+    # "assistant (bot)" would otherwise read back as a role and a name.
+    match = grammar.terminal("CANON_PLAIN").fullmatch(line)
+    if match is None or match.group("role", "name", "content") != (role, name, content):
+        return None
+    return line
 
 
 def _json_record(item: Mapping[str, Any], index: int) -> str:

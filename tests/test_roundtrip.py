@@ -48,6 +48,7 @@ def test_every_line_break_is_escaped(items: list[dict[str, Any]]) -> None:
         ({"role": "user", "name": "team:a", "content": "q"},
          '1. {"content": "q", "name": "team:a", "role": "user"}'),
         ({"role": "tool", "content": "x"}, '1. {"content": "x", "role": "tool"}'),
+        ({"role": "assistant (bot)", "content": ""}, '1. {"content": "", "role": "assistant (bot)"}'),
         ({"role": "user", "content": "x", "id": "m1"}, '1. {"content": "x", "id": "m1", "role": "user"}'),
         ({"role": "user", "content": "a\u2028b"}, '1. {"content": "a\\u2028b", "role": "user"}'),
         ({"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"},
