@@ -13,7 +13,7 @@ from typing import Any
 from lark import Token, Transformer
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
-from . import grammar
+from . import grammar, limits
 from .errors import DecodeError
 
 __all__ = ["TOO_DEEP", "json_object", "lark_error", "parse_strict"]
@@ -29,6 +29,10 @@ _DESCRIPTIONS = {
     "JSON_RECORD": "a numbered JSON record",
     "PLAIN_RECORD": "a numbered record 'N. role: content'",
     "_NL": "a line break",
+    "LEGACY_PREAMBLE": "the short legacy preamble",
+    "EMPTY_LINE": "'(no previous turns recorded)'",
+    "NUMBERED_LINE": "a numbered record",
+    "TEXT_LINE": "a line",
     "$END": "the end of the text",
 }
 
@@ -37,11 +41,19 @@ def json_object(text: str, token: Token, offset: int) -> dict[str, Any]:
     """Decode the JSON object that starts ``offset`` characters into ``token``."""
     start = (token.start_pos or 0) + offset
     line, column = token.line or 1, (token.column or 1) + offset
+    max_depth = limits.current_max_depth()
+    deep = limits.depth_exceeded_at(text, max_depth)
+    if deep is not None:
+        raise DecodeError(f"{TOO_DEEP}: more than max_depth={max_depth} levels", line=line,
+                          column=column + deep, pos=start + deep, expected=("a JSON object",))
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
         raise DecodeError(f"invalid JSON record: {exc.msg}", line=line, column=column + exc.pos,
                           pos=start + exc.pos, expected=("a JSON object",)) from None
+    except ValueError as exc:  # e.g. an integer over sys.get_int_max_str_digits() digits
+        raise DecodeError(f"invalid JSON record: {exc}", line=line, column=column,
+                          pos=start, expected=("a JSON object",)) from None
     except RecursionError:
         raise DecodeError(TOO_DEEP, line=line, column=column,
                           pos=start, expected=("a JSON object",)) from None
@@ -113,7 +125,10 @@ def lark_error(text: str, exc: UnexpectedInput) -> DecodeError:
         names, what = set(), "malformed summary"
     expected = tuple(sorted({_DESCRIPTIONS.get(n, n) for n in names}))
     pos = getattr(exc, "pos_in_stream", None)
-    if pos is None or pos < 0:
+    at_end = isinstance(exc, UnexpectedEOF) or (
+        isinstance(exc, UnexpectedToken) and exc.token.type == "$END"
+    )
+    if pos is None or pos < 0 or at_end:
         pos = len(text)
     message = f"{what}; expected {' or '.join(expected)}" if expected else what
     return DecodeError.at(text, pos, message, expected)
