@@ -1,0 +1,100 @@
+"""``handoff-codec validate FILE --target T``."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from handoff_codec.cli import main
+
+GOOD = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
+EMPTY_TURNS = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": ""},
+               {"role": "user", "content": "  "}]
+
+
+def write(tmp_path: Path, items: Any, name: str = "items.json") -> str:
+    path = tmp_path / name
+    path.write_text(items if isinstance(items, str) else json.dumps(items), "utf-8")
+    return str(path)
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(["validate", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_clean_file_exits_0(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, write(tmp_path, GOOD), "--target", "anthropic")
+    assert (code, out, err) == (0, "ok: 2 items, target anthropic\n", "")
+
+
+def test_problems_print_as_a_table_and_exit_1(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, write(tmp_path, EMPTY_TURNS), "--target", "anthropic")
+    assert code == 1
+    lines = out.splitlines()
+    assert lines[0].split() == ["INDEX", "SEVERITY", "CODE", "MESSAGE"]
+    assert lines[1].split()[:3] == ["1", "error", "empty-text"]
+    assert lines[2].split()[:3] == ["2", "error", "blank-text"]
+    # Aligned: every column starts at the same offset on every row.
+    for column in ("SEVERITY", "CODE", "MESSAGE"):
+        offset = lines[0].index(column)
+        assert all(line[offset - 2:offset] == "  " and line[offset] != " "
+                   for line in lines[1:3]), column
+    assert lines[-1] == "2 errors: 3 items, target anthropic"
+
+
+def test_same_file_is_fine_for_openai(tmp_path: Path,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, write(tmp_path, EMPTY_TURNS))
+    assert (code, out) == (0, "ok: 3 items, target chat_completions\n")
+
+
+def test_warnings_and_notes_do_not_fail(tmp_path: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    items = [{"role": "system", "content": "s"}, {"type": "reasoning", "id": "r", "summary": []}]
+    code, out, _ = run(capsys, write(tmp_path, items), "--target", "gemini")
+    assert code == 0
+    assert "reasoning-dropped" in out and "no-contents" in out
+    assert out.splitlines()[-1] == "ok: 2 items, target gemini"
+
+
+def test_json_lines_and_json_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    lines = "\n".join(json.dumps(item) for item in EMPTY_TURNS) + "\n"
+    code, out, _ = run(capsys, write(tmp_path, lines, "items.jsonl"), "--target", "bedrock",
+                       "--json")
+    assert code == 1
+    report = json.loads(out)
+    assert report["ok"] is False and report["target"] == "bedrock"
+    assert [p["code"] for p in report["problems"]] == ["empty-text", "blank-text"]
+
+
+def test_unconvertible_items_are_errors(tmp_path: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    items = [{"role": "user", "name": "bob", "content": "x"}]
+    code, out, _ = run(capsys, write(tmp_path, items))
+    assert code == 1
+    assert out.splitlines()[1].split()[:3] == ["0", "error", "name-key"]
+
+
+def test_bad_input_and_bad_target(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, str(tmp_path / "missing.json"))
+    assert code == 1 and out == "" and "no such file" in err
+    with pytest.raises(SystemExit) as exited:
+        main(["validate", write(tmp_path, GOOD), "--target", "claude"])
+    assert exited.value.code == 2
+    assert "invalid choice: 'claude'" in capsys.readouterr().err
+
+
+def test_console_entry_point(tmp_path: Path) -> None:
+    path = write(tmp_path, EMPTY_TURNS)
+    done = subprocess.run([sys.executable, "-m", "handoff_codec.cli", "validate", path,
+                           "--target", "anthropic"], capture_output=True, text=True)
+    assert done.returncode == 1
+    assert "empty-text" in done.stdout
