@@ -1,0 +1,1 @@
+"""Benchmarks: each compares handoff_codec against openai-agents in one process."""
