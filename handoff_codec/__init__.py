@@ -20,6 +20,17 @@ from .errors import DecodeError, EncodeError, ReplayError
 # Public names defined in modules that import pydantic or openai. They load
 # on first use, so `import handoff_codec` stays fast.
 _LAZY: dict[str, str] = {
+    "to_chat_messages": "handoff_codec.chat",
+    "validate": "handoff_codec.validation",
+    "replayable": "handoff_codec.validation",
+    "ValidationReport": "handoff_codec.validation",
+    "Problem": "handoff_codec.validation",
+    "sanitize": "handoff_codec.providers",
+    "empty": "handoff_codec.empty",  # a submodule
+    "migrate_item": "handoff_codec.migrate",
+    "migrate_items": "handoff_codec.migrate",
+    "MigrationResult": "handoff_codec.migrate",
+    "MigrationStatus": "handoff_codec.migrate",
     "Decoded": "handoff_codec.report",
     "Format": "handoff_codec.report",
     "Recovery": "handoff_codec.report",
@@ -61,7 +72,8 @@ def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'handoff_codec' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
+    imported = importlib.import_module(module)
+    value = imported if module == f"{__name__}.{name}" else getattr(imported, name)
     globals()[name] = value
     return value
 

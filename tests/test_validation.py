@@ -268,17 +268,8 @@ def _decoded_rows() -> list[Any]:
     params = []
     for line in path.read_text("utf-8").splitlines():
         row = json.loads(line)
-        try:
-            items = handoff_codec.loads(row["summary"]["content"])
-        except handoff_codec.DecodeError:
-            continue  # the legacy reader is not finished
-        name = f"{row['version']}/{row['case']}/{row['kind']}"
-        marks = []
-        if any(item.get("role") not in KNOWN_ROLES for item in items if "role" in item):
-            # Legacy writers broke names containing ':' or '(' into the role
-            # ("user (team"); no rule of replayable may rename a role.
-            marks = [pytest.mark.xfail(reason="decoded role is not a message role")]
-        params.append(pytest.param(items, id=name, marks=marks))
+        items = handoff_codec.loads(row["summary"]["content"])
+        params.append(pytest.param(items, id=f"{row['version']}/{row['case']}/{row['kind']}"))
     return params
 
 

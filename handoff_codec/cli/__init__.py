@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 __all__ = ["main"]
 
-COMMANDS = ("encode", "decode")
+COMMANDS = ("encode", "decode", "validate", "migrate")
 
 
 class CliError(Exception):

@@ -1,0 +1,116 @@
+"""Build ``examples/sessions.db``: a small Agents SDK session database with old summaries.
+
+    python examples/make_sessions_db.py [--out examples/sessions.db]
+
+The database has ``SQLiteSession``'s schema (it is created by
+``agents.SQLiteSession`` itself) and a few sessions whose items include
+summary messages written by the real ``openai-agents`` 0.6.0, 0.14.8, 0.17.1
+and 0.19.4 (taken from ``tests/fixtures/legacy_summaries.jsonl``), one written
+by 0.24.0, and ordinary items around them. Rows are inserted the way
+``SQLiteSession.add_items`` writes them (``json.dumps(item)``), with fixed
+timestamps so that the file is the same on every run.
+
+Then try the migration, which only reports and writes nothing:
+
+    handoff-codec migrate --dry-run examples/sessions.db
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sqlite3
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+FIXTURES = HERE.parent / "tests" / "fixtures" / "legacy_summaries.jsonl"
+
+# (session id, fixture version, fixture case, items that followed the handoff)
+SESSIONS: list[tuple[str, str, str, list[dict[str, Any]]]] = [
+    ("support-0.6.0", "0.6.0", "mixed_realistic", [
+        {"role": "user", "content": "And can you send the invoice to my new address?"},
+        {"role": "assistant", "content": "Done: the invoice is on its way."},
+    ]),
+    ("setup-0.6.0", "0.6.0", "multiline_crlf", [
+        {"role": "user", "content": "Thanks, that worked."},
+    ]),
+    ("orders-0.14.8", "0.14.8", "tool_call_roundtrip", [
+        {"type": "function_call", "call_id": "call_track_2", "name": "track_parcel",
+         "arguments": "{\"order\": \"A-1093\"}"},
+        {"type": "function_call_output", "call_id": "call_track_2",
+         "output": "in transit, arrives Thursday"},
+        {"id": "msg_7f3", "type": "message", "role": "assistant", "status": "completed",
+         "content": [{"type": "output_text", "text": "It arrives on Thursday.",
+                      "annotations": []}]},
+    ]),
+    ("billing-0.17.1", "0.17.1", "consecutive_empty_turns", [
+        {"role": "user", "content": "Is the refund processed?"},
+        {"role": "assistant", "content": "Yes, 42.50 EUR went back to your card today."},
+    ]),
+    ("travel-0.19.4", "0.19.4", "mixed_realistic", [
+        {"role": "user", "content": "Book the 9:40 train, please."},
+    ]),
+    ("fresh-0.24.0", "0.24.0", "named_turns", [
+        {"role": "user", "content": "Hello again!"},
+    ]),
+]
+
+
+def summaries() -> dict[tuple[str, str], dict[str, Any]]:
+    if not FIXTURES.exists():
+        sys.exit(f"{FIXTURES} is missing: run tests/fixtures/generate_legacy.py first")
+    found = {}
+    for line in FIXTURES.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        if row["kind"] == "single":
+            found[(row["version"], row["case"])] = row["summary"]
+    return found
+
+
+def build(out: Path) -> None:
+    from agents import SQLiteSession
+
+    by_key = summaries()
+    fd, name = tempfile.mkstemp(prefix=".sessions-", suffix=".db", dir=out.parent)
+    os.close(fd)
+    temp = Path(name)
+    temp.unlink()
+    try:
+        SQLiteSession("schema", temp).close()  # the SDK creates its own schema
+        conn = sqlite3.connect(temp)
+        minute = 0
+        for session_id, version, case, after in SESSIONS:
+            stamp = f"2025-06-0{1 + minute // 60} 10:{minute % 60:02d}:00"
+            conn.execute("INSERT INTO agent_sessions VALUES (?, ?, ?)",
+                         (session_id, stamp, stamp))
+            items = [{"role": "user", "content": "I need help with my order."},
+                     by_key[(version, case)], *after]
+            for item in items:
+                stamp = f"2025-06-0{1 + minute // 60} 10:{minute % 60:02d}:00"
+                conn.execute("INSERT INTO agent_messages (session_id, message_data, created_at)"
+                             " VALUES (?, ?, ?)", (session_id, json.dumps(item), stamp))
+                minute += 1
+        conn.commit()
+        conn.execute("VACUUM")
+        conn.close()
+        os.replace(temp, out)
+    finally:
+        for leftover in (temp, temp.with_name(temp.name + "-wal"),
+                         temp.with_name(temp.name + "-shm")):
+            leftover.unlink(missing_ok=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--out", type=Path, default=HERE / "sessions.db")
+    args = parser.parse_args()
+    build(args.out)
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
