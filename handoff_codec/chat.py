@@ -189,6 +189,8 @@ def _why_unsupported(item: Mapping[str, Any]) -> tuple[str, str]:
 
 def _output_message(item: Mapping[str, Any]) -> Piece:
     parts = item["content"]
+    if parts == "":
+        parts = []  # the SDK iterates over the string: no parts, no text
     if not isinstance(parts, (list, tuple)):
         raise Unconvertible("bad-content", "assistant output message content must be a list")
     texts: list[str] = []

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from .report import Decoded
+    from .signing import FlattenReport
 
+from . import limits
 from .encoder import EMPTY_TRANSCRIPT, encode_records
+from .errors import EncodeError
 
 __all__ = ["DEFAULT_END", "DEFAULT_PREAMBLE", "DEFAULT_START", "LEGACY_PREAMBLE", "Codec"]
 
@@ -28,25 +31,62 @@ Item = dict[str, Any]
 class Codec:
     """Encoder and reader for one preamble and pair of markers.
 
-    The defaults are the Agents SDK's. Instances are immutable and share the
-    parsers built for equal configurations.
+    The defaults are the Agents SDK's. Instances are immutable, hashable and
+    share the parsers built for equal preambles and markers.
+
+    Limits (see :mod:`handoff_codec.limits`): a read over ``max_bytes`` bytes of
+    UTF-8, ``max_records`` records or ``max_depth`` levels of JSON nesting in a
+    record raises DecodeError; ``dumps`` refuses, with EncodeError, to write
+    what the same codec would refuse to read.
+
+    Signing (see :mod:`handoff_codec.signing`): with ``key`` every summary
+    written carries an HMAC-SHA256 signature line; ``flatten(trust="signed")``
+    expands only summaries that verify under ``key`` or one of
+    ``verify_keys`` (older keys, for rotation).
     """
 
     preamble: str = DEFAULT_PREAMBLE
     start: str = DEFAULT_START
     end: str = DEFAULT_END
+    max_bytes: int = limits.DEFAULT_MAX_BYTES
+    max_records: int = limits.DEFAULT_MAX_RECORDS
+    max_depth: int = limits.DEFAULT_MAX_DEPTH
+    key: bytes | None = field(default=None, repr=False)
+    verify_keys: tuple[bytes, ...] = field(default=(), repr=False)
 
     def __post_init__(self) -> None:
-        for field in ("preamble", "start", "end"):
-            value = getattr(self, field)
+        for name in ("preamble", "start", "end"):
+            value = getattr(self, name)
             if not isinstance(value, str) or not value or "\n" in value:
-                raise ValueError(f"Codec {field} must be a non-empty string without '\\n'")
+                raise ValueError(f"Codec {name} must be a non-empty string without '\\n'")
+        for name in ("max_bytes", "max_records", "max_depth"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ValueError(f"Codec {name} must be a positive int")
+        if self.key is not None and (not isinstance(self.key, bytes) or not self.key):
+            raise ValueError("Codec key must be non-empty bytes")
+        keys = tuple(self.verify_keys)
+        if not all(isinstance(k, bytes) and k for k in keys):
+            raise ValueError("Codec verify_keys must be non-empty bytes")
+        object.__setattr__(self, "verify_keys", keys)
 
     # ------------------------------------------------------------ writing
     def dumps(self, items: Iterable[Mapping[str, Any]]) -> str:
-        """The summary text for a list of Responses-API input items."""
+        """The summary text for a list of Responses-API input items (signed if ``key``)."""
         records = encode_records(items) or [EMPTY_TRANSCRIPT]
-        return "\n".join((self.preamble, self.start, *records, self.end))
+        if len(records) > self.max_records:
+            raise EncodeError(f"more than max_records={self.max_records} items")
+        for number, record in enumerate(records):
+            if limits.depth_exceeded_at(record, self.max_depth) is not None:
+                raise EncodeError(f"item {number} nests deeper than max_depth={self.max_depth}")
+        text = "\n".join((self.preamble, self.start, *records, self.end))
+        if self.key is not None:
+            from .signing import sign_text
+
+            text = sign_text(text, self.key)
+        if len(text) * 4 > self.max_bytes and limits.utf8_size(text) > self.max_bytes:
+            raise EncodeError(f"summary larger than max_bytes={self.max_bytes} bytes")
+        return text
 
     def summarize(self, items: Iterable[Mapping[str, Any]]) -> Item:
         """The assistant message that carries ``dumps(items)``."""
@@ -68,8 +108,8 @@ class Codec:
         if strict:
             from .reader import parse_strict
 
-            _check_text(text)
-            return parse_strict(text, self._literals)
+            self._check(text)
+            return parse_strict(text, self._literals, self.max_depth)
         return self.decode(text).items
 
     def decode(self, text: str, *, strict: bool = False) -> Decoded:
@@ -77,11 +117,26 @@ class Codec:
         from .legacy import parse_lenient
         from .report import Decoded, Format
 
-        _check_text(text)
         if strict:
             items = self.loads(text, strict=True)
             return Decoded.model_construct(items=items, format=Format.CURRENT, recoveries=[])
-        return parse_lenient(text, self._literals, self.start, self.end)
+        self._check(text)
+        return parse_lenient(text, self._literals, self.start, self.end, self.max_depth)
+
+    def _check(self, text: object) -> None:
+        _check_text(text)
+        assert isinstance(text, str)
+        limits.check_text(text, max_bytes=self.max_bytes, max_records=self.max_records)
+
+    def verify(self, text: str) -> bool:
+        """Whether ``text`` carries a signature that verifies under one of this codec's keys."""
+        from .signing import Reason, verify_text
+
+        return verify_text(text, self._keys) is Reason.VERIFIED
+
+    @property
+    def _keys(self) -> tuple[bytes, ...]:
+        return self.verify_keys if self.key is None else (self.key, *self.verify_keys)
 
     def is_summary(self, item: Mapping[str, Any]) -> bool:
         """Whether ``item`` is an assistant message wrapped in this codec's envelope."""
@@ -98,24 +153,46 @@ class Codec:
             and rest.endswith("\n" + self.end)
         )
 
-    def flatten(self, items: Iterable[Mapping[str, Any]]) -> list[Item]:
+    def flatten(
+        self, items: Iterable[Mapping[str, Any]], *, trust: Literal["any", "signed"] = "any"
+    ) -> list[Item]:
         """Expand every summary message in place; copy every other item unchanged.
 
         A message that has the envelope but cannot be read is kept as it is:
-        nothing is dropped and nothing is invented.
+        nothing is dropped and nothing is invented. With ``trust="signed"``
+        only summaries whose signature verifies are expanded; see
+        :meth:`flatten_report` for why each message was or was not.
         """
-        from .errors import DecodeError
+        return self.flatten_report(items, trust=trust).items
 
+    def flatten_report(
+        self, items: Iterable[Mapping[str, Any]], *, trust: Literal["any", "signed"] = "any"
+    ) -> FlattenReport:
+        """:meth:`flatten`, plus one decision for every message that has the envelope."""
+        from .errors import DecodeError
+        from .signing import FlattenReport, Reason, TrustDecision, verify_text
+
+        if trust not in ("any", "signed"):
+            raise ValueError(f"trust must be 'any' or 'signed', not {trust!r}")
+        keys = self._keys
+        if trust == "signed" and not keys:
+            raise ValueError("trust='signed' needs a Codec with key or verify_keys")
         flat: list[Item] = []
-        for item in items:
+        decisions: list[TrustDecision] = []
+        for index, item in enumerate(items):
             if self.is_summary(item):
-                try:
-                    flat.extend(self.loads(item["content"]))
-                    continue
-                except DecodeError:
-                    pass
+                reason = Reason.EXPANDED if trust == "any" else verify_text(item["content"], keys)
+                if reason in (Reason.EXPANDED, Reason.VERIFIED):
+                    try:
+                        flat.extend(self.loads(item["content"]))
+                        decisions.append(TrustDecision(index, True, reason))
+                        continue
+                    except DecodeError as exc:
+                        decisions.append(TrustDecision(index, False, Reason.UNREADABLE, str(exc)))
+                else:
+                    decisions.append(TrustDecision(index, False, reason))
             flat.append(copy.deepcopy(dict(item)))
-        return flat
+        return FlattenReport(flat, decisions)
 
     def nest(self, items: Iterable[Mapping[str, Any]]) -> list[Item]:
         """``[summarize(flatten(items))]``, the shape of a HandoffHistoryMapper."""

@@ -7,6 +7,7 @@ Which record form an item gets is decided by the grammar (``CANON_PLAIN`` in
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -19,7 +20,10 @@ EMPTY_TRANSCRIPT = "(no previous turns recorded)"
 
 # json.dumps(ensure_ascii=False) leaves these raw, and str.splitlines() breaks
 # at them. They can only occur inside JSON strings, where \uXXXX is valid.
+_RAW_BREAK = re.compile("[\x85\u2028\u2029]")
 _ESCAPE_RAW_BREAKS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
+# Keys sorted, so equal items give equal text; non-ASCII kept readable.
+_to_json = json.JSONEncoder(ensure_ascii=False, sort_keys=True).encode
 _PLAIN_KEYS = frozenset({"role", "name", "content"})
 
 
@@ -47,10 +51,10 @@ def _plain_line(item: Mapping[str, Any]) -> str | None:
 
 def _json_record(item: Mapping[str, Any], index: int) -> str:
     try:
-        text = json.dumps(dict(item), ensure_ascii=False, sort_keys=True)
+        text: str = _to_json(item if isinstance(item, dict) else dict(item))
     except (TypeError, ValueError) as exc:
         raise EncodeError(f"item {index} is not JSON-compatible: {exc}") from exc
-    return text.translate(_ESCAPE_RAW_BREAKS)
+    return text.translate(_ESCAPE_RAW_BREAKS) if _RAW_BREAK.search(text) else text
 
 
 def encode_records(items: Iterable[Mapping[str, Any]]) -> list[str]:

@@ -7,8 +7,9 @@ the lexer used.
 
 from __future__ import annotations
 
+import functools
 import json
-from typing import Any
+from typing import Any, cast
 
 from lark import Token, Transformer
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
@@ -16,7 +17,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 from . import grammar, limits
 from .errors import DecodeError
 
-__all__ = ["TOO_DEEP", "json_object", "lark_error", "parse_strict"]
+__all__ = ["KNOWN_ROLES", "TOO_DEEP", "json_object", "lark_error", "parse_current", "parse_strict"]
 
 TOO_DEEP = "JSON record nested too deeply"
 
@@ -26,87 +27,127 @@ _DESCRIPTIONS = {
     "START_MARKER": "the start marker line",
     "END_MARKER": "the end marker line",
     "EMPTY_TRANSCRIPT": "'(no previous turns recorded)'",
-    "JSON_RECORD": "a numbered JSON record",
-    "PLAIN_RECORD": "a numbered record 'N. role: content'",
+    "RECORDS": "a numbered record 'N. role: content' or 'N. {json}'",
     "_NL": "a line break",
     "LEGACY_PREAMBLE": "the short legacy preamble",
     "EMPTY_LINE": "'(no previous turns recorded)'",
     "NUMBERED_LINE": "a numbered record",
     "TEXT_LINE": "a line",
+    "_SIGNATURE": "a signature line",
     "$END": "the end of the text",
 }
 
 
-def json_object(text: str, token: Token, offset: int) -> dict[str, Any]:
+_loads = json.JSONDecoder().decode
+
+
+def json_object(text: str, token: Token, offset: int, max_depth: int) -> dict[str, Any]:
     """Decode the JSON object that starts ``offset`` characters into ``token``."""
-    start = (token.start_pos or 0) + offset
-    line, column = token.line or 1, (token.column or 1) + offset
-    max_depth = limits.current_max_depth()
     deep = limits.depth_exceeded_at(text, max_depth)
     if deep is not None:
-        raise DecodeError(f"{TOO_DEEP}: more than max_depth={max_depth} levels", line=line,
-                          column=column + deep, pos=start + deep, expected=("a JSON object",))
+        raise _json_error(RecursionError(), token, offset + deep, max_depth)
     try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise DecodeError(f"invalid JSON record: {exc.msg}", line=line, column=column + exc.pos,
-                          pos=start + exc.pos, expected=("a JSON object",)) from None
-    except ValueError as exc:  # e.g. an integer over sys.get_int_max_str_digits() digits
-        raise DecodeError(f"invalid JSON record: {exc}", line=line, column=column,
-                          pos=start, expected=("a JSON object",)) from None
-    except RecursionError:
-        raise DecodeError(TOO_DEEP, line=line, column=column,
-                          pos=start, expected=("a JSON object",)) from None
-    if not isinstance(value, dict):
-        raise DecodeError("a JSON record must be an object", line=line, column=column,
-                          pos=start, expected=("a JSON object",))
+        value = _loads(text)
+    except (ValueError, RecursionError) as exc:  # ValueError: an int over the digit limit
+        raise _json_error(exc, token, offset, max_depth) from None
+    if type(value) is not dict:
+        raise _json_error(None, token, offset, max_depth)
     return value
 
 
-def _plain_item(match: Any) -> dict[str, Any]:
-    item: dict[str, Any] = {"role": match["role"]}
-    if match["name"] is not None:
-        item["name"] = match["name"]
-    item["content"] = match["content"]
-    return item
+def _json_error(
+    exc: Exception | None, token: Token, offset: int, max_depth: int
+) -> DecodeError:
+    """The DecodeError for a JSON object at ``offset`` into ``token``."""
+    text = str(token)
+    shift = exc.pos if isinstance(exc, json.JSONDecodeError) else 0
+    pos = offset + shift
+    line = (token.line or 1) + text.count("\n", 0, pos)
+    column = pos - (text.rfind("\n", 0, pos) + 1) + (1 if "\n" in text[:pos] else token.column or 1)
+    if isinstance(exc, json.JSONDecodeError):
+        msg = f"invalid JSON record: {exc.msg}"
+    elif isinstance(exc, ValueError):
+        msg = f"invalid JSON record: {exc}"
+    elif isinstance(exc, RecursionError):
+        msg = f"{TOO_DEEP}: more than max_depth={max_depth} levels"
+    else:
+        msg = "a JSON record must be an object"
+    return DecodeError(msg, line=line, column=column, pos=(token.start_pos or 0) + pos,
+                       expected=("a JSON object",))
+
+
+KNOWN_ROLES = frozenset({"user", "assistant", "system", "developer"})
+
+
+class _Items(list[dict[str, Any]]):
+    """The items of a summary, and whether a plain record may be a legacy form.
+
+    The lenient reader reads ``other: {json}`` as a typed item, as the Agents
+    SDK does, ``user (a:b): x`` as a named user turn, and reports content that
+    may be a legacy JSON list. A summary whose plain records all have a known
+    role and no content starting with "[" reads the same in both modes.
+    """
+
+    maybe_legacy = False
 
 
 class _Strict(Transformer[Token, list[dict[str, Any]]]):
     """Builds items while the parser reduces; no tree is built."""
 
+    def __init__(self, max_depth: int) -> None:
+        super().__init__()
+        self.max_depth = max_depth
+
     def start(self, children: list[Any]) -> list[dict[str, Any]]:
         records: list[dict[str, Any]] = children[2]
         return records
 
-    def no_records(self, _children: list[Token]) -> list[dict[str, Any]]:
-        return []
+    def no_records(self, _children: list[Token]) -> _Items:
+        return _Items()
 
-    def records(self, tokens: list[Token]) -> list[dict[str, Any]]:
-        plain = grammar.terminal("PLAIN_RECORD")
-        json_record = grammar.terminal("JSON_RECORD")
-        items = []
-        for number, token in enumerate(tokens, 1):
-            if token.type == "PLAIN_RECORD":
-                match = plain.match(token)
-                index = match["index"] if match else ""
-                if match is None:  # pragma: no cover - the lexer matched this very pattern
-                    raise DecodeError("malformed record", line=token.line or 1,
-                                      column=token.column or 1, pos=token.start_pos or 0)
-                item = _plain_item(match)
-            else:
-                match = json_record.match(token)
-                assert match is not None
-                index = match["json_index"]
-                item = json_object(match["json"], token, match.start("json"))
-            if index != str(number):
-                raise DecodeError(f"record number {index!r} out of sequence",
-                                  line=token.line or 1, column=token.column or 1,
-                                  pos=token.start_pos or 0, expected=(f"record {number}",))
-            items.append(item)
+    def records(self, runs: list[Token]) -> _Items:
+        plain = grammar.terminal("PLAIN_RECORD").match
+        json_record = grammar.terminal("JSON_RECORD").match
+        items = _Items()
+        append = items.append
+        for run in runs:
+            text, pos, end = str(run), 0, len(run)
+            while pos < end:
+                match = plain(text, pos)
+                if match is not None:
+                    index, role, name, content = match.group("index", "role", "name", "content")
+                    if name is None:
+                        append({"role": role, "content": content})
+                    else:
+                        append({"role": role, "name": name, "content": content})
+                    if role not in KNOWN_ROLES or content[:1] == "[":
+                        items.maybe_legacy = True
+                else:
+                    match = json_record(text, pos)
+                    assert match is not None  # the lexer matched one of the two here
+                    index = match["json_index"]
+                    append(json_object(match["json"], run, match.start("json"), self.max_depth))
+                if index != str(len(items)):
+                    raise _position(run, pos, f"record number {index!r} out of sequence",
+                                    (f"record {len(items)}",))
+                pos = match.end()
         return items
 
 
-_STRICT = _Strict()
+def _position(run: Token, offset: int, msg: str, expected: tuple[str, ...]) -> DecodeError:
+    """A DecodeError ``offset`` characters into the token ``run``."""
+    text = str(run)
+    line = (run.line or 1) + text.count("\n", 0, offset)
+    first_line = "\n" not in text[:offset]
+    column = (run.column or 1) + offset if first_line else offset - text.rfind("\n", 0, offset)
+    return DecodeError(msg, line=line, column=column, pos=(run.start_pos or 0) + offset,
+                       expected=expected)
+
+
+@functools.cache
+def _strict(max_depth: int) -> _Strict:
+    """One transformer, and so one cached parser, per depth limit."""
+    return _Strict(max_depth)
 
 
 def lark_error(text: str, exc: UnexpectedInput) -> DecodeError:
@@ -117,7 +158,8 @@ def lark_error(text: str, exc: UnexpectedInput) -> DecodeError:
         what = f"unexpected {found!r}" if exc.token.type != "$END" else "unexpected end of text"
     elif isinstance(exc, UnexpectedCharacters):
         names = exc.allowed or set()
-        what = f"unexpected {text[exc.pos_in_stream:exc.pos_in_stream + 40]!r}"
+        start = exc.pos_in_stream or 0
+        what = f"unexpected {text[start:start + 40]!r}"
     elif isinstance(exc, UnexpectedEOF):
         names = set(exc.expected)
         what = "unexpected end of text"
@@ -134,11 +176,18 @@ def lark_error(text: str, exc: UnexpectedInput) -> DecodeError:
     return DecodeError.at(text, pos, message, expected)
 
 
-def parse_strict(text: str, literals: tuple[tuple[str, str], ...]) -> list[dict[str, Any]]:
+def parse_strict(
+    text: str, literals: tuple[tuple[str, str], ...], max_depth: int
+) -> list[dict[str, Any]]:
     """Parse a current-format summary, raising DecodeError on any deviation."""
-    lark_parser = grammar.parser("summary", transformer=_STRICT, literals=literals)
+    return list(parse_current(text, literals, max_depth))
+
+
+def parse_current(text: str, literals: tuple[tuple[str, str], ...], max_depth: int) -> _Items:
+    """Like :func:`parse_strict`, keeping the note of plain records that may be legacy."""
+    lark_parser = grammar.parser("summary", transformer=_strict(max_depth), literals=literals)
     try:
-        result: list[dict[str, Any]] = lark_parser.parse(text)
+        result = cast(_Items, lark_parser.parse(text))
     except UnexpectedInput as exc:
         raise lark_error(text, exc) from None
     return result

@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 import sys
-from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from . import CliError
 
-__all__ = ["add_input_argument", "read_items", "read_text", "write_json"]
+__all__ = ["MAX_INPUT_BYTES", "add_input_argument", "read_items", "read_text", "write_json"]
+
+# The largest input file the CLI reads: twice the codec's default max_bytes
+# (32 MiB), so that a summary of the largest default size still fits when it
+# comes as a JSON message with escapes. Bigger files are refused by their
+# size, before a byte is read; pipes and devices are read at most this far.
+MAX_INPUT_BYTES = 64 * 1024 * 1024
 
 
 def add_input_argument(parser: Any) -> None:
@@ -18,10 +25,29 @@ def add_input_argument(parser: Any) -> None:
                         help="input file (default: standard input)")
 
 
-def read_text(name: str) -> str:
-    """The UTF-8 text of file ``name`` (``-`` for stdin), or a CliError."""
+def _read_bounded(name: str, stream: BinaryIO, limit: int) -> bytes:
+    info = os.fstat(stream.fileno())
+    if stat.S_ISDIR(info.st_mode):
+        raise CliError(f"{name}: is a directory")
+    if stat.S_ISREG(info.st_mode) and info.st_size > limit:
+        raise CliError(f"{name}: file too large ({info.st_size} bytes; the limit is {limit})")
+    data = stream.read(limit + 1)
+    if len(data) > limit:
+        raise CliError(f"{name}: input too large (over {limit} bytes)")
+    return data
+
+
+def read_text(name: str, *, limit: int = MAX_INPUT_BYTES) -> str:
+    """The UTF-8 text of file ``name`` (``-`` for stdin), or a CliError.
+
+    Input over ``limit`` bytes is refused without reading it all.
+    """
     try:
-        data = sys.stdin.buffer.read() if name == "-" else Path(name).read_bytes()
+        if name == "-":
+            data = _read_bounded("<stdin>", sys.stdin.buffer, limit)
+        else:
+            with open(name, "rb") as stream:
+                data = _read_bounded(name, stream, limit)
     except FileNotFoundError:
         raise CliError(f"{name}: no such file") from None
     except IsADirectoryError:

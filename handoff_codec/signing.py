@@ -1,0 +1,114 @@
+"""Authenticated summaries: an HMAC-SHA256 signature line, and trusted flattening.
+
+A signed summary carries one extra line, right after the start marker::
+
+    For context, here is the conversation so far between the user and the previous agent:
+    <CONVERSATION HISTORY>
+    (signed hmac-sha256 5b0c...64 hex digits...)
+    1. user: hello
+    </CONVERSATION HISTORY>
+
+The signature is HMAC-SHA256, under the codec's key, of ``DOMAIN`` followed by
+the UTF-8 of the summary *without* the signature line: the preamble, both
+markers and every record, exactly as written. Changing any byte of them, or of
+the signature, makes verification fail.
+
+Why there: the message stays an ordinary assistant message (valid Chat
+Completions), the line reads to a model as a parenthetical note like
+``(no previous turns recorded)``, and the Agents SDK's reader (0.20 to 0.24)
+still reads the records unchanged. The SDK checks the preamble line, that the
+content starts with ``START\\n`` and ends with ``\\nEND``, so the signature
+cannot go on those lines or after the end marker. Inside the body it must come
+*first*: the SDK joins an unnumbered line that follows a record to that record
+(it would corrupt the last record), but a leading unnumbered line becomes a
+record of its own, which it drops because it has no ``:`` and is not a bare
+role. The line therefore contains no ``:``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+__all__ = [
+    "DOMAIN",
+    "FlattenReport",
+    "Reason",
+    "TrustDecision",
+    "sign_text",
+    "split_signature",
+    "verify_text",
+]
+
+DOMAIN = b"handoff-codec signed summary v1\n"
+SIGNATURE_LINE = re.compile(r"\(signed hmac-sha256 ([0-9a-f]{64})\)")
+
+
+class Reason(str, Enum):
+    """Why a summary message was, or was not, expanded by ``flatten``."""
+
+    EXPANDED = "expanded"  # trust="any": read without checking a signature
+    VERIFIED = "verified"  # trust="signed": the signature verifies under a key
+    UNSIGNED = "unsigned"  # trust="signed": no signature line; kept as a message
+    BAD_SIGNATURE = "bad signature"  # a signature line that no key verifies
+    UNREADABLE = "unreadable"  # has the envelope but could not be decoded
+
+
+@dataclass(frozen=True)
+class TrustDecision:
+    """What ``flatten`` did with the summary message at ``index`` of its input."""
+
+    index: int
+    expanded: bool
+    reason: Reason
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class FlattenReport:
+    """The flattened items, and one decision per message that had the envelope."""
+
+    items: list[dict[str, Any]]
+    decisions: list[TrustDecision] = field(default_factory=list)
+
+
+def _mac(key: bytes, unsigned: str) -> str:
+    data = DOMAIN + unsigned.encode("utf-8", "surrogatepass")
+    return hmac.new(key, data, hashlib.sha256).hexdigest()
+
+
+def sign_text(unsigned: str, key: bytes) -> str:
+    """``unsigned`` with its signature line inserted after the start marker line."""
+    first = unsigned.index("\n")
+    second = unsigned.index("\n", first + 1)
+    line = f"(signed hmac-sha256 {_mac(key, unsigned)})\n"
+    return unsigned[: second + 1] + line + unsigned[second + 1 :]
+
+
+def split_signature(text: str) -> tuple[str, str | None]:
+    """``(text without its signature line, hex signature)``; ``(text, None)`` if unsigned."""
+    first = text.find("\n")
+    second = text.find("\n", first + 1) if first >= 0 else -1
+    third = text.find("\n", second + 1) if second >= 0 else -1
+    if third < 0:
+        return text, None
+    match = SIGNATURE_LINE.fullmatch(text, second + 1, third)
+    if match is None:
+        return text, None
+    return text[: second + 1] + text[third + 1 :], match[1]
+
+
+def verify_text(text: str, keys: Iterable[bytes]) -> Reason:
+    """VERIFIED if the signature of ``text`` verifies under one of ``keys``."""
+    unsigned, signature = split_signature(text)
+    if signature is None:
+        return Reason.UNSIGNED
+    verified = False
+    for key in keys:  # every key is tried, so timing does not tell which matched
+        verified |= hmac.compare_digest(_mac(key, unsigned), signature)
+    return Reason.VERIFIED if verified else Reason.BAD_SIGNATURE
