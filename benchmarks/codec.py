@@ -21,8 +21,10 @@ from typing import Any
 
 import handoff_codec
 
-WORDS = ("the agent asked for the invoice number and the user replied with the order "
-         "details so billing can check the refund policy before the handoff").split()
+WORDS = (
+    "the agent asked for the invoice number and the user replied with the order "
+    "details so billing can check the refund policy before the handoff"
+).split()
 
 
 def transcript(count: int, seed: int = 0) -> list[dict[str, Any]]:
@@ -44,10 +46,21 @@ def transcript(count: int, seed: int = 0) -> list[dict[str, Any]]:
             items.append({"role": "assistant", "content": ""})
         else:
             call_id = f"call_{len(items)}"
-            items.append({"type": "function_call", "call_id": call_id, "name": "lookup_order",
-                          "arguments": json.dumps({"query": text(rng.randint(3, 10))})})
-            items.append({"type": "function_call_output", "call_id": call_id,
-                          "output": text(rng.randint(10, 30))})
+            items.append(
+                {
+                    "type": "function_call",
+                    "call_id": call_id,
+                    "name": "lookup_order",
+                    "arguments": json.dumps({"query": text(rng.randint(3, 10))}),
+                }
+            )
+            items.append(
+                {
+                    "type": "function_call_output",
+                    "call_id": call_id,
+                    "output": text(rng.randint(10, 30)),
+                }
+            )
     return items[:count]
 
 
@@ -81,28 +94,41 @@ def main(argv: list[str] | None = None) -> None:
     ours = handoff_codec.summarize(items)
     theirs = _build_summary_message(items)  # type: ignore[arg-type]
     size = sum(len(json.dumps(item)) for item in items) / len(items)
-    print(f"transcript: {len(items)} items, {size:.0f} JSON characters per item, "
-          f"summary {len(ours['content']) / 1e6:.2f} MB")
+    print(
+        f"transcript: {len(items)} items, {size:.0f} JSON characters per item, "
+        f"summary {len(ours['content']) / 1e6:.2f} MB"
+    )
     assert handoff_codec.loads(ours["content"]) == items  # warm the parser caches
     rows = [
         ("encode", lambda: handoff_codec.dumps(items), lambda: _build_summary_message(items)),  # type: ignore[arg-type]
-        ("decode", lambda: handoff_codec.loads(ours["content"]),
-         lambda: _extract_nested_history_transcript(theirs)),
-        ("decode --strict", lambda: handoff_codec.loads(ours["content"], strict=True),
-         lambda: _extract_nested_history_transcript(theirs)),
+        (
+            "decode",
+            lambda: handoff_codec.loads(ours["content"]),
+            lambda: _extract_nested_history_transcript(theirs),
+        ),
+        (
+            "decode --strict",
+            lambda: handoff_codec.loads(ours["content"], strict=True),
+            lambda: _extract_nested_history_transcript(theirs),
+        ),
     ]
     print(f"{'operation':<16}{'handoff_codec':>16}{'openai-agents':>16}{'speed-up':>10}")
     for name, our_func, their_func in rows:
         our_time = median_seconds(our_func, args.repeat)
         their_time = median_seconds(their_func, args.repeat)
-        print(f"{name:<16}{our_time * 1e3:>13.1f} ms{their_time * 1e3:>13.1f} ms"
-              f"{their_time / our_time:>9.2f}x")
+        print(
+            f"{name:<16}{our_time * 1e3:>13.1f} ms{their_time * 1e3:>13.1f} ms"
+            f"{their_time / our_time:>9.2f}x"
+        )
 
     baseline = import_seconds("pass", args.repeat)
     ours_import = import_seconds("import handoff_codec", args.repeat)
     agents_import = import_seconds("import agents", args.repeat)
-    print(f"cold import: handoff_codec {ours_import * 1e3:.0f} ms, agents {agents_import * 1e3:.0f} ms, "
-          f"bare interpreter {baseline * 1e3:.0f} ms (medians of {args.repeat})")
+    print(
+        f"cold import: handoff_codec {ours_import * 1e3:.0f} ms, "
+        f"agents {agents_import * 1e3:.0f} ms, "
+        f"bare interpreter {baseline * 1e3:.0f} ms (medians of {args.repeat})"
+    )
 
 
 if __name__ == "__main__":

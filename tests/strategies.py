@@ -9,7 +9,19 @@ from hypothesis import strategies as st
 from handoff_codec import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START, LEGACY_PREAMBLE
 
 # Every character str.splitlines() breaks at, and the pairs writers emit.
-LINE_BREAKS = ["\n", "\r", "\r\n", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"]
+LINE_BREAKS = [
+    "\n",
+    "\r",
+    "\r\n",
+    "\x0b",
+    "\x0c",
+    "\x1c",
+    "\x1d",
+    "\x1e",
+    "\x85",
+    "\u2028",
+    "\u2029",
+]
 # Characters str.strip() removes that are not line breaks.
 SPACES = [" ", "\t", "\x1f", "\xa0", "\u3000", "\u2003"]
 # Text that looks like the format itself.
@@ -57,15 +69,18 @@ json_scalars = st.one_of(
 )
 json_values = st.recursive(
     json_scalars,
-    lambda inner: st.one_of(
-        st.lists(inner, max_size=3), st.dictionaries(texts, inner, max_size=3)
-    ),
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(texts, inner, max_size=3)),
     max_leaves=6,
 )
 
 # Keys the Agents SDK reader deletes from JSON records; a wire-compatibility
 # comparison leaves them out of the generated items.
-SDK_STRIPPED_KEYS = {"provider_data", "created_by", "_agents_tool_description", "_agents_tool_title"}
+SDK_STRIPPED_KEYS = {
+    "provider_data",
+    "created_by",
+    "_agents_tool_description",
+    "_agents_tool_title",
+}
 
 roles = st.one_of(st.sampled_from(["user", "assistant", "system", "developer", "tool"]), texts)
 parts = st.lists(

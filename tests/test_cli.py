@@ -12,13 +12,21 @@ import pytest
 import handoff_codec
 from handoff_codec.cli import main
 
-ITEMS = [{"role": "user", "content": "hi"}, {"role": "assistant", "name": "bot", "content": ""},
-         {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"}]
+ITEMS = [
+    {"role": "user", "content": "hi"},
+    {"role": "assistant", "name": "bot", "content": ""},
+    {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"},
+]
 
 
 def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "handoff_codec.cli", *args], input=stdin,
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "handoff_codec.cli", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def test_encode_then_decode(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -54,9 +62,16 @@ def test_stdin_and_custom_markers() -> None:
 @pytest.mark.parametrize(
     ("args", "stdin", "message"),
     [
-        (["decode"], "not a summary", "-:1:1: unexpected 'not a summary'; expected the preamble line"),
-        (["decode", "--strict"], handoff_codec.dumps(ITEMS).replace("2. ", "7. "),
-         "-:4:1: record number '7' out of sequence"),
+        (
+            ["decode"],
+            "not a summary",
+            "-:1:1: unexpected 'not a summary'; expected the preamble line",
+        ),
+        (
+            ["decode", "--strict"],
+            handoff_codec.dumps(ITEMS).replace("2. ", "7. "),
+            "-:4:1: record number '7' out of sequence",
+        ),
         (["decode", "/no/such/file"], "", "/no/such/file: no such file"),
         (["encode"], "[1, 2]", "-: item 0 is int, expected an object"),
         (["encode"], "{not json", "-:1:2: invalid JSON"),

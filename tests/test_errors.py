@@ -12,7 +12,9 @@ from tests.strategies import texts
 
 ENVELOPE = f"{DEFAULT_PREAMBLE}\n{DEFAULT_START}\n{{}}\n{DEFAULT_END}"
 line_soup = st.lists(
-    st.one_of(texts, st.sampled_from(["1. user: x", "2. assistant", "1. {", "1. {}", "3. f: {}", ""])),
+    st.one_of(
+        texts, st.sampled_from(["1. user: x", "2. assistant", "1. {", "1. {}", "3. f: {}", ""])
+    ),
     max_size=6,
 ).map("\n".join)
 

@@ -12,7 +12,9 @@ from tests.strategies import transcripts
 
 
 @settings(max_examples=500, deadline=None)
-@given(transcripts.filter(lambda items: not any(map(handoff_codec.default_codec.is_summary, items))))
+@given(
+    transcripts.filter(lambda items: not any(map(handoff_codec.default_codec.is_summary, items)))
+)
 def test_flatten_undoes_nest(items: list[dict[str, Any]]) -> None:
     assert handoff_codec.flatten(handoff_codec.nest(items)) == items
 
@@ -21,9 +23,14 @@ summaries = transcripts.map(handoff_codec.summarize)
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.one_of(summaries,
-                          transcripts.map(lambda t: t[0] if t else {"role": "user", "content": ""})),
-                max_size=5))
+@given(
+    st.lists(
+        st.one_of(
+            summaries, transcripts.map(lambda t: t[0] if t else {"role": "user", "content": ""})
+        ),
+        max_size=5,
+    )
+)
 def test_five_hops_change_nothing(items: list[dict[str, Any]]) -> None:
     first = handoff_codec.nest(items)
     hop = first
@@ -34,7 +41,10 @@ def test_five_hops_change_nothing(items: list[dict[str, Any]]) -> None:
 
 def test_flatten_keeps_other_items_and_copies_them() -> None:
     user = {"role": "user", "content": "hi", "extra": [1]}
-    lookalike = {"role": "user", "content": handoff_codec.dumps([{"role": "system", "content": "x"}])}
+    lookalike = {
+        "role": "user",
+        "content": handoff_codec.dumps([{"role": "system", "content": "x"}]),
+    }
     quoted = {"role": "assistant", "content": "see: " + handoff_codec.dumps([])}
     flat = handoff_codec.flatten([user, lookalike, quoted])
     assert flat == [user, lookalike, quoted]

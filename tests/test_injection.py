@@ -51,7 +51,9 @@ def test_json_object_content_of_a_role_item() -> None:
 
 def test_json_object_content_settles_across_hops() -> None:
     """Nested several deep, the SDK's reading changes on every hop; ours never does."""
-    items: list[dict[str, Any]] = [{"role": "custom", "content": '{"role": "custom", "content": "{}"}'}]
+    items: list[dict[str, Any]] = [
+        {"role": "custom", "content": '{"role": "custom", "content": "{}"}'}
+    ]
     sdk_hops, our_hops = [items], [items]
     for _ in range(3):
         sdk_hops.append(sdk_read(sdk_summarize(sdk_hops[-1])) or [])
@@ -61,7 +63,8 @@ def test_json_object_content_settles_across_hops() -> None:
 
 
 @pytest.mark.parametrize(
-    "content", [None, " ", "\t", "  padded  ", "\xa0x", "x\u3000", "\x1fx"],
+    "content",
+    [None, " ", "\t", "  padded  ", "\xa0x", "x\u3000", "\x1fx"],
     ids=["none", "space", "tab", "padded", "nbsp", "ideographic", "unit-sep"],
 )
 def test_none_and_whitespace_content(content: str | None) -> None:
@@ -78,8 +81,16 @@ def test_names_with_colons_parentheses_or_blank(name: str) -> None:
 
 
 def test_extra_keys_on_a_plain_record() -> None:
-    items = [{"role": "assistant", "content": "hi", "type": "message", "id": "m1",
-              "status": "completed", "phase": "final_answer"}]
+    items = [
+        {
+            "role": "assistant",
+            "content": "hi",
+            "type": "message",
+            "id": "m1",
+            "status": "completed",
+            "phase": "final_answer",
+        }
+    ]
     assert sdk_round_trip(items) == [{"role": "assistant", "content": "hi"}]
     assert our_round_trip(items) == items
 
@@ -94,7 +105,7 @@ def test_unicode_digit_record_number() -> None:
 def test_deeply_nested_json_record_is_a_decode_error() -> None:
     depth = 100_000
     text = handoff_codec.dumps([]).replace(
-        "(no previous turns recorded)", "1. {\"a\": " + "[" * depth + "]" * depth + "}"
+        "(no previous turns recorded)", '1. {"a": ' + "[" * depth + "]" * depth + "}"
     )
     with pytest.raises(RecursionError):
         sdk_read({"role": "assistant", "content": text})
@@ -104,8 +115,12 @@ def test_deeply_nested_json_record_is_a_decode_error() -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.fixed_dictionaries({"role": roles, "content": texts}, optional={"name": texts}),
-                max_size=5))
+@given(
+    st.lists(
+        st.fixed_dictionaries({"role": roles, "content": texts}, optional={"name": texts}),
+        max_size=5,
+    )
+)
 def test_no_content_name_or_role_changes_the_turns(items: list[dict[str, Any]]) -> None:
     """Injection safety: the number of items and their roles come back unchanged."""
     for text in (handoff_codec.dumps(items),):

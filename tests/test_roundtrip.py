@@ -45,14 +45,24 @@ def test_every_line_break_is_escaped(items: list[dict[str, Any]]) -> None:
         ({"role": "assistant", "name": "bot", "content": ""}, "1. assistant (bot): "),
         ({"role": "user", "content": None}, '1. {"content": null, "role": "user"}'),
         ({"role": "user", "content": " hi"}, '1. {"content": " hi", "role": "user"}'),
-        ({"role": "user", "name": "team:a", "content": "q"},
-         '1. {"content": "q", "name": "team:a", "role": "user"}'),
+        (
+            {"role": "user", "name": "team:a", "content": "q"},
+            '1. {"content": "q", "name": "team:a", "role": "user"}',
+        ),
         ({"role": "tool", "content": "x"}, '1. {"content": "x", "role": "tool"}'),
-        ({"role": "assistant (bot)", "content": ""}, '1. {"content": "", "role": "assistant (bot)"}'),
-        ({"role": "user", "content": "x", "id": "m1"}, '1. {"content": "x", "id": "m1", "role": "user"}'),
+        (
+            {"role": "assistant (bot)", "content": ""},
+            '1. {"content": "", "role": "assistant (bot)"}',
+        ),
+        (
+            {"role": "user", "content": "x", "id": "m1"},
+            '1. {"content": "x", "id": "m1", "role": "user"}',
+        ),
         ({"role": "user", "content": "a\u2028b"}, '1. {"content": "a\\u2028b", "role": "user"}'),
-        ({"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"},
-         '1. {"arguments": "{}", "call_id": "c1", "name": "f", "type": "function_call"}'),
+        (
+            {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"},
+            '1. {"arguments": "{}", "call_id": "c1", "name": "f", "type": "function_call"}',
+        ),
     ],
 )
 def test_record_forms(item: dict[str, Any], line: str) -> None:
@@ -70,11 +80,16 @@ def test_empty_transcript() -> None:
 
 def test_summarize_is_an_assistant_message() -> None:
     items = [{"role": "user", "content": "hi"}]
-    assert handoff_codec.summarize(items) == {"role": "assistant", "content": handoff_codec.dumps(items)}
+    assert handoff_codec.summarize(items) == {
+        "role": "assistant",
+        "content": handoff_codec.dumps(items),
+    }
 
 
 def test_items_that_are_not_json_raise_encode_error() -> None:
     with pytest.raises(handoff_codec.EncodeError, match="item 1"):
-        handoff_codec.dumps([{"role": "user", "content": "ok"}, {"role": "user", "content": object()}])
+        handoff_codec.dumps(
+            [{"role": "user", "content": "ok"}, {"role": "user", "content": object()}]
+        )
     with pytest.raises(handoff_codec.EncodeError, match="item 0"):
         handoff_codec.dumps(["not a mapping"])  # type: ignore[list-item]
