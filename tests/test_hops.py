@@ -20,13 +20,18 @@ def test_flatten_undoes_nest(items: list[dict[str, Any]]) -> None:
 
 
 summaries = transcripts.map(handoff_codec.summarize)
+# A summary whose transcript holds a summary: the SDK's reading of these
+# changes on every hop when the inner content is a JSON object.
+nested_summaries = st.lists(summaries, min_size=1, max_size=2).map(handoff_codec.summarize)
 
 
 @settings(max_examples=300, deadline=None)
 @given(
     st.lists(
         st.one_of(
-            summaries, transcripts.map(lambda t: t[0] if t else {"role": "user", "content": ""})
+            summaries,
+            nested_summaries,
+            transcripts.map(lambda t: t[0] if t else {"role": "user", "content": ""}),
         ),
         max_size=5,
     )
