@@ -2,9 +2,9 @@
 
     python -m benchmarks.codec [--items 10000] [--repeat 7]
 
-Prints median times and ratios (SDK time / our time: above 1 means we are
-faster), and the cold import time of handoff_codec. Timings on a shared
-machine are noisy; compare the ratios, which are measured in one process.
+Prints median times and the median of paired ratios (SDK time / our time,
+runs alternating: above 1 means we are faster), and the cold import time of
+handoff_codec. Timings on a shared machine are noisy; compare the ratios.
 """
 
 from __future__ import annotations
@@ -64,13 +64,18 @@ def transcript(count: int, seed: int = 0) -> list[dict[str, Any]]:
     return items[:count]
 
 
-def median_seconds(func: Callable[[], object], repeat: int) -> float:
-    times = []
+def paired_medians(
+    ours: Callable[[], object], theirs: Callable[[], object], repeat: int
+) -> tuple[float, float, float]:
+    """Median times of both, run alternately, and the median of the per-pair ratios."""
+    our_times, their_times = [], []
     for _ in range(repeat):
-        start = time.perf_counter()
-        func()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        for func, times in ((ours, our_times), (theirs, their_times)):
+            start = time.perf_counter()
+            func()
+            times.append(time.perf_counter() - start)
+    ratios = [t / o for o, t in zip(our_times, their_times, strict=True)]
+    return statistics.median(our_times), statistics.median(their_times), statistics.median(ratios)
 
 
 def import_seconds(statement: str, repeat: int) -> float:
@@ -114,12 +119,8 @@ def main(argv: list[str] | None = None) -> None:
     ]
     print(f"{'operation':<16}{'handoff_codec':>16}{'openai-agents':>16}{'speed-up':>10}")
     for name, our_func, their_func in rows:
-        our_time = median_seconds(our_func, args.repeat)
-        their_time = median_seconds(their_func, args.repeat)
-        print(
-            f"{name:<16}{our_time * 1e3:>13.1f} ms{their_time * 1e3:>13.1f} ms"
-            f"{their_time / our_time:>9.2f}x"
-        )
+        our_time, their_time, ratio = paired_medians(our_func, their_func, args.repeat)
+        print(f"{name:<16}{our_time * 1e3:>13.1f} ms{their_time * 1e3:>13.1f} ms{ratio:>9.2f}x")
 
     baseline = import_seconds("pass", args.repeat)
     ours_import = import_seconds("import handoff_codec", args.repeat)

@@ -73,12 +73,9 @@ class Codec:
     # ------------------------------------------------------------ writing
     def dumps(self, items: Iterable[Mapping[str, Any]]) -> str:
         """The summary text for a list of Responses-API input items (signed if ``key``)."""
-        records = encode_records(items) or [EMPTY_TRANSCRIPT]
+        records = encode_records(items, self.max_depth) or [EMPTY_TRANSCRIPT]
         if len(records) > self.max_records:
             raise EncodeError(f"more than max_records={self.max_records} items")
-        for number, record in enumerate(records):
-            if limits.depth_exceeded_at(record, self.max_depth) is not None:
-                raise EncodeError(f"item {number} nests deeper than max_depth={self.max_depth}")
         text = "\n".join((self.preamble, self.start, *records, self.end))
         if self.key is not None:
             from .signing import sign_text

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from . import grammar
+from . import grammar, limits
 from .errors import EncodeError
 
 __all__ = ["EMPTY_TRANSCRIPT", "encode_records"]
@@ -20,15 +20,16 @@ EMPTY_TRANSCRIPT = "(no previous turns recorded)"
 
 # json.dumps(ensure_ascii=False) leaves these raw, and str.splitlines() breaks
 # at them. They can only occur inside JSON strings, where \uXXXX is valid.
-_RAW_BREAK = re.compile("[\x85\u2028\u2029]")
 _ESCAPE_RAW_BREAKS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
 # Keys sorted, so equal items give equal text; non-ASCII kept readable.
 _to_json = json.JSONEncoder(ensure_ascii=False, sort_keys=True).encode
 _PLAIN_KEYS = frozenset({"role", "name", "content"})
 
+Match = Callable[[str], "re.Match[str] | None"]
 
-def _plain_line(item: Mapping[str, Any]) -> str | None:
-    """The plain ``role (name): content`` line for ``item``, if it is canonical."""
+
+def _plain_line(item: Mapping[str, Any], canon: Match) -> str | None:
+    """The plain ``role (name): content`` line for ``item``, if ``canon`` accepts it."""
     if "role" not in item or "content" not in item or not item.keys() <= _PLAIN_KEYS:
         return None
     role, content = item["role"], item["content"]
@@ -43,28 +44,39 @@ def _plain_line(item: Mapping[str, Any]) -> str | None:
         return None
     # The line must match, and read back as these very fields: a role such as
     # "assistant (bot)" would otherwise read back as a role and a name.
-    match = grammar.terminal("CANON_PLAIN").fullmatch(line)
+    match = canon(line)
     if match is None or match.group("role", "name", "content") != (role, name, content):
         return None
     return line
 
 
-def _json_record(item: Mapping[str, Any], index: int) -> str:
+def _json_record(item: Mapping[str, Any], index: int, max_depth: int) -> str:
     try:
-        text: str = _to_json(item if isinstance(item, dict) else dict(item))
+        text: str = _to_json(item if type(item) is dict else dict(item))
     except (TypeError, ValueError) as exc:
         raise EncodeError(f"item {index} is not JSON-compatible: {exc}") from exc
-    return text.translate(_ESCAPE_RAW_BREAKS) if _RAW_BREAK.search(text) else text
+    if limits.depth_exceeded_at(text, max_depth) is not None:
+        raise EncodeError(f"item {index} nests deeper than max_depth={max_depth}")
+    if "\x85" in text or "\u2028" in text or "\u2029" in text:
+        return text.translate(_ESCAPE_RAW_BREAKS)
+    return text
 
 
-def encode_records(items: Iterable[Mapping[str, Any]]) -> list[str]:
-    """One ``N. ...`` line per item, numbered from 1."""
+def encode_records(
+    items: Iterable[Mapping[str, Any]], max_depth: int = limits.DEFAULT_MAX_DEPTH
+) -> list[str]:
+    """One ``N. ...`` line per item, numbered from 1.
+
+    Raises EncodeError for an item that is not a JSON-compatible mapping or
+    that nests deeper than ``max_depth``, which a reader would refuse.
+    """
+    canon = grammar.terminal("CANON_PLAIN").fullmatch
     lines = []
     for number, item in enumerate(items, 1):
-        if not isinstance(item, Mapping):
+        if type(item) is not dict and not isinstance(item, Mapping):
             raise EncodeError(f"item {number - 1} is a {type(item).__name__}, not a mapping")
-        body = _plain_line(item)
+        body = _plain_line(item, canon)
         if body is None:
-            body = _json_record(item, number - 1)
+            body = _json_record(item, number - 1, max_depth)
         lines.append(f"{number}. {body}")
     return lines
