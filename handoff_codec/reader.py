@@ -38,7 +38,18 @@ _DESCRIPTIONS = {
 }
 
 
-_loads = json.JSONDecoder().decode
+_scan_once = json.JSONDecoder().scan_once
+
+
+def _loads(text: str) -> Any:
+    """``json.loads``, with the C scanner called directly on the common case."""
+    try:
+        value, end = _scan_once(text, 0)
+    except StopIteration:
+        end = -1
+    if end != len(text):  # an error, or trailing whitespace: let json say which
+        value = json.loads(text)
+    return value
 
 
 def json_object(text: str, token: Token, offset: int, max_depth: int) -> dict[str, Any]:
