@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict
 
 from .errors import DecodeError, EncodeError
-from .report import Format, Recovery
+from .report import Format, Recovery, RecoveryKind
 
 if TYPE_CHECKING:
     from .codec import Codec
@@ -120,6 +120,11 @@ def migrate_item(item: Any, *, codec: Codec | None = None) -> MigrationResult:
         return _result(MigrationStatus.UNTOUCHED, item,
                        reason=f"reader failed: {type(exc).__name__}: {_error_text(exc)}")
     report = {"format": decoded.format, "recoveries": list(decoded.recoveries)}
+    if not decoded.complete:
+        lines = [r.line for r in decoded.recoveries if r.kind is RecoveryKind.UNRECOGNISED]
+        return _result(MigrationStatus.UNTOUCHED, item, reason="line(s) "
+                       f"{', '.join(map(str, lines))} belong to no record; rewriting would "
+                       "drop them", **report)
     try:
         canonical = codec.dumps(decoded.items)
     except (EncodeError, RecursionError) as exc:

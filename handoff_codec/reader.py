@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Callable
 from typing import Any, cast
 
 from lark import Token, Transformer
@@ -38,7 +39,8 @@ _DESCRIPTIONS = {
 }
 
 
-_scan_once = json.JSONDecoder().scan_once
+# The C scanner behind json.loads (not in the type stubs): (value, end) or StopIteration.
+_scan_once: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 
 
 def _loads(text: str) -> Any:

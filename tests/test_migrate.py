@@ -168,3 +168,19 @@ def test_every_readable_fixture_summary_migrates_losslessly_and_idempotently() -
         assert after == before, (version, case)
         assert migrate_item(result.item).status == "already_current", (version, case)
     assert seen["migrated"] > 0
+
+
+def test_summary_with_a_line_that_is_no_record_is_left_untouched() -> None:
+    """Rewriting would drop the prose line; the store keeps the old text instead."""
+    content = "\n".join([handoff_codec.DEFAULT_PREAMBLE, handoff_codec.DEFAULT_START,
+                         "1. user: hi", "2. some prose, not a record", "3. assistant",
+                         handoff_codec.DEFAULT_END])
+    item = {"role": "assistant", "content": content}
+    result = migrate_item(item)
+    assert result.status is MigrationStatus.UNTOUCHED
+    assert result.item is item
+    assert result.reason is not None and "4" in result.reason
+    # The control: the same summary without the prose line migrates.
+    fine_content = content.replace("2. some prose, not a record\n3.", "2.")
+    fine = {"role": "assistant", "content": fine_content}
+    assert migrate_item(fine).status is MigrationStatus.MIGRATED
