@@ -121,8 +121,9 @@ class Codec:
         return parse_lenient(text, self._literals, self.start, self.end, self.max_depth)
 
     def _check(self, text: object) -> None:
-        _check_text(text)
-        assert isinstance(text, str)
+        """A TypeError for a non-str, a DecodeError for text over a limit."""
+        if not isinstance(text, str):
+            raise TypeError(f"expected the summary as str, not {type(text).__name__}")
         limits.check_text(text, max_bytes=self.max_bytes, max_records=self.max_records)
 
     def verify(self, text: str) -> bool:
@@ -195,7 +196,3 @@ class Codec:
         """``[summarize(flatten(items))]``, the shape of a HandoffHistoryMapper."""
         return [self.summarize(self.flatten(items))]
 
-
-def _check_text(text: object) -> None:
-    if not isinstance(text, str):
-        raise TypeError(f"expected the summary as str, not {type(text).__name__}")

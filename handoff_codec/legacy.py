@@ -124,10 +124,9 @@ class _Reader:
     def record(self, head: _Line, rest: list[_Line]) -> Item | None:
         """The item of one record, or None when its text is not a record."""
         text = "\n".join([head.text, *(line.text for line in rest)]) if rest else head.text
-        if text.startswith("{", text.index(". ") + 2 if ". " in text else 0):
-            item = self.json_record(head, text)
-            if item is not None:
-                return item
+        item = self.json_record(head, text)
+        if item is not None:
+            return item
         plain = grammar.terminal("LEGACY_PLAIN", "legacy").fullmatch(text)
         if plain is None or plain["role"] not in KNOWN_ROLES:
             # `user (team:alice): q` reads as role "user (team" by the first

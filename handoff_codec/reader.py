@@ -72,11 +72,7 @@ def _json_error(
     exc: Exception | None, token: Token, offset: int, max_depth: int
 ) -> DecodeError:
     """The DecodeError for a JSON object at ``offset`` into ``token``."""
-    text = str(token)
     shift = exc.pos if isinstance(exc, json.JSONDecodeError) else 0
-    pos = offset + shift
-    line = (token.line or 1) + text.count("\n", 0, pos)
-    column = pos - (text.rfind("\n", 0, pos) + 1) + (1 if "\n" in text[:pos] else token.column or 1)
     if isinstance(exc, json.JSONDecodeError):
         msg = f"invalid JSON record: {exc.msg}"
     elif isinstance(exc, ValueError):
@@ -85,8 +81,7 @@ def _json_error(
         msg = f"{TOO_DEEP}: more than max_depth={max_depth} levels"
     else:
         msg = "a JSON record must be an object"
-    return DecodeError(msg, line=line, column=column, pos=(token.start_pos or 0) + pos,
-                       expected=("a JSON object",))
+    return _position(token, offset + shift, msg, ("a JSON object",))
 
 
 KNOWN_ROLES = frozenset({"user", "assistant", "system", "developer"})
