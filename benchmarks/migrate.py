@@ -9,7 +9,7 @@ folder (about 20% of rows legacy summaries of 5 to 50 turns, written the way
 openai-agents 0.6 to 0.19 wrote them; the rest ordinary items; rows are drawn
 from pools of 5,000 distinct summaries and 5,000 distinct items), and another
 fresh subprocess migrates it with the real code path
-(``handoff_codec.stores.sqlite.migrate_sqlite``, as ``handoff-codec migrate``
+(``handoff_codec.migrate.stores.sqlite.migrate_sqlite``, as ``handoff-codec migrate``
 runs it, backup included). That process reports rows per second and its peak
 RSS from ``resource.getrusage``. Peak memory should not grow with the size of
 the database: the migration holds one batch of rows at a time.
@@ -148,7 +148,7 @@ def build(path: Path, rows: int, seed: int = 0) -> dict[str, Any]:
 def run(path: Path, batch_size: int) -> dict[str, Any]:
     """Migrate ``path`` in this process; report speed and peak RSS."""
     import handoff_codec
-    from handoff_codec.stores.sqlite import migrate_sqlite
+    from handoff_codec.migrate.stores.sqlite import migrate_sqlite
 
     # Build the parsers first, so the baseline includes everything but the migration.
     handoff_codec.decode(legacy_summary(random.Random(1), 5)["content"])

@@ -5,8 +5,13 @@
     >>> handoff_codec.loads(text)
     [{'role': 'user', 'content': 'hello'}]
 
-Module-level functions use a default :class:`Codec` with the Agents SDK's
-preamble and markers; build your own ``Codec(start=..., end=...)`` for others.
+The codec: ``dumps``/``loads`` (json-style), ``decode`` (items plus a report of
+what a lenient read recovered), ``summarize``/``flatten``/``nest`` (whole
+messages), and ``Codec`` for other preambles, markers, limits or signing keys.
+The module functions use ``default_codec``, the Agents SDK's envelope.
+
+Elsewhere: ``handoff_codec.replay`` (replay to a model), ``handoff_codec.migrate``
+(migrate stores), ``handoff_codec.agents`` (the Agents SDK integration).
 """
 
 from __future__ import annotations
@@ -14,27 +19,20 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from .codec import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START, LEGACY_PREAMBLE, Codec
-from .errors import DecodeError, EncodeError, ReplayError
+from . import _compat
+from ._codec import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START, LEGACY_PREAMBLE, Codec
+from ._errors import DecodeError, EncodeError, ReplayError
 
-# Public names defined in modules that import pydantic or openai. They load
-# on first use, so `import handoff_codec` stays fast.
+# Report types live in modules that import pydantic; they load on first use,
+# so `import handoff_codec` stays fast.
 _LAZY: dict[str, str] = {
-    "to_chat_messages": "handoff_codec.chat",
-    "validate": "handoff_codec.validation",
-    "replayable": "handoff_codec.validation",
-    "ValidationReport": "handoff_codec.validation",
-    "Problem": "handoff_codec.validation",
-    "sanitize": "handoff_codec.providers",
-    "empty": "handoff_codec.empty",  # a submodule
-    "migrate_item": "handoff_codec.migrate",
-    "migrate_items": "handoff_codec.migrate",
-    "MigrationResult": "handoff_codec.migrate",
-    "MigrationStatus": "handoff_codec.migrate",
-    "Decoded": "handoff_codec.report",
-    "Format": "handoff_codec.report",
-    "Recovery": "handoff_codec.report",
-    "RecoveryKind": "handoff_codec.report",
+    "Decoded": "handoff_codec._report",
+    "Format": "handoff_codec._report",
+    "Recovery": "handoff_codec._report",
+    "RecoveryKind": "handoff_codec._report",
+    "FlattenReport": "handoff_codec._signing",
+    "TrustDecision": "handoff_codec._signing",
+    "Reason": "handoff_codec._signing",
 }
 
 __all__ = [
@@ -56,7 +54,7 @@ __all__ = [
     *_LAZY,
 ]
 
-__version__ = "0.1.0"
+__version__ = "0.2.0.dev0"
 
 default_codec = Codec()
 
@@ -67,15 +65,18 @@ summarize = default_codec.summarize
 flatten = default_codec.flatten
 nest = default_codec.nest
 
+_compat.install()
+
 
 def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'handoff_codec' has no attribute {name!r}")
-    imported = importlib.import_module(module)
-    value = imported if module == f"{__name__}.{name}" else getattr(imported, name)
-    globals()[name] = value
-    return value
+    if module is not None:
+        value = getattr(importlib.import_module(module), name)
+        globals()[name] = value
+        return value
+    if name in _compat.MOVED_NAMES:
+        return _compat.moved_name(name)  # not cached: warn on every use
+    raise AttributeError(f"module 'handoff_codec' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:

@@ -51,7 +51,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess by th
         "Install it with: pip install 'handoff-codec[agents]'"
     ) from exc
 
-from .codec import Codec
+from ._codec import Codec
 
 __all__ = ["history_mapper", "make_history_mapper", "nest_input_filter"]
 

@@ -29,7 +29,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMANDS:
-        importlib.import_module(f"{__name__}.{name}").register(subparsers)
+        importlib.import_module(f"{__name__}._{name}").register(subparsers)
     args = parser.parse_args(argv)
     try:
         code: int = args.func(args)

@@ -1,0 +1,198 @@
+"""``Codec``: one immutable configuration of preamble and markers, and its methods."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from ._report import Decoded
+    from ._signing import FlattenReport
+
+from . import _limits as limits
+from ._encoder import EMPTY_TRANSCRIPT, encode_records
+from ._errors import EncodeError
+
+__all__ = ["DEFAULT_END", "DEFAULT_PREAMBLE", "DEFAULT_START", "LEGACY_PREAMBLE", "Codec"]
+
+DEFAULT_PREAMBLE = (
+    "For context, here is the conversation so far between the user and the previous agent:"
+)
+LEGACY_PREAMBLE = "For context, here is the conversation so far:"
+DEFAULT_START = "<CONVERSATION HISTORY>"
+DEFAULT_END = "</CONVERSATION HISTORY>"
+
+Item = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Codec:
+    """Encoder and reader for one preamble and pair of markers.
+
+    The defaults are the Agents SDK's. Instances are immutable, hashable and
+    share the parsers built for equal preambles and markers.
+
+    Limits (see :mod:`handoff_codec._limits`): a read over ``max_bytes`` bytes of
+    UTF-8, ``max_records`` records or ``max_depth`` levels of JSON nesting in a
+    record raises DecodeError; ``dumps`` refuses, with EncodeError, to write
+    what the same codec would refuse to read.
+
+    Signing (see :mod:`handoff_codec._signing`): with ``key`` every summary
+    written carries an HMAC-SHA256 signature line; ``flatten(trust="signed")``
+    expands only summaries that verify under ``key`` or one of
+    ``verify_keys`` (older keys, for rotation).
+    """
+
+    preamble: str = DEFAULT_PREAMBLE
+    start: str = DEFAULT_START
+    end: str = DEFAULT_END
+    max_bytes: int = limits.DEFAULT_MAX_BYTES
+    max_records: int = limits.DEFAULT_MAX_RECORDS
+    max_depth: int = limits.DEFAULT_MAX_DEPTH
+    key: bytes | None = field(default=None, repr=False)
+    verify_keys: tuple[bytes, ...] = field(default=(), repr=False)
+
+    def __post_init__(self) -> None:
+        for name in ("preamble", "start", "end"):
+            value = getattr(self, name)
+            if not isinstance(value, str) or not value or "\n" in value:
+                raise ValueError(f"Codec {name} must be a non-empty string without '\\n'")
+        for name in ("max_bytes", "max_records", "max_depth"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ValueError(f"Codec {name} must be a positive int")
+        if self.key is not None and (not isinstance(self.key, bytes) or not self.key):
+            raise ValueError("Codec key must be non-empty bytes")
+        keys = tuple(self.verify_keys)
+        if not all(isinstance(k, bytes) and k for k in keys):
+            raise ValueError("Codec verify_keys must be non-empty bytes")
+        object.__setattr__(self, "verify_keys", keys)
+
+    # ------------------------------------------------------------ writing
+    def dumps(self, items: Iterable[Mapping[str, Any]]) -> str:
+        """The summary text for a list of Responses-API input items (signed if ``key``)."""
+        records = encode_records(items, self.max_depth) or [EMPTY_TRANSCRIPT]
+        if len(records) > self.max_records:
+            raise EncodeError(f"more than max_records={self.max_records} items")
+        text = "\n".join((self.preamble, self.start, *records, self.end))
+        if self.key is not None:
+            from ._signing import sign_text
+
+            text = sign_text(text, self.key)
+        if len(text) * 4 > self.max_bytes and limits.utf8_size(text) > self.max_bytes:
+            raise EncodeError(f"summary larger than max_bytes={self.max_bytes} bytes")
+        return text
+
+    def summarize(self, items: Iterable[Mapping[str, Any]]) -> Item:
+        """The assistant message that carries ``dumps(items)``."""
+        return {"role": "assistant", "content": self.dumps(items)}
+
+    # ------------------------------------------------------------ reading
+    @property
+    def _literals(self) -> tuple[tuple[str, str], ...]:
+        return (("PREAMBLE", self.preamble), ("START_MARKER", self.start),
+                ("END_MARKER", self.end))
+
+    def loads(self, text: str, *, strict: bool = False) -> list[Item]:
+        """The items of a summary.
+
+        ``strict=True`` accepts only the current format. The default also reads
+        every form written by openai-agents 0.6 to 0.19; :meth:`decode` says
+        what it recovered.
+        """
+        if strict:
+            from ._reader import parse_strict
+
+            self._check(text)
+            return parse_strict(text, self._literals, self.max_depth)
+        return self.decode(text).items
+
+    def decode(self, text: str, *, strict: bool = False) -> Decoded:
+        """Items plus a report: the writer generation and every recovery made."""
+        from ._legacy import parse_lenient
+        from ._report import Decoded, Format
+
+        if strict:
+            items = self.loads(text, strict=True)
+            return Decoded.model_construct(items=items, format=Format.CURRENT, recoveries=[])
+        self._check(text)
+        return parse_lenient(text, self._literals, self.start, self.end, self.max_depth)
+
+    def _check(self, text: object) -> None:
+        """A TypeError for a non-str, a DecodeError for text over a limit."""
+        if not isinstance(text, str):
+            raise TypeError(f"expected the summary as str, not {type(text).__name__}")
+        limits.check_text(text, max_bytes=self.max_bytes, max_records=self.max_records)
+
+    def verify(self, text: str) -> bool:
+        """Whether ``text`` carries a signature that verifies under one of this codec's keys."""
+        from ._signing import Reason, verify_text
+
+        return verify_text(text, self._keys) is Reason.VERIFIED
+
+    @property
+    def _keys(self) -> tuple[bytes, ...]:
+        return self.verify_keys if self.key is None else (self.key, *self.verify_keys)
+
+    def is_summary(self, item: Mapping[str, Any]) -> bool:
+        """Whether ``item`` is an assistant message wrapped in this codec's envelope."""
+        if item.get("role") != "assistant":
+            return False
+        content = item.get("content")
+        if not isinstance(content, str):
+            return False
+        first, newline, rest = content.partition("\n")
+        return (
+            bool(newline)
+            and first in (self.preamble, LEGACY_PREAMBLE)
+            and rest.startswith(self.start + "\n")
+            and rest.endswith("\n" + self.end)
+        )
+
+    def flatten(
+        self, items: Iterable[Mapping[str, Any]], *, trust: Literal["any", "signed"] = "any"
+    ) -> list[Item]:
+        """Expand every summary message in place; copy every other item unchanged.
+
+        A message that has the envelope but cannot be read is kept as it is:
+        nothing is dropped and nothing is invented. With ``trust="signed"``
+        only summaries whose signature verifies are expanded; see
+        :meth:`flatten_report` for why each message was or was not.
+        """
+        return self.flatten_report(items, trust=trust).items
+
+    def flatten_report(
+        self, items: Iterable[Mapping[str, Any]], *, trust: Literal["any", "signed"] = "any"
+    ) -> FlattenReport:
+        """:meth:`flatten`, plus one decision for every message that has the envelope."""
+        from ._errors import DecodeError
+        from ._signing import FlattenReport, Reason, TrustDecision, verify_text
+
+        if trust not in ("any", "signed"):
+            raise ValueError(f"trust must be 'any' or 'signed', not {trust!r}")
+        keys = self._keys
+        if trust == "signed" and not keys:
+            raise ValueError("trust='signed' needs a Codec with key or verify_keys")
+        flat: list[Item] = []
+        decisions: list[TrustDecision] = []
+        for index, item in enumerate(items):
+            if self.is_summary(item):
+                reason = Reason.EXPANDED if trust == "any" else verify_text(item["content"], keys)
+                if reason in (Reason.EXPANDED, Reason.VERIFIED):
+                    try:
+                        flat.extend(self.loads(item["content"]))
+                        decisions.append(TrustDecision(index, True, reason))
+                        continue
+                    except DecodeError as exc:
+                        decisions.append(TrustDecision(index, False, Reason.UNREADABLE, str(exc)))
+                else:
+                    decisions.append(TrustDecision(index, False, reason))
+            flat.append(copy.deepcopy(dict(item)))
+        return FlattenReport(flat, decisions)
+
+    def nest(self, items: Iterable[Mapping[str, Any]]) -> list[Item]:
+        """``[summarize(flatten(items))]``, the shape of a HandoffHistoryMapper."""
+        return [self.summarize(self.flatten(items))]
+

@@ -1,0 +1,99 @@
+"""Old import paths of handoff-codec 0.1, kept for one release with a DeprecationWarning.
+
+0.2 grouped the package by domain: the format at the top, ``replay`` and
+``migrate`` in their own namespaces, and modules that are not API behind
+underscored names. ``import handoff_codec.validation`` and the old top-level
+names still work, and say where the name lives now.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.machinery
+import sys
+import warnings
+from types import ModuleType
+
+__all__ = ["MOVED_MODULES", "MOVED_NAMES", "install", "moved_name"]
+
+# Old module path (under handoff_codec) -> the module that holds its code now.
+MOVED_MODULES: dict[str, str] = {
+    "codec": "_codec",
+    "errors": "_errors",
+    "grammar": "_parsers",
+    "reader": "_reader",
+    "legacy": "_legacy",
+    "encoder": "_encoder",
+    "limits": "_limits",
+    "signing": "_signing",
+    "report": "_report",
+    "chat": "replay._chat",
+    "validation": "replay._validate",
+    "providers": "replay._profiles",
+    "empty": "replay.empty",
+    "stores": "migrate.stores",
+    "stores.sqlite": "migrate.stores.sqlite",
+    "stores.jsonl": "migrate.stores.jsonl",
+}
+
+# Where a user should import from now, for the warning.
+_PUBLIC_HOME = {"replay._chat": "handoff_codec.replay", "replay._validate": "handoff_codec.replay",
+                "replay._profiles": "handoff_codec.replay"}
+
+# Old top-level name -> (module that holds it now, public path to name in the warning).
+MOVED_NAMES: dict[str, tuple[str, str]] = {
+    "to_chat_messages": ("handoff_codec.replay", "handoff_codec.replay.to_chat_messages"),
+    "validate": ("handoff_codec.replay", "handoff_codec.replay.validate"),
+    "replayable": ("handoff_codec.replay", "handoff_codec.replay.replayable"),
+    "ValidationReport": ("handoff_codec.replay", "handoff_codec.replay.ValidationReport"),
+    "Problem": ("handoff_codec.replay", "handoff_codec.replay.Problem"),
+    "sanitize": ("handoff_codec.replay", "handoff_codec.replay.sanitize"),
+    "empty": ("handoff_codec.replay", "handoff_codec.replay.empty"),
+    "migrate_item": ("handoff_codec.migrate", "handoff_codec.migrate.migrate_item"),
+    "migrate_items": ("handoff_codec.migrate", "handoff_codec.migrate.migrate_items"),
+    "MigrationResult": ("handoff_codec.migrate", "handoff_codec.migrate.MigrationResult"),
+    "MigrationStatus": ("handoff_codec.migrate", "handoff_codec.migrate.MigrationStatus"),
+}
+
+
+def _warn(old: str, new: str, stacklevel: int) -> None:
+    warnings.warn(f"{old} is deprecated; use {new} (it will be removed in 0.3)",
+                  DeprecationWarning, stacklevel=stacklevel + 1)
+
+
+def moved_name(name: str) -> object:
+    """The value of an old top-level name, with a DeprecationWarning."""
+    module, public = MOVED_NAMES[name]
+    _warn(f"handoff_codec.{name}", public, stacklevel=3)  # the caller of __getattr__
+    return getattr(importlib.import_module(module), name)
+
+
+class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Imports ``handoff_codec.<old>`` as the module that now holds its code."""
+
+    def find_spec(self, fullname: str, path: object = None,
+                  target: object = None) -> importlib.machinery.ModuleSpec | None:
+        prefix, _, rest = fullname.partition(".")
+        if prefix != "handoff_codec" or rest not in MOVED_MODULES:
+            return None
+        return importlib.machinery.ModuleSpec(fullname, self)
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
+        return None
+
+    def exec_module(self, module: ModuleType) -> None:
+        moved = MOVED_MODULES[module.__name__.partition(".")[2]]
+        new = f"handoff_codec.{moved}"
+        home = _PUBLIC_HOME.get(moved, "handoff_codec" if moved.startswith("_") else new)
+        _warn(module.__name__, home, stacklevel=2)
+        # The import system returns whatever sys.modules holds once this returns.
+        sys.modules[module.__name__] = importlib.import_module(new)
+
+
+def install() -> None:
+    """Register the alias finder once (idempotent)."""
+    if not any(isinstance(finder, _Alias) for finder in sys.meta_path):
+        # First: the path finder would load a moved submodule a second time
+        # under its old name through the alias's __path__.
+        sys.meta_path.insert(0, _Alias())

@@ -1,0 +1,33 @@
+"""``handoff-codec encode``: items (JSON or JSON Lines) to a summary."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .._errors import EncodeError
+from . import CliError
+from ._io import add_input_argument, read_items, write_json
+from ._options import add_codec_options, codec_from
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser("encode", help="write the summary text for a list of items")
+    add_input_argument(parser)
+    parser.add_argument("--message", action="store_true",
+                        help="write the assistant message as JSON instead of the text")
+    add_codec_options(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    codec = codec_from(args)
+    items = read_items(args.file)
+    try:
+        if args.message:
+            write_json(codec.summarize(items))
+        else:
+            sys.stdout.write(codec.dumps(items) + "\n")
+    except EncodeError as exc:
+        raise CliError(f"{args.file}: {exc}") from None
+    return 0

@@ -1,0 +1,186 @@
+"""Rewrite legacy summary messages to the canonical current format, one item at a time.
+
+    >>> from handoff_codec import migrate_item
+    >>> migrate_item({"role": "user", "content": "hi"}).status
+    <MigrationStatus.NOT_SUMMARY: 'not_summary'>
+
+The rule for one item:
+
+* not a summary message (``Codec.is_summary`` is false): left as it is, ``not_summary``;
+* a summary the lenient reader cannot read, or whose canonical text would not
+  read back as the same items: left as it is, ``untouched``, with the reason;
+* a summary already in canonical form (``codec.dumps(items)`` equals its
+  content): ``already_current``;
+* otherwise a new item: the same keys and values, in the same order, with only
+  ``content`` replaced by the canonical text: ``migrated``.
+
+Only top-level items are considered; a summary quoted inside another item's
+content is data, not a message. Stores (JSONL files, SQLite session databases)
+build on :func:`migrate_value`; see ``handoff_codec.migrate.stores``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from enum import Enum
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict
+
+from .._errors import DecodeError, EncodeError
+from .._report import Format, Recovery, RecoveryKind
+
+if TYPE_CHECKING:
+    from .._codec import Codec
+
+__all__ = [
+    "MigrationResult",
+    "MigrationStatus",
+    "ValueMigration",
+    "migrate_item",
+    "migrate_items",
+    "migrate_value",
+]
+
+
+class MigrationStatus(str, Enum):
+    """What the migration did with one item."""
+
+    MIGRATED = "migrated"
+    ALREADY_CURRENT = "already_current"
+    UNTOUCHED = "untouched"
+    NOT_SUMMARY = "not_summary"
+
+
+class MigrationResult(BaseModel):
+    """The outcome for one item.
+
+    ``item`` is the item to store: the very object passed in unless ``status``
+    is ``migrated``, in which case it is a shallow copy with a new ``content``.
+    ``format`` and ``recoveries`` come from the reader's report when the
+    summary could be read; ``reason`` explains an ``untouched`` result.
+    """
+
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+
+    status: MigrationStatus
+    item: Any
+    reason: str | None = None
+    format: Format | None = None
+    recoveries: list[Recovery] = []
+
+    @property
+    def changed(self) -> bool:
+        """True when ``item`` differs from the input and must be written back."""
+        return self.status is MigrationStatus.MIGRATED
+
+    @property
+    def is_summary(self) -> bool:
+        """True when the input was a summary message (read or not)."""
+        return self.status is not MigrationStatus.NOT_SUMMARY
+
+    @property
+    def lossless(self) -> bool:
+        """False when the reader noted information the old writer had already lost."""
+        return not any(r.lost for r in self.recoveries)
+
+
+def _default_codec() -> Codec:
+    from .. import default_codec
+
+    return default_codec
+
+
+def _result(status: MigrationStatus, item: Any, **fields: Any) -> MigrationResult:
+    # Every field is built here from trusted values; skip validation on the hot path.
+    fields.setdefault("reason", None)
+    fields.setdefault("format", None)
+    fields.setdefault("recoveries", [])
+    return MigrationResult.model_construct(status=status, item=item, **fields)
+
+
+def _error_text(exc: BaseException) -> str:
+    if isinstance(exc, RecursionError):
+        return "nested too deeply"
+    return str(exc) or type(exc).__name__
+
+
+def migrate_item(item: Any, *, codec: Codec | None = None) -> MigrationResult:
+    """Migrate one top-level item (see the module docstring for the rule)."""
+    codec = codec or _default_codec()
+    if not isinstance(item, Mapping) or not codec.is_summary(item):
+        return _result(MigrationStatus.NOT_SUMMARY, item)
+    content: str = item["content"]
+    try:
+        decoded = codec.decode(content)
+    except (DecodeError, RecursionError) as exc:
+        return _result(MigrationStatus.UNTOUCHED, item,
+                       reason=f"summary could not be read: {_error_text(exc)}")
+    except Exception as exc:  # a reader bug must not abort a whole store's migration
+        return _result(MigrationStatus.UNTOUCHED, item,
+                       reason=f"reader failed: {type(exc).__name__}: {_error_text(exc)}")
+    report = {"format": decoded.format, "recoveries": list(decoded.recoveries)}
+    if not decoded.complete:
+        lines = [r.line for r in decoded.recoveries if r.kind is RecoveryKind.UNRECOGNISED]
+        return _result(MigrationStatus.UNTOUCHED, item, reason="line(s) "
+                       f"{', '.join(map(str, lines))} belong to no record; rewriting would "
+                       "drop them", **report)
+    try:
+        canonical = codec.dumps(decoded.items)
+    except (EncodeError, RecursionError) as exc:
+        return _result(MigrationStatus.UNTOUCHED, item,
+                       reason=f"recovered items cannot be written: {_error_text(exc)}", **report)
+    if canonical == content:
+        return _result(MigrationStatus.ALREADY_CURRENT, item, **report)
+    # Safety net: the new text must read back, strictly, as exactly the items the
+    # old text held; then a second run finds it already current (idempotence).
+    try:
+        check = codec.decode(canonical, strict=True).items
+    except (DecodeError, RecursionError) as exc:
+        check, error = None, _error_text(exc)
+    else:
+        error = "it reads back as different items"
+    if check != decoded.items:
+        return _result(MigrationStatus.UNTOUCHED, item,
+                       reason=f"canonical text does not round-trip: {error}", **report)
+    migrated = dict(item)
+    migrated["content"] = canonical
+    return _result(MigrationStatus.MIGRATED, migrated, **report)
+
+
+def migrate_items(
+    items: Iterable[Any], *, codec: Codec | None = None
+) -> Iterator[MigrationResult]:
+    """One :class:`MigrationResult` per item, lazily: nothing is read ahead."""
+    codec = codec or _default_codec()
+    for item in items:
+        yield migrate_item(item, codec=codec)
+
+
+class ValueMigration:
+    """The results for one stored JSON value: an item, or a JSON list of items.
+
+    ``value`` is what to store (the input object when nothing changed).
+    """
+
+    __slots__ = ("results", "value")
+
+    def __init__(self, value: Any, results: list[MigrationResult]) -> None:
+        self.value = value
+        self.results = results
+
+    @property
+    def changed(self) -> bool:
+        return any(r.changed for r in self.results)
+
+
+def migrate_value(value: Any, *, codec: Codec | None = None) -> ValueMigration:
+    """Migrate a stored JSON value: one item, or a list whose elements are items."""
+    codec = codec or _default_codec()
+    if isinstance(value, list):
+        results = [migrate_item(element, codec=codec) for element in value]
+        if any(r.changed for r in results):
+            return ValueMigration([r.item for r in results], results)
+        return ValueMigration(value, results)
+    result = migrate_item(value, codec=codec)
+    return ValueMigration(result.item, [result])

@@ -1,0 +1,261 @@
+"""Can these items be replayed to a model? ``validate`` tells, ``replayable`` fixes.
+
+Each converted message is checked against openai's own
+``ChatCompletionMessageParam`` with a pydantic ``TypeAdapter``, then against
+the semantic rules Chat Completions enforces and the target's empty-content
+rules (:mod:`handoff_codec.replay._profiles`). Imports openai and pydantic.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, computed_field
+
+from ._chat import ROLES, Piece, Unconvertible, assemble, is_easy_message, piece_of
+from ._profiles import (
+    TEXT_PART_TYPES,
+    Profile,
+    check_placeholder,
+    content_problems,
+    copy_fixed,
+    fill_for,
+    profile_for,
+    rejects_text,
+)
+
+if TYPE_CHECKING:
+    from openai.types.chat import ChatCompletionMessageParam
+
+__all__ = ["Problem", "ValidationReport", "replayable", "validate"]
+
+Severity = Literal["error", "warning", "info"]
+
+
+class Problem(BaseModel):
+    """One finding. ``index`` is the position of the item it concerns (None: all)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    index: int | None
+    code: str
+    message: str
+    severity: Severity = "error"
+
+
+class ValidationReport(BaseModel):
+    """The messages the items convert to, and every problem found on the way."""
+
+    target: str
+    messages: list[dict[str, Any]] = Field(default_factory=list)
+    problems: list[Problem] = Field(default_factory=list)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def ok(self) -> bool:
+        """True when no problem is an error: the items can be replayed to ``target``."""
+        return not any(problem.severity == "error" for problem in self.problems)
+
+    @property
+    def errors(self) -> list[Problem]:
+        """The problems of severity ``error``."""
+        return [problem for problem in self.problems if problem.severity == "error"]
+
+
+@functools.lru_cache(maxsize=1)
+def _adapter() -> TypeAdapter[ChatCompletionMessageParam]:
+    from openai.types.chat import ChatCompletionMessageParam
+
+    message_type = Annotated[ChatCompletionMessageParam, Field(discriminator="role")]
+    return TypeAdapter(message_type)
+
+
+def validate(items: str | Iterable[Mapping[str, Any]], *, target: str = "chat_completions",
+             ) -> ValidationReport:
+    """Check that ``items`` convert to valid Chat Completions messages for ``target``.
+
+    Targets: ``chat_completions`` (OpenAI), ``anthropic``, ``bedrock``,
+    ``gemini``, ``mistral``. The report is ``ok`` when no problem is an error.
+    """
+    profile = profile_for(target)
+    items = [{"role": "user", "content": items}] if isinstance(items, str) else list(items)
+    problems: list[Problem] = []
+    pieces: list[Piece] = []
+    for index, item in enumerate(items):
+        try:
+            piece = piece_of(item)
+        except Unconvertible as exc:
+            problems.append(Problem(index=index, code=exc.code, message=exc.msg))
+            continue
+        pieces.append(piece)
+        problems.extend(Problem(index=index, code=code, message=message, severity="info")
+                        for code, message in piece.notes)
+    if any(problem.severity == "error" for problem in problems):
+        return ValidationReport(target=target, problems=problems)
+    messages, origins = assemble(pieces)
+    problems.extend(_message_problems(messages, origins, items, profile))
+    problems.sort(key=lambda problem: -1 if problem.index is None else problem.index)
+    return ValidationReport(target=target, messages=messages, problems=problems)
+
+
+def _message_problems(messages: list[dict[str, Any]], origins: list[int],
+                      items: list[Any], profile: Profile) -> list[Problem]:
+    problems: list[Problem] = []
+    call_origin = {item.get("call_id"): index for index, item in enumerate(items)
+                   if item.get("type") == "function_call"}
+    calls: dict[Any, int] = {}  # tool call id -> item index, in order
+    answered: set[Any] = set()
+    for message, origin in zip(messages, origins, strict=True):
+        schema = _schema_error(message)
+        if schema:
+            problems.append(Problem(index=origin, code="schema", message=schema))
+        problems.extend(Problem(index=origin, code=code, message=text, severity=severity)
+                        for code, text, severity in content_problems(message, profile))
+        for call in message.get("tool_calls") or ():
+            call_id = call.get("id")
+            calls.setdefault(call_id, call_origin.get(call_id, origin))
+        if message.get("role") == "tool":
+            call_id = message.get("tool_call_id")
+            if call_id not in calls:
+                problems.append(Problem(
+                    index=origin, code="orphan-tool-output",
+                    message=f"tool output {call_id!r} answers no earlier tool call"))
+            else:
+                answered.add(call_id)
+    for call_id, origin in calls.items():
+        if call_id not in answered:
+            problems.append(Problem(index=origin, code="unanswered-tool-call",
+                                    message=f"tool call {call_id!r} has no tool output"))
+    if not messages:
+        problems.append(Problem(index=None, code="no-messages", severity="warning",
+                                message="no messages: a request needs at least one"))
+    elif profile.needs_contents and all(m.get("role") in ("system", "developer")
+                                        for m in messages):
+        problems.append(Problem(index=None, code="no-contents", severity="warning",
+                                message=f"{profile.provider} needs a message that is not "
+                                        "a system or developer message"))
+    return problems
+
+
+def _schema_error(message: dict[str, Any]) -> str:
+    """The first problem openai's own param types find in ``message``, or ``""``."""
+    try:
+        _drain(_adapter().validate_python(message))
+    except ValidationError as exc:
+        # Of a union's alternatives, the deepest error is from the one that matched best.
+        error = max(exc.errors(), key=lambda error: len(error["loc"]))
+        where = ".".join(str(part) for part in error["loc"])
+        return f"{where}: {error['msg']}" if where else error["msg"]
+    return ""
+
+
+def _drain(value: Any) -> None:
+    """Run pydantic's lazy validation of every ``Iterable`` field (an iterator)."""
+    if isinstance(value, Iterator):
+        for element in value:
+            _drain(element)
+    elif isinstance(value, Mapping):
+        for element in value.values():
+            _drain(element)
+    elif isinstance(value, list):
+        for element in value:
+            _drain(element)
+
+
+# ---------------------------------------------------------------- replayable
+def replayable(items: Sequence[Any], *, target: str = "chat_completions",
+               names: Literal["drop", "inline"] = "drop",
+               placeholder: str | None = None) -> list[Any]:
+    """``items`` changed as little as needed to replay them to ``target``.
+
+    * a ``name`` the Agents SDK converter rejects is dropped, or with
+      ``names="inline"`` every message name is moved into the content as
+      ``"[name] "``;
+    * missing or ``None`` content becomes ``""``, or ``placeholder`` (default:
+      the target's) where the target rejects empty text; empty text parts
+      the target rejects are removed, with the same fallback.
+
+    No item is added, removed or reordered, and the input is never modified.
+    When nothing needs changing, ``items`` itself is returned after one scan.
+    Problems these rules do not cover (unknown item types, unanswered tool
+    calls) are left for :func:`validate` to report.
+    """
+    if names not in ("drop", "inline"):
+        raise ValueError(f"names must be 'drop' or 'inline', not {names!r}")
+    profile = profile_for(target)
+    filler = check_placeholder(profile, placeholder)
+    fixed: list[Any] = copy_fixed(items, lambda item: _fixed_item(item, profile, names, filler))
+    return fixed if isinstance(fixed, list) else list(fixed)
+
+
+def _fixed_item(item: Any, profile: Profile, names: str, filler: str) -> dict[str, Any] | None:
+    """A fixed copy of ``item``, or None when it needs nothing."""
+    if not isinstance(item, Mapping):
+        return None
+    kind = item.get("type")
+    if kind == "function_call_output":
+        output = _fixed_content(item.get("output"), profile, "tool", filler, "input_text")
+        return None if output is _SAME else {**item, "output": output}
+    role = item.get("role")
+    if role not in ROLES or kind not in (None, "message"):
+        return None
+    as_parts = kind == "message" and role == "assistant" and "id" in item
+    part_type = "output_text" if as_parts else "input_text"
+    content = item.get("content")
+    name = item.get("name")
+    if names == "inline" and isinstance(name, str) and name:
+        content = _inlined(content, f"[{name}] ", part_type)
+    fixed_content = _fixed_content(content, profile, role, filler, part_type, as_parts=as_parts)
+    if fixed_content is not _SAME:
+        content = fixed_content
+    if content is item.get("content") and "content" in item and "name" not in item:
+        return None
+    fixed = {**item, "content": content}
+    if "name" in item:
+        del fixed["name"]
+        if names == "drop" and not is_easy_message(fixed):
+            fixed["name"] = name  # the converter accepts (and ignores) it here
+    return None if fixed == item else fixed
+
+
+_SAME: Any = object()
+
+
+def _fixed_content(content: Any, profile: Profile, role: str, filler: str, part_type: str,
+                   *, as_parts: bool = False) -> Any:
+    """Fixed content, or ``_SAME``. ``as_parts``: the content must stay a list of parts."""
+
+    def filled(text: str) -> Any:
+        return [{"type": part_type, "text": text}] if as_parts else text
+
+    if content is None:
+        return filled(fill_for(profile, role, filler))
+    if isinstance(content, str):
+        return filled(filler) if rejects_text(profile, role, content) else _SAME
+    if not isinstance(content, list):
+        return _SAME
+    if not content:  # an empty list; a tool output of [] converts to a placeholder
+        return _SAME if role == "tool" else filled(fill_for(profile, role, filler))
+    kept = [part for part in content
+            if not (isinstance(part, Mapping) and part.get("type") in TEXT_PART_TYPES
+                    and isinstance(part.get("text"), str)
+                    and rejects_text(profile, role, part["text"]))]
+    if len(kept) == len(content):
+        return _SAME
+    return kept or filled(filler)
+
+
+def _inlined(content: Any, prefix: str, part_type: str) -> Any:
+    if content is None:
+        content = [] if part_type == "output_text" else ""
+    if isinstance(content, str):
+        return prefix + content
+    if isinstance(content, list):
+        for number, part in enumerate(content):
+            if isinstance(part, Mapping) and part.get("type") in TEXT_PART_TYPES:
+                return [*content[:number], {**part, "text": prefix + str(part.get("text", ""))},
+                        *content[number + 1:]]
+        return [{"type": part_type, "text": prefix}, *content]
+    return content

@@ -1,0 +1,70 @@
+"""Codec configuration: immutable, per instance, any marker text."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+import handoff_codec
+from handoff_codec import Codec
+from handoff_codec import _parsers as grammar
+from tests.support.sdk import sdk_read
+
+ITEMS = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": None}]
+
+
+@pytest.mark.parametrize(
+    ("start", "end"),
+    [("[[history]]", "[[/history]]"), ("^(.*)$ |+?", "\\1 {2} /x/"), ("«историја» 😀", "« конец »"),
+     ("  spaced marker ", "end marker with  spaces")],
+)
+def test_custom_markers_round_trip_and_do_not_leak(start: str, end: str) -> None:
+    codec = Codec(start=start, end=end)
+    text = codec.dumps(ITEMS)
+    assert text.split("\n")[1] == start and text.endswith("\n" + end)
+    assert codec.loads(text, strict=True) == ITEMS == codec.loads(text)
+    assert codec.flatten([codec.summarize(ITEMS)]) == ITEMS
+    # The default codec is untouched and does not read the other markers.
+    assert handoff_codec.dumps(ITEMS).split("\n")[1] == "<CONVERSATION HISTORY>"
+    with pytest.raises(handoff_codec.DecodeError):
+        handoff_codec.loads(text, strict=True)
+    assert handoff_codec.flatten([codec.summarize(ITEMS)]) == [codec.summarize(ITEMS)]
+
+
+def test_custom_preamble() -> None:
+    codec = Codec(preamble="Earlier turns:")
+    text = codec.dumps(ITEMS)
+    assert text.startswith("Earlier turns:\n")
+    assert codec.loads(text) == ITEMS
+
+
+def test_codec_is_immutable_and_hashable() -> None:
+    codec = Codec(start="<a>")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        codec.start = "<b>"  # type: ignore[misc]
+    assert hash(codec) == hash(Codec(start="<a>"))
+
+
+@pytest.mark.parametrize("field", ["preamble", "start", "end"])
+@pytest.mark.parametrize("value", ["", "two\nlines"])
+def test_invalid_configuration(field: str, value: str) -> None:
+    with pytest.raises(ValueError, match=field):
+        Codec(**{field: value})
+
+
+def test_one_parser_per_configuration() -> None:
+    legacy_text = "\n".join(["Earlier:", "<cache-a>", "1. user", "</cache-a>"])
+    sizes = []
+    for _ in range(3):
+        codec = Codec(preamble="Earlier:", start="<cache-a>", end="</cache-a>")
+        assert codec.loads(codec.dumps(ITEMS), strict=True) == codec.loads(codec.dumps(ITEMS))
+        assert codec.loads(legacy_text) == [{"role": "user", "content": ""}]
+        sizes.append(grammar.parser.cache_info().currsize)
+    assert sizes[0] == sizes[1] == sizes[2]  # built once: strict and lenient
+
+
+def test_sdk_reads_default_codec_output_only() -> None:
+    """The SDK's markers are global; ours are per Codec."""
+    assert sdk_read(handoff_codec.summarize(ITEMS)) == ITEMS
+    assert sdk_read(Codec(start="<x>", end="</x>").summarize(ITEMS)) is None

@@ -1,0 +1,83 @@
+"""Crashes and super-linear cases found while fuzzing and benchmarking issue 6.
+
+Each was a failure before its fix: an exception other than DecodeError out of
+a reader, or a regular expression that backtracked quadratically (a 1 MB input
+took hours). The inputs are the minimal ones found.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from handoff_codec import Codec, DecodeError
+from tests.support.sdk import sdk_read
+
+HEAD = ("For context, here is the conversation so far between the user and the previous agent:\n"
+        "<CONVERSATION HISTORY>\n")
+TAIL = "\n</CONVERSATION HISTORY>"
+BIG = Codec(max_bytes=64 << 20)
+MB = 1 << 20
+
+
+def read_both(text: str, codec: Codec = BIG) -> list[object]:
+    """The lenient and strict results (items, or the DecodeError's message)."""
+    results: list[object] = []
+    for strict in (False, True):
+        try:
+            results.append(codec.loads(text, strict=strict))
+        except DecodeError as exc:
+            results.append(exc.msg)
+    return results
+
+
+def test_record_number_over_the_int_digit_limit() -> None:
+    # was: ValueError "Exceeds the limit (4300 digits) for integer string conversion"
+    lenient, strict = read_both(HEAD + "9" * 5000 + ". user: hi" + TAIL)
+    assert isinstance(lenient, str) and "before the first record" in lenient
+    assert isinstance(strict, str)
+
+
+def test_integer_over_the_digit_limit_in_a_json_record() -> None:
+    # was: ValueError out of json.loads (the Agents SDK 0.24 reader still raises it)
+    text = HEAD + '1. {"type": "x", "n": ' + "7" * 5000 + "}" + TAIL
+    lenient, strict = read_both(text)
+    assert isinstance(strict, str) and strict.startswith("invalid JSON record")
+    assert isinstance(lenient, list)  # read as a plain record, with a NOT_JSON recovery
+    with pytest.raises(ValueError, match="4300"):
+        sdk_read({"role": "assistant", "content": text})
+
+
+@pytest.mark.parametrize("record", [
+    "1. x (" + "a" * MB,  # an unclosed "(name": PLAIN_RECORD / LEGACY_PLAIN name group
+    "1. x (" + "a " * (MB // 2),
+    "1. user (" + "(" * MB,  # LEGACY_NAMED's lazy name group
+])
+def test_unclosed_names_are_read_in_linear_time(record: str) -> None:
+    # Before the fix each of these took hours (quadratic backtracking);
+    # 40,000 characters took 48 to 67 seconds.
+    lenient, strict = read_both(HEAD + record + TAIL)
+    assert lenient is not None and strict is not None
+
+
+def test_unclosed_name_still_reads_as_before() -> None:
+    text = HEAD + "1. user (bob: hi\n2. user (al ice): x\n3. user ( b ): y" + TAIL
+    assert Codec().loads(text, strict=True) == [
+        {"role": "user (bob", "content": "hi"},
+        {"role": "user", "name": "al ice", "content": "x"},
+        {"role": "user", "name": " b ", "content": "y"},
+    ]
+
+
+@pytest.mark.parametrize("content", ["[):-", "[[<<01):-", "[b): c"])
+def test_named_record_whose_content_holds_close_paren_colon(content: str) -> None:
+    items = [{"role": "user", "name": "a", "content": content}]
+    text = Codec().dumps(items)
+    assert Codec().loads(text, strict=True) == items  # strict and the SDK read it right
+    assert sdk_read({"role": "assistant", "content": text}) == items
+    assert Codec().loads(text) == items  # lenient read name 'a): [' before the fix
+
+
+def test_surrogate_pair_code_points_round_trip() -> None:
+    items = [{"k\u2029\ud8bc\udf96": None, "user": None}, {"role": "user", "content": None}]
+    text = Codec().dumps(items)
+    assert read_both(text) == [items, items]

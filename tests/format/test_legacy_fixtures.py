@@ -1,0 +1,113 @@
+"""Every turn that old openai-agents writers emitted is recovered from their summaries."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import handoff_codec
+from handoff_codec import RecoveryKind
+from tests.support.legacy_fixtures import (
+    NESTED,
+    SINGLE,
+    records_written,
+    row_id,
+    turns,
+    writer_dropped,
+)
+
+ENVELOPE = [handoff_codec.DEFAULT_PREAMBLE, handoff_codec.DEFAULT_START]
+
+
+@pytest.mark.parametrize("row", SINGLE, ids=row_id)
+def test_every_turn_of_every_version_is_recovered(row: dict[str, Any]) -> None:
+    decoded = handoff_codec.decode(row["summary"]["content"])
+    assert turns(decoded.items) == turns(row["transcript"])
+    assert decoded.complete
+    lost = {r.kind for r in decoded.recoveries if r.lost}
+    for original, ours in zip(row["transcript"], decoded.items, strict=True):
+        if ours == original:
+            continue
+        reason = writer_dropped(original, ours, row["version"])
+        if reason is None:
+            # Anything else must be named as lost by the report.
+            assert original.get("content") in (None, "") or isinstance(
+                original.get("content"), list
+            )
+            assert lost & {RecoveryKind.BARE_ROLE, RecoveryKind.LIST_CONTENT}, (original, ours)
+
+
+@pytest.mark.parametrize("row", NESTED, ids=row_id)
+def test_every_record_of_a_second_hop_summary_is_read(row: dict[str, Any]) -> None:
+    """Old readers dropped turns in the first hop; what the writer then wrote is all read."""
+    content = row["summary"]["content"]
+    decoded = handoff_codec.decode(content)
+    assert decoded.complete
+    assert len(decoded.items) == records_written(content)
+
+
+def test_the_sdk_reader_loses_turns_that_we_recover() -> None:
+    """The control: the fixtures do hold turns that the newest SDK reader drops."""
+    from tests.support.sdk import sdk_read
+
+    dropped = [
+        row_id(row)
+        for row in SINGLE
+        if len(sdk_read(row["summary"]) or []) != len(row["transcript"])
+    ]
+    assert dropped
+
+
+def test_prose_guard() -> None:
+    """Seed 002: an independently numbered separator-less line of prose is not a turn."""
+    text = "\n".join(
+        [
+            *ENVELOPE,
+            "1. user: hi",
+            "2. this is some prose without a separator",
+            "3. assistant: ok",
+            handoff_codec.DEFAULT_END,
+        ]
+    )
+    decoded = handoff_codec.decode(text)
+    assert decoded.items == [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": "ok"},
+    ]
+    assert not decoded.complete
+    assert [r.kind for r in decoded.recoveries] == [RecoveryKind.UNRECOGNISED]
+    assert decoded.recoveries[0].line == 4
+
+
+def test_prose_guard_control_bare_role_is_recovered() -> None:
+    text = "\n".join(
+        [*ENVELOPE, "1. user: hi", "2. assistant (bot)", "3. user: ok", handoff_codec.DEFAULT_END]
+    )
+    decoded = handoff_codec.decode(text)
+    assert decoded.items[1] == {"role": "assistant", "name": "bot", "content": ""}
+    assert decoded.complete and decoded.format is handoff_codec.Format.LEGACY_BC
+    assert [(r.kind, r.lost) for r in decoded.recoveries] == [(RecoveryKind.BARE_ROLE, True)]
+
+
+def test_spilled_content_keeps_line_breaks_and_lookalike_records() -> None:
+    text = "\n".join(
+        [
+            *ENVELOPE,
+            "1. user: a\r",
+            "",
+            "3. user: x",
+            "2. assistant: Steps:",
+            "1. one",
+            "2. two",
+            '3. function_call: {"call_id": "c"}',
+            handoff_codec.DEFAULT_END,
+        ]
+    )
+    decoded = handoff_codec.decode(text)
+    assert decoded.items == [
+        {"role": "user", "content": "a\r\n\n3. user: x"},
+        {"role": "assistant", "content": "Steps:\n1. one\n2. two"},
+        {"type": "function_call", "call_id": "c"},
+    ]
+    assert decoded.format is handoff_codec.Format.LEGACY_A

@@ -1,0 +1,95 @@
+"""Lossless: loads(dumps(L)) == L for any list of JSON-compatible items."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+
+import handoff_codec
+from tests.support.strategies import transcripts
+
+
+@settings(max_examples=2000, deadline=None)
+@given(transcripts)
+def test_loads_dumps_round_trip(items: list[dict[str, Any]]) -> None:
+    text = handoff_codec.dumps(items)
+    assert handoff_codec.loads(text) == items
+    assert handoff_codec.loads(text, strict=True) == items
+
+
+@settings(max_examples=300, deadline=None)
+@given(transcripts)
+def test_output_is_deterministic_and_leaves_input_alone(items: list[dict[str, Any]]) -> None:
+    before = copy.deepcopy(items)
+    text = handoff_codec.dumps(items)
+    assert items == before
+    assert handoff_codec.dumps(copy.deepcopy(items)) == text
+    # Equal items in another key order give the same text.
+    assert handoff_codec.dumps([dict(reversed(item.items())) for item in items]) == text
+
+
+@settings(max_examples=300, deadline=None)
+@given(transcripts)
+def test_every_line_break_is_escaped(items: list[dict[str, Any]]) -> None:
+    text = handoff_codec.dumps(items)
+    assert len(text.splitlines()) == text.count("\n") + 1 == max(len(items), 1) + 3
+
+
+@pytest.mark.parametrize(
+    ("item", "line"),
+    [
+        ({"role": "user", "content": "hello"}, "1. user: hello"),
+        ({"role": "assistant", "name": "bot", "content": ""}, "1. assistant (bot): "),
+        ({"role": "user", "content": None}, '1. {"content": null, "role": "user"}'),
+        ({"role": "user", "content": " hi"}, '1. {"content": " hi", "role": "user"}'),
+        (
+            {"role": "user", "name": "team:a", "content": "q"},
+            '1. {"content": "q", "name": "team:a", "role": "user"}',
+        ),
+        ({"role": "tool", "content": "x"}, '1. {"content": "x", "role": "tool"}'),
+        (
+            {"role": "assistant (bot)", "content": ""},
+            '1. {"content": "", "role": "assistant (bot)"}',
+        ),
+        (
+            {"role": "user", "content": "x", "id": "m1"},
+            '1. {"content": "x", "id": "m1", "role": "user"}',
+        ),
+        ({"role": "user", "content": "a\u2028b"}, '1. {"content": "a\\u2028b", "role": "user"}'),
+        (
+            {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"},
+            '1. {"arguments": "{}", "call_id": "c1", "name": "f", "type": "function_call"}',
+        ),
+    ],
+)
+def test_record_forms(item: dict[str, Any], line: str) -> None:
+    """Plain records only where every reader reads them back; JSON otherwise."""
+    text = handoff_codec.dumps([item])
+    assert text.split("\n")[2] == line
+    assert handoff_codec.loads(text) == [item]
+
+
+def test_empty_transcript() -> None:
+    text = handoff_codec.dumps([])
+    assert text.split("\n")[2] == "(no previous turns recorded)"
+    assert handoff_codec.loads(text) == []
+
+
+def test_summarize_is_an_assistant_message() -> None:
+    items = [{"role": "user", "content": "hi"}]
+    assert handoff_codec.summarize(items) == {
+        "role": "assistant",
+        "content": handoff_codec.dumps(items),
+    }
+
+
+def test_items_that_are_not_json_raise_encode_error() -> None:
+    with pytest.raises(handoff_codec.EncodeError, match="item 1"):
+        handoff_codec.dumps(
+            [{"role": "user", "content": "ok"}, {"role": "user", "content": object()}]
+        )
+    with pytest.raises(handoff_codec.EncodeError, match="item 0"):
+        handoff_codec.dumps(["not a mapping"])  # type: ignore[list-item]
