@@ -21,7 +21,7 @@ from typing import Any
 
 from . import _compat
 from ._codec import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START, LEGACY_PREAMBLE, Codec
-from ._errors import DecodeError, EncodeError, ReplayError
+from ._errors import DecodeError, DecodeReason, EncodeError, ReplayError
 
 # Report types live in modules that import pydantic; they load on first use,
 # so `import handoff_codec` stays fast.
@@ -32,7 +32,6 @@ _LAZY: dict[str, str] = {
     "RecoveryKind": "handoff_codec._report",
     "FlattenReport": "handoff_codec._signing",
     "TrustDecision": "handoff_codec._signing",
-    "Reason": "handoff_codec._signing",
 }
 
 __all__ = [
@@ -42,6 +41,7 @@ __all__ = [
     "LEGACY_PREAMBLE",
     "Codec",
     "DecodeError",
+    "DecodeReason",
     "EncodeError",
     "ReplayError",
     "decode",

@@ -2,40 +2,85 @@
 
 from __future__ import annotations
 
-__all__ = ["DecodeError", "EncodeError", "ReplayError"]
+from enum import Enum
+from typing import Any
+
+__all__ = ["DecodeError", "DecodeReason", "EncodeError", "ReplayError"]
+
+
+class DecodeReason(str, Enum):
+    """Why a summary could not be read."""
+
+    SYNTAX = "syntax"  # the text does not follow the grammar
+    NUMBERING = "numbering"  # records not numbered 1, 2, 3, ...
+    JSON = "json"  # a JSON record that is not a JSON object
+    DEPTH = "depth"  # a JSON record nested deeper than max_depth
+    LIMIT = "limit"  # over max_bytes or max_records
+
+    def __str__(self) -> str:
+        return self.value
 
 
 class DecodeError(ValueError):
-    """A summary could not be read.
+    """A summary could not be read, as :class:`json.JSONDecodeError` says where.
 
-    ``line`` and ``column`` are 1-based and count lines as the grammar does:
-    a line ends at ``"\\n"`` only. ``pos`` is the 0-based offset into the text,
-    and ``expected`` names what the reader was looking for.
+    ``DecodeError(msg, doc, pos)``: ``doc`` is the text being read and ``pos``
+    the 0-based offset of the problem in it. ``lineno`` and ``colno`` are
+    1-based and count lines as the grammar does: a line ends at ``"\\n"``
+    only (``line`` and ``column`` are the same numbers). ``expected`` names
+    what the reader was looking for, in words, and ``reason`` says which rule
+    was broken. Instances pickle.
     """
 
     def __init__(
         self,
         msg: str,
-        *,
-        line: int,
-        column: int,
+        doc: str,
         pos: int,
         expected: tuple[str, ...] = (),
+        reason: DecodeReason = DecodeReason.SYNTAX,
     ) -> None:
-        super().__init__(f"{msg} (line {line}, column {column})")
+        pos = max(0, min(pos, len(doc)))
+        lineno = doc.count("\n", 0, pos) + 1
+        colno = pos - doc.rfind("\n", 0, pos)
+        super().__init__(f"{msg} (line {lineno}, column {colno})")
         self.msg = msg
-        self.line = line
-        self.column = column
+        self.doc = doc
         self.pos = pos
-        self.expected = expected
+        self.lineno = lineno
+        self.colno = colno
+        self.expected = tuple(expected)
+        self.reason = DecodeReason(reason)
 
-    @classmethod
-    def at(cls, text: str, pos: int, msg: str, expected: tuple[str, ...] = ()) -> DecodeError:
-        """Build an error for offset ``pos`` of ``text``."""
-        pos = max(0, min(pos, len(text)))
-        line = text.count("\n", 0, pos) + 1
-        column = pos - (text.rfind("\n", 0, pos) + 1) + 1
-        return cls(msg, line=line, column=column, pos=pos, expected=expected)
+    @property
+    def line(self) -> int:
+        """The 1-based line of the problem (``lineno``)."""
+        return self.lineno
+
+    @property
+    def column(self) -> int:
+        """The 1-based column of the problem (``colno``)."""
+        return self.colno
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.msg, self.doc, self.pos, self.expected, self.reason))
+
+
+class ReadFailure(Exception):
+    """A DecodeError raised where the whole text is not at hand.
+
+    ``pos`` is absolute in the text being read; the function that holds the
+    text turns it into a DecodeError with :meth:`at`. Never escapes the package.
+    """
+
+    def __init__(self, msg: str, pos: int, expected: tuple[str, ...],
+                 reason: DecodeReason) -> None:
+        super().__init__(msg)
+        self.msg, self.pos, self.expected, self.reason = msg, pos, expected, reason
+
+    def at(self, doc: str) -> DecodeError:
+        """The DecodeError for ``doc``, the text being read."""
+        return DecodeError(self.msg, doc, self.pos, self.expected, self.reason)
 
 
 class EncodeError(ValueError):
@@ -43,9 +88,16 @@ class EncodeError(ValueError):
 
 
 class ReplayError(ValueError):
-    """An item cannot be converted to a Chat Completions message."""
+    """An item cannot be converted for the target: ``index`` says which."""
 
     def __init__(self, msg: str, *, index: int) -> None:
         super().__init__(f"item {index}: {msg}")
         self.msg = msg
         self.index = index
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_replay_error, (self.msg, self.index))
+
+
+def _replay_error(msg: str, index: int) -> ReplayError:
+    return ReplayError(msg, index=index)

@@ -18,8 +18,8 @@ from lark import Token, Transformer
 from lark.exceptions import UnexpectedInput
 
 from . import _parsers as grammar
-from ._errors import DecodeError
-from ._reader import KNOWN_ROLES, TOO_DEEP, json_object, lark_error, parse_current
+from ._errors import DecodeError, DecodeReason, ReadFailure
+from ._reader import KNOWN_ROLES, json_object, lark_error, parse_current
 from ._report import Decoded, Format, Recovery, RecoveryKind
 
 __all__ = ["parse_lenient"]
@@ -151,12 +151,11 @@ class _Reader:
         if match is None:
             return None
         try:
-            item = json_object(match["json"], _token(head, text), match.start("json"),
-                               self.max_depth)
+            item = json_object(match["json"], head.pos + match.start("json"), self.max_depth)
             self.json = True
             return item
-        except DecodeError as exc:
-            if exc.msg.startswith(TOO_DEEP):
+        except ReadFailure as failure:
+            if failure.reason is DecodeReason.DEPTH:
                 raise
         self.note(head.line, RecoveryKind.NOT_JSON,
                   "starts with '{' but is not JSON; read as a plain record, as the Agents SDK does")
@@ -178,11 +177,6 @@ class _Reader:
                 typed["type"] = item["role"]
                 return typed
         return item
-
-
-def _token(line: _Line, text: str) -> Token:
-    """A Lark token for ``text`` at ``line``, for error positions."""
-    return Token("RECORD", text, start_pos=line.pos, line=line.line, column=1)
 
 
 def _fields(match: Any, content: str) -> Item:
@@ -227,13 +221,16 @@ def parse_lenient(
         reader.note(1, RecoveryKind.LEGACY_PREAMBLE, "the short legacy preamble")
     heads = _record_heads(lines, start, end)
     if lines and (not heads or heads[0] != 0):
-        raise DecodeError.at(text, lines[0].pos, "text before the first record",
-                             ("record 1",))
+        raise DecodeError("text before the first record", text, lines[0].pos, ("record 1",),
+                          DecodeReason.NUMBERING)
     records: list[tuple[_Line, Item]] = []
-    for head, after in pairwise([*heads, len(lines)]):
-        item = reader.record(lines[head], lines[head + 1 : after])
-        if item is not None:
-            records.append((lines[head], item))
+    try:
+        for head, after in pairwise([*heads, len(lines)]):
+            item = reader.record(lines[head], lines[head + 1 : after])
+            if item is not None:
+                records.append((lines[head], item))
+    except ReadFailure as failure:
+        raise failure.at(text) from None
     if reader.spilled or reader.typed:
         form = Format.LEGACY_A
     elif reader.bare or preamble.type == "LEGACY_PREAMBLE":

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 
-from ._errors import DecodeError
+from ._errors import DecodeError, DecodeReason
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
@@ -77,14 +77,13 @@ def check_text(text: str, *, max_bytes: int, max_records: int) -> None:
     """Raise DecodeError if ``text`` is over the byte or record limit."""
     # Every character is 1 to 4 bytes, so most texts need no encoding at all.
     if len(text) > max_bytes or (len(text) * 4 > max_bytes and utf8_size(text) > max_bytes):
-        raise DecodeError.at(
-            text, _byte_offset_to_index(text, max_bytes),
-            f"summary larger than max_bytes={max_bytes} bytes of UTF-8", ("a smaller summary",))
+        raise DecodeError(
+            f"summary larger than max_bytes={max_bytes} bytes of UTF-8", text,
+            _byte_offset_to_index(text, max_bytes), ("a smaller summary",), DecodeReason.LIMIT)
     # A body of at most max_records lines cannot hold more records.
     if text.count("\n") <= max_records + 2:
         return
     for count, match in enumerate(_NUMBERED_LINE.finditer(text), 1):
         if count > max_records:
-            raise DecodeError.at(text, match.start(),
-                                 f"more than max_records={max_records} records",
-                                 ("fewer records",))
+            raise DecodeError(f"more than max_records={max_records} records", text,
+                              match.start(), ("fewer records",), DecodeReason.LIMIT)

@@ -17,11 +17,9 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from . import _limits as limits
 from . import _parsers as grammar
-from ._errors import DecodeError
+from ._errors import DecodeError, DecodeReason, ReadFailure
 
-__all__ = ["KNOWN_ROLES", "TOO_DEEP", "json_object", "lark_error", "parse_current", "parse_strict"]
-
-TOO_DEEP = "JSON record nested too deeply"
+__all__ = ["KNOWN_ROLES", "json_object", "lark_error", "parse_current", "parse_strict"]
 
 # What each terminal means to a reader of an error message.
 _DESCRIPTIONS = {
@@ -55,34 +53,34 @@ def _loads(text: str) -> Any:
     return value
 
 
-def json_object(text: str, token: Token, offset: int, max_depth: int) -> dict[str, Any]:
-    """Decode the JSON object that starts ``offset`` characters into ``token``."""
+def json_object(text: str, pos: int, max_depth: int) -> dict[str, Any]:
+    """Decode the JSON object ``text``, found at offset ``pos`` of the summary.
+
+    Raises ReadFailure with an absolute position: reason ``depth`` past
+    ``max_depth`` levels, ``json`` for anything that is not a JSON object.
+    """
     deep = limits.depth_exceeded_at(text, max_depth)
     if deep is not None:
-        raise _json_error(RecursionError(), token, offset + deep, max_depth)
+        raise ReadFailure(f"JSON record nested too deeply: more than max_depth={max_depth} "
+                          "levels", pos + deep, _JSON_EXPECTED, DecodeReason.DEPTH)
     try:
         value = _loads(text)
-    except (ValueError, RecursionError) as exc:  # ValueError: an int over the digit limit
-        raise _json_error(exc, token, offset, max_depth) from None
+    except json.JSONDecodeError as exc:
+        raise ReadFailure(f"invalid JSON record: {exc.msg}", pos + exc.pos, _JSON_EXPECTED,
+                          DecodeReason.JSON) from None
+    except RecursionError:  # a max_depth above what the json module can nest
+        raise ReadFailure(f"JSON record nested too deeply: more than max_depth={max_depth} "
+                          "levels", pos, _JSON_EXPECTED, DecodeReason.DEPTH) from None
+    except ValueError as exc:  # an int over the digit limit
+        raise ReadFailure(f"invalid JSON record: {exc}", pos, _JSON_EXPECTED,
+                          DecodeReason.JSON) from None
     if type(value) is not dict:
-        raise _json_error(None, token, offset, max_depth)
+        raise ReadFailure("a JSON record must be an object", pos, _JSON_EXPECTED,
+                          DecodeReason.JSON)
     return value
 
 
-def _json_error(
-    exc: Exception | None, token: Token, offset: int, max_depth: int
-) -> DecodeError:
-    """The DecodeError for a JSON object at ``offset`` into ``token``."""
-    shift = exc.pos if isinstance(exc, json.JSONDecodeError) else 0
-    if isinstance(exc, json.JSONDecodeError):
-        msg = f"invalid JSON record: {exc.msg}"
-    elif isinstance(exc, ValueError):
-        msg = f"invalid JSON record: {exc}"
-    elif isinstance(exc, RecursionError):
-        msg = f"{TOO_DEEP}: more than max_depth={max_depth} levels"
-    else:
-        msg = "a JSON record must be an object"
-    return _position(token, offset + shift, msg, ("a JSON object",))
+_JSON_EXPECTED = ("a JSON object",)
 
 
 KNOWN_ROLES = frozenset({"user", "assistant", "system", "developer"})
@@ -120,7 +118,7 @@ class _Strict(Transformer[Token, list[dict[str, Any]]]):
         items = _Items()
         append = items.append
         for run in runs:
-            text, pos, end = str(run), 0, len(run)
+            text, pos, end, start = str(run), 0, len(run), run.start_pos or 0
             while pos < end:
                 match = plain(text, pos)
                 if match is not None:
@@ -135,22 +133,13 @@ class _Strict(Transformer[Token, list[dict[str, Any]]]):
                     match = json_record(text, pos)
                     assert match is not None  # the lexer matched one of the two here
                     index = match["json_index"]
-                    append(json_object(match["json"], run, match.start("json"), self.max_depth))
+                    append(json_object(match["json"], start + match.start("json"),
+                                       self.max_depth))
                 if index != str(len(items)):
-                    raise _position(run, pos, f"record number {index!r} out of sequence",
-                                    (f"record {len(items)}",))
+                    raise ReadFailure(f"record number {index!r} out of sequence", start + pos,
+                                      (f"record {len(items)}",), DecodeReason.NUMBERING)
                 pos = match.end()
         return items
-
-
-def _position(run: Token, offset: int, msg: str, expected: tuple[str, ...]) -> DecodeError:
-    """A DecodeError ``offset`` characters into the token ``run``."""
-    text = str(run)
-    line = (run.line or 1) + text.count("\n", 0, offset)
-    first_line = "\n" not in text[:offset]
-    column = (run.column or 1) + offset if first_line else offset - text.rfind("\n", 0, offset)
-    return DecodeError(msg, line=line, column=column, pos=(run.start_pos or 0) + offset,
-                       expected=expected)
 
 
 @functools.cache
@@ -182,7 +171,7 @@ def lark_error(text: str, exc: UnexpectedInput) -> DecodeError:
     if pos is None or pos < 0 or at_end:
         pos = len(text)
     message = f"{what}; expected {' or '.join(expected)}" if expected else what
-    return DecodeError.at(text, pos, message, expected)
+    return DecodeError(message, text, pos, expected, DecodeReason.SYNTAX)
 
 
 def parse_strict(
@@ -199,4 +188,6 @@ def parse_current(text: str, literals: tuple[tuple[str, str], ...], max_depth: i
         result = cast(_Items, lark_parser.parse(text))
     except UnexpectedInput as exc:
         raise lark_error(text, exc) from None
+    except ReadFailure as failure:
+        raise failure.at(text) from None
     return result

@@ -73,3 +73,39 @@ def test_lenient_rejects_text_before_the_first_record() -> None:
 def test_not_a_str_is_a_type_error() -> None:
     with pytest.raises(TypeError):
         handoff_codec.loads(b"bytes")  # type: ignore[arg-type]
+
+
+# One summary per reason, each read by the reader that raises it.
+_BY_REASON = {
+    "syntax": ("1. user: hi", {}),
+    "numbering": ("1. user: a\n3. user: b", {"strict": True}),
+    "json": ("1. {not json}", {"strict": True}),
+    "depth": ('1. {"a": ' + "[" * 300 + "]" * 300 + "}", {}),
+    "limit": ("1. user: " + "x" * 200, {}),
+}
+
+
+@pytest.mark.parametrize("reason", sorted(_BY_REASON))
+def test_every_reason_pickles_and_keeps_its_position(reason: str) -> None:
+    import pickle
+
+    body, options = _BY_REASON[reason]
+    text = body if reason == "syntax" else "\n".join(
+        (DEFAULT_PREAMBLE, DEFAULT_START, body, DEFAULT_END))
+    codec = handoff_codec.Codec(max_bytes=150) if reason == "limit" else handoff_codec.default_codec
+    with pytest.raises(DecodeError) as caught:
+        codec.loads(text, **options)
+    err = caught.value
+    assert err.reason == reason
+    again = pickle.loads(pickle.dumps(err))
+    assert type(again) is DecodeError
+    assert (again.msg, again.doc, again.pos, again.lineno, again.colno, again.expected,
+            again.reason, str(again)) == (err.msg, err.doc, err.pos, err.lineno, err.colno,
+                                          err.expected, err.reason, str(err))
+
+
+def test_position_is_derived_as_json_does() -> None:
+    err = DecodeError("bad", "ab\ncd\nef", 4)
+    assert (err.lineno, err.colno, err.line, err.column) == (2, 2, 2, 2)
+    assert str(err) == "bad (line 2, column 2)"
+    assert err.reason == "syntax"
