@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import handoff_codec
 from handoff_codec import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START, DecodeError
+from tests.support.profiles import examples
 from tests.support.strategies import texts
 
 ENVELOPE = f"{DEFAULT_PREAMBLE}\n{DEFAULT_START}\n{{}}\n{DEFAULT_END}"
@@ -32,13 +33,13 @@ def assert_reads_or_points_inside(text: str, strict: bool) -> None:
         assert isinstance(result, list)
 
 
-@settings(max_examples=500, deadline=None)
+@examples(500)
 @given(st.one_of(texts, line_soup), st.booleans())
 def test_arbitrary_text(text: str, strict: bool) -> None:
     assert_reads_or_points_inside(text, strict)
 
 
-@settings(max_examples=1000, deadline=None)
+@examples(1000)
 @given(line_soup, st.booleans())
 def test_arbitrary_body_in_a_valid_envelope(body: str, strict: bool) -> None:
     assert_reads_or_points_inside(ENVELOPE.format(body), strict)

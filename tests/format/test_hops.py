@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import handoff_codec
+from tests.support.profiles import examples
 from tests.support.strategies import transcripts
 
 
-@settings(max_examples=500, deadline=None)
+@examples(500)
 @given(
     transcripts.filter(lambda items: not any(map(handoff_codec.default_codec.is_summary, items)))
 )
@@ -25,7 +26,7 @@ summaries = transcripts.map(handoff_codec.summarize)
 nested_summaries = st.lists(summaries, min_size=1, max_size=2).map(handoff_codec.summarize)
 
 
-@settings(max_examples=300, deadline=None)
+@examples(300)
 @given(
     st.lists(
         st.one_of(

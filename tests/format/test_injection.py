@@ -9,10 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import handoff_codec
+from tests.support.profiles import examples
 from tests.support.sdk import sdk_read, sdk_summarize
 from tests.support.strategies import roles, texts
 
@@ -114,7 +115,7 @@ def test_deeply_nested_json_record_is_a_decode_error() -> None:
             handoff_codec.loads(text, strict=strict)
 
 
-@settings(max_examples=300, deadline=None)
+@examples(300)
 @given(
     st.lists(
         st.fixed_dictionaries({"role": roles, "content": texts}, optional={"name": texts}),

@@ -6,13 +6,14 @@ import copy
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 
 import handoff_codec
+from tests.support.profiles import examples
 from tests.support.strategies import transcripts
 
 
-@settings(max_examples=2000, deadline=None)
+@examples(2000)
 @given(transcripts)
 def test_loads_dumps_round_trip(items: list[dict[str, Any]]) -> None:
     text = handoff_codec.dumps(items)
@@ -20,7 +21,7 @@ def test_loads_dumps_round_trip(items: list[dict[str, Any]]) -> None:
     assert handoff_codec.loads(text, strict=True) == items
 
 
-@settings(max_examples=300, deadline=None)
+@examples(300)
 @given(transcripts)
 def test_output_is_deterministic_and_leaves_input_alone(items: list[dict[str, Any]]) -> None:
     before = copy.deepcopy(items)
@@ -31,7 +32,7 @@ def test_output_is_deterministic_and_leaves_input_alone(items: list[dict[str, An
     assert handoff_codec.dumps([dict(reversed(item.items())) for item in items]) == text
 
 
-@settings(max_examples=300, deadline=None)
+@examples(300)
 @given(transcripts)
 def test_every_line_break_is_escaped(items: list[dict[str, Any]]) -> None:
     text = handoff_codec.dumps(items)

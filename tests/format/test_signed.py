@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from handoff_codec import Codec
 from handoff_codec._signing import Reason, split_signature
+from tests.support.profiles import examples
 from tests.support.sdk import sdk_read
 
 KEY, OLD_KEY, OTHER = b"k" * 32, b"o" * 32, b"x" * 32
@@ -60,7 +61,7 @@ def test_every_one_byte_change_breaks_the_signature() -> None:
             assert report.items == [message]
 
 
-@settings(max_examples=50, deadline=None)
+@examples(50)
 @given(st.data())
 def test_one_byte_change_in_records_is_rejected(data: st.DataObject) -> None:
     codec = Codec(key=KEY)

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from hypothesis import assume, given, settings
+from hypothesis import assume, given
 
 import handoff_codec
+from tests.support.profiles import examples
 from tests.support.sdk import sdk_flatten, sdk_read, sdk_summarize
 from tests.support.strategies import messages, transcripts, without_sdk_stripped_keys
 
 
-@settings(max_examples=2000, deadline=None)
+@examples(2000)
 @given(transcripts.filter(without_sdk_stripped_keys))
 def test_sdk_reader_reads_our_summaries_exactly(items: list[dict[str, Any]]) -> None:
     """The SDK flattens every summary with its own reader before any mapper runs."""
@@ -20,7 +21,7 @@ def test_sdk_reader_reads_our_summaries_exactly(items: list[dict[str, Any]]) -> 
     assert sdk_flatten([message]) == items
 
 
-@settings(max_examples=2000, deadline=None)
+@examples(2000)
 @given(transcripts.filter(without_sdk_stripped_keys))
 def test_we_read_whatever_the_sdk_reads_back(items: list[dict[str, Any]]) -> None:
     """Wherever the SDK recovers L from its own summary, flatten recovers L too."""
@@ -29,7 +30,7 @@ def test_we_read_whatever_the_sdk_reads_back(items: list[dict[str, Any]]) -> Non
     assert handoff_codec.flatten([message]) == items
 
 
-@settings(max_examples=500, deadline=None)
+@examples(500)
 @given(messages(extra=False))
 def test_strict_reads_every_sdk_summary_of_messages(item: dict[str, Any]) -> None:
     """Strict mode reads every single-line record the SDK (>= 0.20) writes, one turn each.

@@ -47,6 +47,7 @@ from hypothesis import strategies as st
 import handoff_codec
 from handoff_codec import ReplayError
 from handoff_codec.replay import to_chat_messages, validate
+from tests.support.profiles import examples
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 # Error codes of validate() for rules that the SDK converter does not check.
@@ -199,13 +200,13 @@ TURN = st.one_of(
 )
 
 
-@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(examples(500), suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(ITEM, max_size=6))
 def test_matches_sdk_on_arbitrary_items(items: list[dict[str, Any]]) -> None:
     check_against_sdk(items)
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(examples(400), suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(TURN, max_size=5).map(lambda turns: [i for turn in turns for i in turn]))
 def test_matches_sdk_on_conversations(items: list[dict[str, Any]]) -> None:
     check_against_sdk(items)
