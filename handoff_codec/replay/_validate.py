@@ -12,16 +12,19 @@ import functools
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, computed_field
+from pydantic import BaseModel, Field, TypeAdapter, ValidationError, computed_field
 
 from ._chat import ROLES, Piece, Unconvertible, assemble, is_easy_message, piece_of
+from ._problems import Problem
 from ._profiles import (
+    SAME,
     TEXT_PART_TYPES,
     Profile,
     check_placeholder,
     content_problems,
     copy_fixed,
     fill_for,
+    fixed_content,
     profile_for,
     rejects_text,
 )
@@ -30,20 +33,6 @@ if TYPE_CHECKING:
     from openai.types.chat import ChatCompletionMessageParam
 
 __all__ = ["Problem", "ValidationReport", "replayable", "validate"]
-
-Severity = Literal["error", "warning", "info"]
-
-
-class Problem(BaseModel):
-    """One finding. ``index`` is the position of the item it concerns (None: all)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    index: int | None
-    code: str
-    message: str
-    severity: Severity = "error"
-
 
 class ValidationReport(BaseModel):
     """The messages the items convert to, and every problem found on the way."""
@@ -196,8 +185,9 @@ def _fixed_item(item: Any, profile: Profile, names: str, filler: str) -> dict[st
         return None
     kind = item.get("type")
     if kind == "function_call_output":
-        output = _fixed_content(item.get("output"), profile, "tool", filler, "input_text")
-        return None if output is _SAME else {**item, "output": output}
+        output = fixed_content(item.get("output"), lambda text: rejects_text(profile, "tool", text),
+                               fill_for(profile, "tool", filler), keep_empty_list=True)
+        return None if output is SAME else {**item, "output": output}
     role = item.get("role")
     if role not in ROLES or kind not in (None, "message"):
         return None
@@ -207,9 +197,12 @@ def _fixed_item(item: Any, profile: Profile, names: str, filler: str) -> dict[st
     name = item.get("name")
     if names == "inline" and isinstance(name, str) and name:
         content = _inlined(content, f"[{name}] ", part_type)
-    fixed_content = _fixed_content(content, profile, role, filler, part_type, as_parts=as_parts)
-    if fixed_content is not _SAME:
-        content = fixed_content
+    if as_parts and not content:
+        content = []  # the converter reads None and "" as no parts: no text at all
+    new = fixed_content(content, lambda text: rejects_text(profile, role, text),
+                        fill_for(profile, role, filler), part_type=part_type if as_parts else None)
+    if new is not SAME:
+        content = [{"type": part_type, "text": new}] if as_parts and isinstance(new, str) else new
     if content is item.get("content") and "content" in item and "name" not in item:
         return None
     fixed = {**item, "content": content}
@@ -218,33 +211,6 @@ def _fixed_item(item: Any, profile: Profile, names: str, filler: str) -> dict[st
         if names == "drop" and not is_easy_message(fixed):
             fixed["name"] = name  # the converter accepts (and ignores) it here
     return None if fixed == item else fixed
-
-
-_SAME: Any = object()
-
-
-def _fixed_content(content: Any, profile: Profile, role: str, filler: str, part_type: str,
-                   *, as_parts: bool = False) -> Any:
-    """Fixed content, or ``_SAME``. ``as_parts``: the content must stay a list of parts."""
-
-    def filled(text: str) -> Any:
-        return [{"type": part_type, "text": text}] if as_parts else text
-
-    if content is None:
-        return filled(fill_for(profile, role, filler))
-    if isinstance(content, str):
-        return filled(filler) if rejects_text(profile, role, content) else _SAME
-    if not isinstance(content, list):
-        return _SAME
-    if not content:  # an empty list; a tool output of [] converts to a placeholder
-        return _SAME if role == "tool" else filled(fill_for(profile, role, filler))
-    kept = [part for part in content
-            if not (isinstance(part, Mapping) and part.get("type") in TEXT_PART_TYPES
-                    and isinstance(part.get("text"), str)
-                    and rejects_text(profile, role, part["text"]))]
-    if len(kept) == len(content):
-        return _SAME
-    return kept or filled(filler)
 
 
 def _inlined(content: Any, prefix: str, part_type: str) -> Any:
