@@ -165,7 +165,7 @@ def piece_of(item: Any) -> Piece:
 
 def _message(item: Mapping[str, Any], kind: Any) -> Piece:
     """A message item (``type`` "message" or absent), as the SDK's converter reads it."""
-    role = item.get("role")
+    role: str = item.get("role")  # type: ignore[assignment]  # a known role where it is used
     if is_easy_message(item) or (kind == "message" and role in ("user", "system", "developer")):
         if "content" not in item:
             raise Unconvertible("missing-field", f"{role} message without 'content'")

@@ -40,6 +40,7 @@ class ValidationReport(BaseModel):
     target: str
     messages: list[dict[str, Any]] = Field(default_factory=list)
     problems: list[Problem] = Field(default_factory=list)
+    checked_with: str = "openai.types.chat.ChatCompletionMessageParam"
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -67,6 +68,11 @@ def validate(items: str | Iterable[Mapping[str, Any]], *, target: str = "chat_co
 
     Targets: ``chat_completions`` (OpenAI), ``anthropic``, ``bedrock``,
     ``gemini``, ``mistral``. The report is ``ok`` when no problem is an error.
+    For ``anthropic``, ``gemini`` and ``bedrock``, when that provider's SDK
+    is installed, the items are also converted to its native request
+    (:func:`~handoff_codec.replay.to_provider`) and checked against its own
+    types; otherwise the provider table's rules stand alone.
+    ``report.checked_with`` names the types used, or says ``rules``.
     """
     profile = profile_for(target)
     items = [{"role": "user", "content": items}] if isinstance(items, str) else list(items)
@@ -85,38 +91,42 @@ def validate(items: str | Iterable[Mapping[str, Any]], *, target: str = "chat_co
         return ValidationReport(target=target, problems=problems)
     messages, origins = assemble(pieces)
     problems.extend(_message_problems(messages, origins, items, profile))
+    checked_with = "openai.types.chat.ChatCompletionMessageParam"
+    if target in ("anthropic", "gemini", "bedrock"):
+        checked_with = _native_check(items, target, problems)
     problems.sort(key=lambda problem: -1 if problem.index is None else problem.index)
-    return ValidationReport(target=target, messages=messages, problems=problems)
+    return ValidationReport(target=target, messages=messages, problems=problems,
+                            checked_with=checked_with)
+
+
+def _native_check(items: list[Any], target: str, problems: list[Problem]) -> str:
+    """Convert to ``target``'s own request and check it with the SDK's types, if installed."""
+    from .._errors import ReplayError
+    from ._native import convert, sdk_installed
+    from ._provider import dialect_for
+
+    dialect = dialect_for(target)
+    assert dialect is not None
+    if not sdk_installed(dialect.sdk):
+        return "rules"
+    if not any(problem.severity == "error" for problem in problems):
+        try:
+            convert(items, dialect)
+        except ReplayError as exc:
+            problems.append(Problem(index=exc.index, code="native", message=exc.msg))
+    return dialect.schema
 
 
 def _message_problems(messages: list[dict[str, Any]], origins: list[int],
                       items: list[Any], profile: Profile) -> list[Problem]:
     problems: list[Problem] = []
-    call_origin = {item.get("call_id"): index for index, item in enumerate(items)
-                   if item.get("type") == "function_call"}
-    calls: dict[Any, int] = {}  # tool call id -> item index, in order
-    answered: set[Any] = set()
     for message, origin in zip(messages, origins, strict=True):
         schema = _schema_error(message)
         if schema:
             problems.append(Problem(index=origin, code="schema", message=schema))
         problems.extend(Problem(index=origin, code=code, message=text, severity=severity)
                         for code, text, severity in content_problems(message, profile))
-        for call in message.get("tool_calls") or ():
-            call_id = call.get("id")
-            calls.setdefault(call_id, call_origin.get(call_id, origin))
-        if message.get("role") == "tool":
-            call_id = message.get("tool_call_id")
-            if call_id not in calls:
-                problems.append(Problem(
-                    index=origin, code="orphan-tool-output",
-                    message=f"tool output {call_id!r} answers no earlier tool call"))
-            else:
-                answered.add(call_id)
-    for call_id, origin in calls.items():
-        if call_id not in answered:
-            problems.append(Problem(index=origin, code="unanswered-tool-call",
-                                    message=f"tool call {call_id!r} has no tool output"))
+    problems.extend(tool_call_problems(messages, origins, items))
     if not messages:
         problems.append(Problem(index=None, code="no-messages", severity="warning",
                                 message="no messages: a request needs at least one"))
@@ -125,6 +135,51 @@ def _message_problems(messages: list[dict[str, Any]], origins: list[int],
         problems.append(Problem(index=None, code="no-contents", severity="warning",
                                 message=f"{profile.provider} needs a message that is not "
                                         "a system or developer message"))
+    return problems
+
+
+def tool_call_problems(messages: Sequence[Mapping[str, Any]], origins: Sequence[int],
+                       items: Sequence[Any]) -> list[Problem]:
+    """Every tool call answered by the tool messages right after it, and only those.
+
+    Chat Completions: "An assistant message with 'tool_calls' must be followed
+    by tool messages responding to each 'tool_call_id'"
+    (https://github.com/BerriAI/litellm/issues/10083); Anthropic, Gemini and
+    Bedrock need the answers in the next turn too.
+    """
+    call_origin = {item.get("call_id"): index for index, item in enumerate(items)
+                   if isinstance(item, Mapping) and item.get("type") == "function_call"}
+    calls: dict[Any, int] = {}  # tool call id -> item index, in order
+    answered: set[Any] = set()
+    waiting: dict[Any, int] = {}  # calls of the last assistant message not answered yet
+    late: set[Any] = set()
+    problems: list[Problem] = []
+    for message, origin in zip(messages, origins, strict=True):
+        if message.get("role") == "tool":
+            call_id = message.get("tool_call_id")
+            if call_id not in calls:
+                problems.append(Problem(
+                    index=origin, code="orphan-tool-output",
+                    message=f"tool output {call_id!r} answers no earlier tool call"))
+            else:
+                answered.add(call_id)
+                waiting.pop(call_id, None)
+            continue
+        late.update(waiting)
+        waiting = {}
+        for call in message.get("tool_calls") or ():
+            call_id = call.get("id")
+            calls.setdefault(call_id, call_origin.get(call_id, origin))
+            waiting[call_id] = calls[call_id]
+    for call_id, origin in calls.items():
+        if call_id not in answered:
+            problems.append(Problem(index=origin, code="unanswered-tool-call",
+                                    message=f"tool call {call_id!r} has no tool output"))
+        elif call_id in late:
+            problems.append(Problem(
+                index=origin, code="tool-call-answered-late",
+                message=f"tool call {call_id!r} is answered after another message; its "
+                        "output must come in the tool messages right after the call"))
     return problems
 
 
