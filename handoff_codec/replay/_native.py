@@ -244,6 +244,7 @@ def convert(items: str | Iterable[Mapping[str, Any]], dialect: Dialect, *,
             index = turns[position].origin if position is not None else 0
             raise ReplayError(f"the {dialect.provider} request does not validate against "
                               f"{dialect.schema}: {error}", index=index)
+    run.notes.sort(key=lambda note: -1 if note.index is None else note.index)
     return Conversion(target=dialect.target, request=request, notes=run.notes,
                       checked_with=checked_with)
 
