@@ -145,7 +145,9 @@ def tool_call_problems(messages: Sequence[Mapping[str, Any]], origins: Sequence[
     Chat Completions: "An assistant message with 'tool_calls' must be followed
     by tool messages responding to each 'tool_call_id'"
     (https://github.com/BerriAI/litellm/issues/10083); Anthropic, Gemini and
-    Bedrock need the answers in the next turn too.
+    Bedrock need the answers in the next turn too. Call ids are unique, and
+    each is answered once: "`tool_use` ids must be unique"
+    (https://github.com/anthropics/claude-code/issues/20901).
     """
     call_origin = {item.get("call_id"): index for index, item in enumerate(items)
                    if isinstance(item, Mapping) and item.get("type") == "function_call"}
@@ -154,6 +156,14 @@ def tool_call_problems(messages: Sequence[Mapping[str, Any]], origins: Sequence[
     waiting: dict[Any, int] = {}  # calls of the last assistant message not answered yet
     late: set[Any] = set()
     problems: list[Problem] = []
+    seen: set[Any] = set()
+    for index, item in enumerate(items):
+        if isinstance(item, Mapping) and item.get("type") == "function_call":
+            if item.get("call_id") in seen:
+                problems.append(Problem(index=index, code="duplicate-tool-call-id",
+                                        message=f"tool call id {item.get('call_id')!r} "
+                                                "is used by an earlier call"))
+            seen.add(item.get("call_id"))
     for message, origin in zip(messages, origins, strict=True):
         if message.get("role") == "tool":
             call_id = message.get("tool_call_id")
@@ -161,6 +171,10 @@ def tool_call_problems(messages: Sequence[Mapping[str, Any]], origins: Sequence[
                 problems.append(Problem(
                     index=origin, code="orphan-tool-output",
                     message=f"tool output {call_id!r} answers no earlier tool call"))
+            elif call_id in answered:
+                problems.append(Problem(
+                    index=origin, code="duplicate-tool-output",
+                    message=f"tool call {call_id!r} is answered more than once"))
             else:
                 answered.add(call_id)
                 waiting.pop(call_id, None)

@@ -119,3 +119,57 @@ TURN = st.one_of(
 ITEM_LISTS = st.lists(ITEM, max_size=6)
 # Mostly valid conversations, flattened.
 conversations = st.lists(TURN, max_size=5).map(lambda turns: [i for turn in turns for i in turn])
+
+# ---------------------------------------------------------------- accepted conversations
+# Conversations built to pass validate(target="chat_completions"): every role, empty and
+# blank text, media parts, reasoning items, system messages mid-conversation, runs of one
+# role and conversations that start with the assistant.
+PNG_URL = "data:image/png;base64,iVBORw0KGgo="
+MEDIA_PARTS = st.sampled_from([
+    {"type": "input_image", "image_url": PNG_URL},
+    {"type": "input_image", "image_url": "https://x/a.png", "detail": "low"},
+    {"type": "input_file", "file_data": "data:application/pdf;base64,JVBERi0=",
+     "filename": "r.pdf"},
+    {"type": "input_file", "file_data": "aGVsbG8=", "filename": "notes.txt"},
+    {"type": "input_audio", "input_audio": {"data": "AAA=", "format": "wav"}},
+])
+INPUT_TEXT = st.builds(lambda t: {"type": "input_text", "text": t}, TEXTS)
+
+
+@st.composite
+def _message_turn(draw: st.DrawFn) -> list[dict[str, Any]]:
+    role = draw(st.sampled_from(["user", "user", "assistant", "system", "developer"]))
+    if draw(st.booleans()):
+        content: Any = draw(TEXTS)
+    else:
+        parts = st.one_of(INPUT_TEXT, MEDIA_PARTS) if role == "user" else INPUT_TEXT
+        content = draw(st.lists(parts, min_size=1, max_size=3))
+    return [{"role": role, "content": content}]
+
+
+_OUTPUT_TURN = st.builds(
+    lambda texts: [{"type": "message", "role": "assistant", "id": "msg",
+                    "content": [{"type": "output_text", "text": t} for t in texts]}],
+    st.lists(TEXTS, min_size=1, max_size=2))
+
+
+@st.composite
+def _tool_round(draw: st.DrawFn) -> list[dict[str, Any]]:
+    ids = draw(st.lists(st.sampled_from(["c1", "c2", "c3", "call:4"]), min_size=1, max_size=3,
+                        unique=True))
+    prefix = [f"r{draw(st.integers(0, 99))}-" + i for i in ids]  # unique across rounds
+    outputs = st.one_of(TEXTS, st.lists(st.one_of(INPUT_TEXT, st.just(
+        {"type": "input_image", "image_url": PNG_URL})), max_size=2))
+    return [
+        *({"type": "function_call", "call_id": i, "name": "lookup",
+           "arguments": draw(st.sampled_from(["", "{}", '{"q": 1}']))} for i in prefix),
+        *({"type": "function_call_output", "call_id": i, "output": draw(outputs)}
+          for i in prefix),
+    ]
+
+
+_REASONING = st.just([{"type": "reasoning", "id": "rs",
+                       "summary": [{"type": "summary_text", "text": "thinking"}]}])
+accepted_conversations = st.lists(
+    st.one_of(_message_turn(), _OUTPUT_TURN, _tool_round(), _REASONING), max_size=7,
+).map(lambda turns: [item for turn in turns for item in turn])
