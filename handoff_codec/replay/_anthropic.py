@@ -83,16 +83,6 @@ class Anthropic(Dialect):
             block["content"] = content
         return [block]
 
-    def message(self, role: str, blocks: list[dict[str, Any]]) -> dict[str, Any]:
-        return {"role": role, "content": blocks}
-
-    def request(self, system: list[str], messages: list[dict[str, Any]]) -> dict[str, Any]:
-        body: dict[str, Any] = {}
-        if system:
-            body["system"] = [self.text(text) for text in system]
-        body["messages"] = messages
-        return body
-
     def schema_errors(self, request: Mapping[str, Any]) -> list[tuple[int | None, str]]:
         errors: list[tuple[int | None, str]] = []
         for position, message in enumerate(request["messages"]):

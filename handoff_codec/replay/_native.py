@@ -106,10 +106,16 @@ class Dialect:
         raise NotImplementedError
 
     def message(self, role: str, blocks: list[dict[str, Any]]) -> dict[str, Any]:
-        raise NotImplementedError
+        """One turn; Anthropic and Bedrock spell it ``{"role", "content"}``."""
+        return {"role": role, "content": blocks}
 
     def request(self, system: list[str], messages: list[dict[str, Any]]) -> dict[str, Any]:
-        raise NotImplementedError
+        """The body; Anthropic and Bedrock take ``system`` text blocks and ``messages``."""
+        body: dict[str, Any] = {}
+        if system:
+            body["system"] = [self.text(text) for text in system]
+        body["messages"] = messages
+        return body
 
     def schema_errors(self, request: Mapping[str, Any]) -> list[tuple[int | None, str]]:
         """(message position or None for the system prompt, error) per invalid part."""
