@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from .._errors import ReplayError
 from ._chat import Message, Unconvertible, _content, assemble, piece_of
 from ._placeholders import DEFAULT_PLACEHOLDER
-from ._problems import Problem
+from ._problems import Problem, Severity
 from ._validate import tool_call_problems
 
 __all__ = ["Conversion", "Dialect", "Unmappable", "convert", "data_url", "first_error",
@@ -191,9 +191,8 @@ class _Run:
     ids: dict[str, str] = field(default_factory=dict)
 
     def note(self, index: int | None, code: str, message: str,
-             severity: str = "info") -> None:
-        self.notes.append(Problem(index=index, code=code, message=message,
-                                  severity=severity))  # type: ignore[arg-type]
+             severity: Severity = "info") -> None:
+        self.notes.append(Problem(index=index, code=code, message=message, severity=severity))
 
     def tool_id(self, call_id: str, index: int) -> str:
         """``call_id`` as the API accepts it; a rewrite is reported once."""
@@ -238,8 +237,10 @@ def convert(items: str | Iterable[Mapping[str, Any]], dialect: Dialect, *,
                              for code, message in piece.notes)
         pieces.append(piece)
     messages, origins = assemble(pieces)
-    for problem in tool_call_problems(messages, origins, listed):
-        raise ReplayError(problem.message, index=problem.index or 0)
+    pairing = tool_call_problems(messages, origins, listed)
+    if pairing:
+        first = min(pairing, key=lambda problem: problem.index or 0)
+        raise ReplayError(first.message, index=first.index or 0)
     system, turns = _turns(run, messages, origins)
     native = [dialect.message(turn.role, turn.blocks) for turn in turns]
     request = dialect.request(system, native)
