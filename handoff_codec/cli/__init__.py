@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 __all__ = ["main"]
 
-COMMANDS = ("encode", "decode", "validate", "migrate")
+COMMANDS = ("encode", "decode", "validate", "migrate", "replay")
 
 
 class CliError(Exception):

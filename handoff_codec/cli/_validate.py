@@ -27,7 +27,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     from ..replay._validate import validate
-
     items = read_items(args.file)
     report = validate(items, target=args.target)
     if args.json:

@@ -3,9 +3,19 @@
     >>> from handoff_codec import replay
     >>> replay.validate([{"role": "user", "content": "hi"}], target="anthropic").ok
     True
+    >>> replay.to_provider([{"role": "user", "content": "hi"}], "anthropic").request
+    {'messages': [{'role': 'user', 'content': [{'type': 'text', 'text': 'hi'}]}]}
 
-Converting and validating import pydantic and openai, on first use;
-``handoff_codec.replay.empty`` (empty-turn signals) imports neither.
+* ``to_provider(items, target)``: the native request body for ``anthropic``,
+  ``gemini``, ``bedrock`` or ``chat_completions``, with notes on every merge;
+* ``validate``/``replayable``: check, and minimally fix, items for a target;
+* ``sanitize``: fix outgoing Chat Completions messages;
+* ``restore_empty``: turn known empty-turn placeholders back into empty turns
+  (``PLACEHOLDERS`` lists them with their sources);
+* ``empty``: empty-turn signals (a leaked placeholder, a silent 0-token turn).
+
+Nothing here imports a provider SDK until a conversion checks its types;
+``restore_empty`` and ``empty`` import neither pydantic nor openai.
 """
 
 from __future__ import annotations
@@ -16,28 +26,56 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from . import empty
     from ._chat import to_chat_messages
+    from ._native import Conversion
+    from ._placeholders import (
+        PLACEHOLDERS,
+        Placeholder,
+        RestoreReport,
+        restore_empty,
+        restore_empty_report,
+    )
+    from ._problems import Problem, Severity
     from ._profiles import TARGETS, sanitize
-    from ._validate import Problem, ValidationReport, replayable, validate
+    from ._provider import PROVIDERS, to_provider
+    from ._validate import ValidationReport, replayable, validate
 
 _LAZY = {
     "empty": "handoff_codec.replay.empty",
     "to_chat_messages": "handoff_codec.replay._chat",
     "TARGETS": "handoff_codec.replay._profiles",
     "sanitize": "handoff_codec.replay._profiles",
-    "Problem": "handoff_codec.replay._validate",
+    "Problem": "handoff_codec.replay._problems",
+    "Severity": "handoff_codec.replay._problems",
+    "Conversion": "handoff_codec.replay._native",
+    "PLACEHOLDERS": "handoff_codec.replay._placeholders",
+    "Placeholder": "handoff_codec.replay._placeholders",
+    "RestoreReport": "handoff_codec.replay._placeholders",
+    "restore_empty": "handoff_codec.replay._placeholders",
+    "restore_empty_report": "handoff_codec.replay._placeholders",
+    "PROVIDERS": "handoff_codec.replay._provider",
+    "to_provider": "handoff_codec.replay._provider",
     "ValidationReport": "handoff_codec.replay._validate",
     "replayable": "handoff_codec.replay._validate",
     "validate": "handoff_codec.replay._validate",
 }
 
 __all__ = [
+    "PLACEHOLDERS",
+    "PROVIDERS",
     "TARGETS",
+    "Conversion",
+    "Placeholder",
     "Problem",
+    "RestoreReport",
+    "Severity",
     "ValidationReport",
     "empty",
     "replayable",
+    "restore_empty",
+    "restore_empty_report",
     "sanitize",
     "to_chat_messages",
+    "to_provider",
     "validate",
 ]
 

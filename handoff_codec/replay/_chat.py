@@ -140,18 +140,16 @@ def is_easy_message(item: Mapping[str, Any]) -> bool:
 
 
 def piece_of(item: Any) -> Piece:
-    """What ``item`` contributes, or :class:`Unconvertible`."""
+    """What ``item`` contributes, or :class:`Unconvertible` saying why not.
+
+    One decision tree: each branch either converts the item or raises its own
+    reason, so ``validate`` reports exactly why the converter refused it.
+    """
     if not isinstance(item, Mapping):
         raise Unconvertible("unsupported-item", f"expected an object, got {type(item).__name__}")
     kind = item.get("type")
-    role: str = item.get("role")  # type: ignore[assignment]  # checked just below
-    if is_easy_message(item) or (kind == "message" and role in ("user", "system", "developer")):
-        if "content" not in item:
-            raise Unconvertible("missing-field", f"{role} message without 'content'")
-        content = _content(item["content"], role, role)
-        return Piece("message", {"role": role, "content": content}, notes=_part_notes(item, role))
-    if kind == "message" and role == "assistant" and "id" in item and "content" in item:
-        return _output_message(item)
+    if kind == "message" or (kind is None and "role" in item):
+        return _message(item, kind)
     if kind == "function_call":
         return _function_call(item)
     if kind == "function_call_output":
@@ -159,32 +157,41 @@ def piece_of(item: Any) -> Piece:
     if kind == "reasoning":
         note = ("reasoning-dropped", "reasoning item dropped: Chat Completions has no place for it")
         return Piece("drop", notes=(note,))
-    raise Unconvertible(*_why_unsupported(item))
-
-
-def _why_unsupported(item: Mapping[str, Any]) -> tuple[str, str]:
-    kind = item.get("type")
-    role = item.get("role")
-    if "name" in item and is_easy_message({k: v for k, v in item.items() if k != "name"}):
-        return ("name-key", "a 'name' key on a message is rejected by the Agents SDK converter; "
-                "replayable(names='drop' or 'inline') removes it")
-    if role in ROLES and "content" not in item:
-        return ("missing-field", f"{role} message without 'content'")
-    if role in ROLES and item.get("phase") not in PHASES:
-        return ("unsupported-item", f"unknown phase {item.get('phase')!r}")
-    if kind == "message" and role == "assistant":
-        return ("unsupported-item",
-                "an assistant 'type: message' item with keys other than role, content, "
-                "type and phase needs an 'id'")
-    if role is not None and kind in (None, "message"):
-        extra = sorted(set(item) - EASY_KEYS)
-        if role not in ROLES:
-            return ("unsupported-item", f"unknown role {role!r}")
-        return ("unsupported-item", f"keys {extra} are not accepted on a message without "
-                "'type': 'message'")
     if kind in ("item_reference", "compaction", "file_search_call"):
-        return ("unsupported-item", f"{kind} items cannot be replayed through Chat Completions")
-    return ("unsupported-item", f"unknown item type {kind!r}")
+        raise Unconvertible("unsupported-item",
+                            f"{kind} items cannot be replayed through Chat Completions")
+    raise Unconvertible("unsupported-item", f"unknown item type {kind!r}")
+
+
+def _message(item: Mapping[str, Any], kind: Any) -> Piece:
+    """A message item (``type`` "message" or absent), as the SDK's converter reads it."""
+    role: str = item.get("role")  # type: ignore[assignment]  # a known role where it is used
+    if is_easy_message(item) or (kind == "message" and role in ("user", "system", "developer")):
+        if "content" not in item:
+            raise Unconvertible("missing-field", f"{role} message without 'content'")
+        content = _content(item["content"], role, role)
+        return Piece("message", {"role": role, "content": content}, notes=_part_notes(item, role))
+    if kind == "message" and role == "assistant" and "id" in item and "content" in item:
+        return _output_message(item)
+    if role not in ROLES:
+        raise Unconvertible("unsupported-item", f"unknown role {role!r}")
+    if "content" not in item:
+        raise Unconvertible("missing-field", f"{role} message without 'content'")
+    if item.get("phase") not in PHASES:
+        raise Unconvertible("unsupported-item", f"unknown phase {item.get('phase')!r}")
+    if kind == "message":
+        raise Unconvertible("unsupported-item",
+                            "an assistant 'type: message' item with keys other than role, "
+                            "content, type and phase needs an 'id'")
+    if "name" in item and is_easy_message({k: v for k, v in item.items() if k != "name"}):
+        raise Unconvertible("name-key",
+                            "a 'name' key on a message is rejected by the Agents SDK converter; "
+                            "replayable(names='drop' or 'inline') removes it")
+    if "type" in item:
+        raise Unconvertible("unsupported-item", "'type' must be 'message' or absent, not None")
+    extra = sorted(set(item) - EASY_KEYS)
+    raise Unconvertible("unsupported-item",
+                        f"keys {extra} are not accepted on a message without 'type': 'message'")
 
 
 def _output_message(item: Mapping[str, Any]) -> Piece:

@@ -8,9 +8,13 @@ names a public report of the rejection; docs/replay.md has the whole table.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, get_args
+
+if TYPE_CHECKING:
+    from ._problems import Severity
 
 __all__ = [
     "PROFILES",
@@ -21,6 +25,7 @@ __all__ = [
     "content_problems",
     "copy_fixed",
     "fill_for",
+    "fixed_content",
     "profile_for",
     "rejects_text",
     "sanitize",
@@ -102,8 +107,7 @@ PROFILES: dict[str, Profile] = {
     ),
 }
 
-Severity = Literal["error", "warning", "info"]
-Found = tuple[str, str, Severity]  # (code, message, severity)
+Found = tuple[str, str, "Severity"]  # (code, message, severity)
 
 
 def profile_for(target: str) -> Profile:
@@ -172,39 +176,90 @@ def fill_for(profile: Profile, role: Any, placeholder: str) -> str:
     return placeholder if rejects_text(profile, role, "") else ""
 
 
-# ---------------------------------------------------------------- sanitize
-def sanitize(messages: list[Any], *, provider: str, placeholder: str | None = None) -> list[Any]:
-    """Outgoing Chat Completions messages with the empty content ``provider`` rejects fixed.
+# ---------------------------------------------------------------- the one fixer
+SAME: Any = object()  # fixed_content's "nothing to change"
 
-    An assistant message with tool calls gets ``None`` for empty content; other
-    messages get ``placeholder`` (default: the provider's). Empty text parts
-    are removed from list content, with the same fallback if none is left.
-    Null content without tool calls becomes ``""`` where the provider accepts
-    empty text, else ``placeholder``.
-    A read-only scan runs first: when nothing needs fixing, ``messages`` itself
-    is returned. Otherwise a new list is returned; the input, its messages and
-    their content lists are never modified.
+
+def fixed_content(content: Any, rejects: Callable[[str], bool], empty: str | None, *,
+                  keep_empty_list: bool = False, part_type: str | None = None) -> Any:
+    """``content`` with the text a target rejects fixed, or :data:`SAME`.
+
+    ``rejects(text)`` says which text the target refuses. Rejected (or missing)
+    string content becomes ``empty``: the placeholder, ``""`` where the target
+    accepts it, or ``None`` where null content is the standard form (an
+    assistant message with tool calls). Rejected text parts are removed from
+    list content; when none is left, one part of the same type carries
+    ``empty``, so the content keeps its shape and ``restore_empty`` can undo
+    it. ``[]`` becomes ``empty``, or one ``part_type`` part carrying it when
+    the content must stay a list, or stays as it is with ``keep_empty_list``.
     """
-    profile = profile_for(provider)
-    filler = check_placeholder(profile, placeholder)
-    fixed: list[Any] = copy_fixed(messages, lambda m: _fixed_message(m, profile, filler))
-    return fixed
+    if content is None:
+        return SAME if empty is None else empty
+    if isinstance(content, str):
+        return empty if rejects(content) else SAME
+    if not isinstance(content, list):
+        return SAME
+    if not content:
+        if keep_empty_list:
+            return SAME
+        if part_type is None or empty is None:
+            return empty
+        return [{"type": part_type, "text": empty}]
+    removed = [part for part in content if _is_text_part(part) and rejects(part["text"])]
+    if not removed:
+        return SAME
+    kept = [part for part in content if not any(part is gone for gone in removed)]
+    if kept:
+        return kept
+    return None if empty is None else [{**removed[0], "text": empty}]
+
+
+def _is_text_part(part: Any) -> bool:
+    return (isinstance(part, Mapping) and part.get("type") in TEXT_PART_TYPES
+            and isinstance(part.get("text"), str))
 
 
 def copy_fixed(values: Sequence[Any], fix: Callable[[Any], Any | None]) -> Any:
     """``values`` itself when ``fix`` returns None for each; else a list with the fixes.
 
-    The scan up to the first fix is read-only; nothing in ``values`` is modified.
+    ``fix`` is called once per value; nothing in ``values`` is modified.
     """
-    start = next((index for index, value in enumerate(values) if fix(value) is not None), None)
-    if start is None:
-        return values
-    out = list(values)
-    for index in range(start, len(out)):
-        fixed = fix(out[index])
+    out: list[Any] | None = None
+    for index, value in enumerate(values):
+        fixed = fix(value)
         if fixed is not None:
+            if out is None:
+                out = list(values)
             out[index] = fixed
-    return out
+    return values if out is None else out
+
+
+# ---------------------------------------------------------------- sanitize
+def sanitize(messages: list[Any], *, target: str | None = None, placeholder: str | None = None,
+             provider: str | None = None) -> list[Any]:
+    """Outgoing Chat Completions messages with the empty content ``target`` rejects fixed.
+
+    An assistant message with tool calls gets ``None`` for empty content; other
+    messages get ``placeholder`` (default: the target's, which
+    ``restore_empty`` recognises). Empty text parts are removed from list
+    content; when none is left, one part keeps the placeholder. Null content
+    without tool calls becomes ``""`` where the target accepts empty text.
+    When nothing needs fixing, ``messages`` itself is returned. Otherwise a new
+    list is returned; the input, its messages and their content lists are
+    never modified. ``provider=`` is the deprecated name of ``target=``.
+    """
+    if provider is not None:
+        if target is not None:
+            raise TypeError("sanitize() takes target= or provider=, not both")
+        warnings.warn("sanitize(provider=...) is deprecated; use target=",
+                      DeprecationWarning, stacklevel=2)
+        target = provider
+    if target is None:
+        raise TypeError("sanitize() missing required keyword argument: 'target'")
+    profile = profile_for(target)
+    filler = check_placeholder(profile, placeholder)
+    fixed: list[Any] = copy_fixed(messages, lambda m: _fixed_message(m, profile, filler))
+    return fixed
 
 
 def _fixed_message(message: Any, profile: Profile, filler: str) -> dict[str, Any] | None:
@@ -213,31 +268,9 @@ def _fixed_message(message: Any, profile: Profile, filler: str) -> dict[str, Any
         return None
     role = message["role"]
     calls = _has_tool_calls(message)
-    empty: str | None = None if calls else fill_for(profile, role, filler)
-    content = message.get("content")
-    new: Any
-    if content is None:
-        if calls:
-            return None
-        new = empty
-    elif isinstance(content, str):
-        if not rejects_text(profile, role, content, with_tool_calls=calls):
-            return None
-        new = empty
-    elif isinstance(content, list):
-        kept = [part for part in content if not _rejected_part(profile, role, part, calls)]
-        if kept and len(kept) == len(content):
-            return None
-        new = kept or empty
-    else:
-        return None
-    return {**message, "content": new}
-
-
-def _rejected_part(profile: Profile, role: Any, part: Any, calls: bool) -> bool:
-    return (
-        isinstance(part, Mapping)
-        and part.get("type") in TEXT_PART_TYPES
-        and isinstance(part.get("text"), str)
-        and rejects_text(profile, role, part["text"], with_tool_calls=calls)
+    new = fixed_content(
+        message.get("content"),
+        lambda text: rejects_text(profile, role, text, with_tool_calls=calls),
+        None if calls else fill_for(profile, role, filler),
     )
+    return None if new is SAME else {**message, "content": new}

@@ -12,16 +12,19 @@ import functools
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, computed_field
+from pydantic import BaseModel, Field, TypeAdapter, ValidationError, computed_field
 
 from ._chat import ROLES, Piece, Unconvertible, assemble, is_easy_message, piece_of
+from ._problems import Problem
 from ._profiles import (
+    SAME,
     TEXT_PART_TYPES,
     Profile,
     check_placeholder,
     content_problems,
     copy_fixed,
     fill_for,
+    fixed_content,
     profile_for,
     rejects_text,
 )
@@ -31,26 +34,13 @@ if TYPE_CHECKING:
 
 __all__ = ["Problem", "ValidationReport", "replayable", "validate"]
 
-Severity = Literal["error", "warning", "info"]
-
-
-class Problem(BaseModel):
-    """One finding. ``index`` is the position of the item it concerns (None: all)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    index: int | None
-    code: str
-    message: str
-    severity: Severity = "error"
-
-
 class ValidationReport(BaseModel):
     """The messages the items convert to, and every problem found on the way."""
 
     target: str
     messages: list[dict[str, Any]] = Field(default_factory=list)
     problems: list[Problem] = Field(default_factory=list)
+    checked_with: str = "openai.types.chat.ChatCompletionMessageParam"
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -78,6 +68,11 @@ def validate(items: str | Iterable[Mapping[str, Any]], *, target: str = "chat_co
 
     Targets: ``chat_completions`` (OpenAI), ``anthropic``, ``bedrock``,
     ``gemini``, ``mistral``. The report is ``ok`` when no problem is an error.
+    For ``anthropic``, ``gemini`` and ``bedrock``, when that provider's SDK
+    is installed, the items are also converted to its native request
+    (:func:`~handoff_codec.replay.to_provider`) and checked against its own
+    types; otherwise the provider table's rules stand alone.
+    ``report.checked_with`` names the types used, or says ``rules``.
     """
     profile = profile_for(target)
     items = [{"role": "user", "content": items}] if isinstance(items, str) else list(items)
@@ -96,38 +91,42 @@ def validate(items: str | Iterable[Mapping[str, Any]], *, target: str = "chat_co
         return ValidationReport(target=target, problems=problems)
     messages, origins = assemble(pieces)
     problems.extend(_message_problems(messages, origins, items, profile))
+    checked_with = "openai.types.chat.ChatCompletionMessageParam"
+    if target in ("anthropic", "gemini", "bedrock"):
+        checked_with = _native_check(items, target, problems)
     problems.sort(key=lambda problem: -1 if problem.index is None else problem.index)
-    return ValidationReport(target=target, messages=messages, problems=problems)
+    return ValidationReport(target=target, messages=messages, problems=problems,
+                            checked_with=checked_with)
+
+
+def _native_check(items: list[Any], target: str, problems: list[Problem]) -> str:
+    """Convert to ``target``'s own request and check it with the SDK's types, if installed."""
+    from .._errors import ReplayError
+    from ._native import convert, sdk_installed
+    from ._provider import dialect_for
+
+    dialect = dialect_for(target)
+    assert dialect is not None
+    if not sdk_installed(dialect.sdk):
+        return "rules"
+    if not any(problem.severity == "error" for problem in problems):
+        try:
+            convert(items, dialect)
+        except ReplayError as exc:
+            problems.append(Problem(index=exc.index, code="native", message=exc.msg))
+    return dialect.schema
 
 
 def _message_problems(messages: list[dict[str, Any]], origins: list[int],
                       items: list[Any], profile: Profile) -> list[Problem]:
     problems: list[Problem] = []
-    call_origin = {item.get("call_id"): index for index, item in enumerate(items)
-                   if item.get("type") == "function_call"}
-    calls: dict[Any, int] = {}  # tool call id -> item index, in order
-    answered: set[Any] = set()
     for message, origin in zip(messages, origins, strict=True):
         schema = _schema_error(message)
         if schema:
             problems.append(Problem(index=origin, code="schema", message=schema))
         problems.extend(Problem(index=origin, code=code, message=text, severity=severity)
                         for code, text, severity in content_problems(message, profile))
-        for call in message.get("tool_calls") or ():
-            call_id = call.get("id")
-            calls.setdefault(call_id, call_origin.get(call_id, origin))
-        if message.get("role") == "tool":
-            call_id = message.get("tool_call_id")
-            if call_id not in calls:
-                problems.append(Problem(
-                    index=origin, code="orphan-tool-output",
-                    message=f"tool output {call_id!r} answers no earlier tool call"))
-            else:
-                answered.add(call_id)
-    for call_id, origin in calls.items():
-        if call_id not in answered:
-            problems.append(Problem(index=origin, code="unanswered-tool-call",
-                                    message=f"tool call {call_id!r} has no tool output"))
+    problems.extend(tool_call_problems(messages, origins, items))
     if not messages:
         problems.append(Problem(index=None, code="no-messages", severity="warning",
                                 message="no messages: a request needs at least one"))
@@ -136,6 +135,65 @@ def _message_problems(messages: list[dict[str, Any]], origins: list[int],
         problems.append(Problem(index=None, code="no-contents", severity="warning",
                                 message=f"{profile.provider} needs a message that is not "
                                         "a system or developer message"))
+    return problems
+
+
+def tool_call_problems(messages: Sequence[Mapping[str, Any]], origins: Sequence[int],
+                       items: Sequence[Any]) -> list[Problem]:
+    """Every tool call answered by the tool messages right after it, and only those.
+
+    Chat Completions: "An assistant message with 'tool_calls' must be followed
+    by tool messages responding to each 'tool_call_id'"
+    (https://github.com/BerriAI/litellm/issues/10083); Anthropic, Gemini and
+    Bedrock need the answers in the next turn too. Call ids are unique, and
+    each is answered once: "`tool_use` ids must be unique"
+    (https://github.com/anthropics/claude-code/issues/20901).
+    """
+    call_origin = {item.get("call_id"): index for index, item in enumerate(items)
+                   if isinstance(item, Mapping) and item.get("type") == "function_call"}
+    calls: dict[Any, int] = {}  # tool call id -> item index, in order
+    answered: set[Any] = set()
+    waiting: dict[Any, int] = {}  # calls of the last assistant message not answered yet
+    late: set[Any] = set()
+    problems: list[Problem] = []
+    seen: set[Any] = set()
+    for index, item in enumerate(items):
+        if isinstance(item, Mapping) and item.get("type") == "function_call":
+            if item.get("call_id") in seen:
+                problems.append(Problem(index=index, code="duplicate-tool-call-id",
+                                        message=f"tool call id {item.get('call_id')!r} "
+                                                "is used by an earlier call"))
+            seen.add(item.get("call_id"))
+    for message, origin in zip(messages, origins, strict=True):
+        if message.get("role") == "tool":
+            call_id = message.get("tool_call_id")
+            if call_id not in calls:
+                problems.append(Problem(
+                    index=origin, code="orphan-tool-output",
+                    message=f"tool output {call_id!r} answers no earlier tool call"))
+            elif call_id in answered:
+                problems.append(Problem(
+                    index=origin, code="duplicate-tool-output",
+                    message=f"tool call {call_id!r} is answered more than once"))
+            else:
+                answered.add(call_id)
+                waiting.pop(call_id, None)
+            continue
+        late.update(waiting)
+        waiting = {}
+        for call in message.get("tool_calls") or ():
+            call_id = call.get("id")
+            calls.setdefault(call_id, call_origin.get(call_id, origin))
+            waiting[call_id] = calls[call_id]
+    for call_id, origin in calls.items():
+        if call_id not in answered:
+            problems.append(Problem(index=origin, code="unanswered-tool-call",
+                                    message=f"tool call {call_id!r} has no tool output"))
+        elif call_id in late:
+            problems.append(Problem(
+                index=origin, code="tool-call-answered-late",
+                message=f"tool call {call_id!r} is answered after another message; its "
+                        "output must come in the tool messages right after the call"))
     return problems
 
 
@@ -196,8 +254,9 @@ def _fixed_item(item: Any, profile: Profile, names: str, filler: str) -> dict[st
         return None
     kind = item.get("type")
     if kind == "function_call_output":
-        output = _fixed_content(item.get("output"), profile, "tool", filler, "input_text")
-        return None if output is _SAME else {**item, "output": output}
+        output = fixed_content(item.get("output"), lambda text: rejects_text(profile, "tool", text),
+                               fill_for(profile, "tool", filler), keep_empty_list=True)
+        return None if output is SAME else {**item, "output": output}
     role = item.get("role")
     if role not in ROLES or kind not in (None, "message"):
         return None
@@ -207,9 +266,12 @@ def _fixed_item(item: Any, profile: Profile, names: str, filler: str) -> dict[st
     name = item.get("name")
     if names == "inline" and isinstance(name, str) and name:
         content = _inlined(content, f"[{name}] ", part_type)
-    fixed_content = _fixed_content(content, profile, role, filler, part_type, as_parts=as_parts)
-    if fixed_content is not _SAME:
-        content = fixed_content
+    if as_parts and not content:
+        content = []  # the converter reads None and "" as no parts: no text at all
+    new = fixed_content(content, lambda text: rejects_text(profile, role, text),
+                        fill_for(profile, role, filler), part_type=part_type if as_parts else None)
+    if new is not SAME:
+        content = [{"type": part_type, "text": new}] if as_parts and isinstance(new, str) else new
     if content is item.get("content") and "content" in item and "name" not in item:
         return None
     fixed = {**item, "content": content}
@@ -218,33 +280,6 @@ def _fixed_item(item: Any, profile: Profile, names: str, filler: str) -> dict[st
         if names == "drop" and not is_easy_message(fixed):
             fixed["name"] = name  # the converter accepts (and ignores) it here
     return None if fixed == item else fixed
-
-
-_SAME: Any = object()
-
-
-def _fixed_content(content: Any, profile: Profile, role: str, filler: str, part_type: str,
-                   *, as_parts: bool = False) -> Any:
-    """Fixed content, or ``_SAME``. ``as_parts``: the content must stay a list of parts."""
-
-    def filled(text: str) -> Any:
-        return [{"type": part_type, "text": text}] if as_parts else text
-
-    if content is None:
-        return filled(fill_for(profile, role, filler))
-    if isinstance(content, str):
-        return filled(filler) if rejects_text(profile, role, content) else _SAME
-    if not isinstance(content, list):
-        return _SAME
-    if not content:  # an empty list; a tool output of [] converts to a placeholder
-        return _SAME if role == "tool" else filled(fill_for(profile, role, filler))
-    kept = [part for part in content
-            if not (isinstance(part, Mapping) and part.get("type") in TEXT_PART_TYPES
-                    and isinstance(part.get("text"), str)
-                    and rejects_text(profile, role, part["text"]))]
-    if len(kept) == len(content):
-        return _SAME
-    return kept or filled(filler)
 
 
 def _inlined(content: Any, prefix: str, part_type: str) -> Any:

@@ -1,4 +1,12 @@
-"""``handoff_codec.replay.empty``: seed 000 (leaked sentinel) and seed 004 (silent 0-token turn)."""
+"""``handoff_codec.replay.empty``: a leaked placeholder, and a silent 0-token turn.
+
+A placeholder written into an empty turn is read by the model as something it said, and a
+short phrase there gets echoed back in front of its own notes: hermes-agent documents this
+for its ``(empty)`` placeholder (``agent/agent_runtime_helpers_placeholders.py``, issue
+https://github.com/NousResearch/hermes-agent/issues/132949). A turn that ends normally with 0
+output tokens and nothing visible is a failure upstream (provider, auth, config), not an
+answer.
+"""
 
 from __future__ import annotations
 
@@ -15,7 +23,7 @@ from handoff_codec.replay.empty import TurnKind, classify_turn, is_leaked_sentin
 LEAK = "(empty) again risk. Need progress + tool. Already can. Use execute."
 
 
-# ---------------------------------------------------------------- seed 000
+# ---------------------------------------------------------------- leaked placeholder
 @pytest.mark.parametrize("content", [
     LEAK,
     "  " + LEAK,
@@ -80,7 +88,7 @@ def test_visible_text_survives_cycles() -> None:
     assert visible_text(mapping) == ""
 
 
-# ---------------------------------------------------------------- seed 004
+# ---------------------------------------------------------------- silent 0-token turn
 @pytest.mark.parametrize(("kwargs", "expected"), [
     # 1. end_turn + outputTokens=0 + empty body: a silent failure.
     ({"stop_reason": "end_turn", "body": "",
@@ -101,7 +109,7 @@ def test_visible_text_survives_cycles() -> None:
     ({"stop_reason": "end_turn", "body": "Done.", "usage": {"outputTokens": 0}},
      TurnKind.OK),
 ], ids=["silent", "tokens", "no-usage", "input-tokens", "error", "normal"])
-def test_seed_004_matrix(kwargs: dict[str, Any], expected: TurnKind) -> None:
+def test_turn_classification_matrix(kwargs: dict[str, Any], expected: TurnKind) -> None:
     assert classify_turn(**kwargs) is expected
 
 

@@ -1,4 +1,4 @@
-"""Per-provider empty-content rules, and ``sanitize`` (seed 003).
+"""Per-provider empty-content rules, and ``sanitize``.
 
 Each rule test names the public report of the rejection it guards and checks
 both directions: the rejected shape is reported, and the accepted neighbour is
@@ -44,7 +44,7 @@ def test_unknown_target_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown target 'claude'"):
         validate([], target="claude")
     with pytest.raises(ValueError, match="unknown target"):
-        sanitize([], provider="openai-ish")
+        sanitize([], target="openai-ish")
 
 
 # ---------------------------------------------------------------- OpenAI (every target)
@@ -102,8 +102,9 @@ def test_anthropic_rejects_whitespace_only_text() -> None:
 
 
 def test_anthropic_empty_text_next_to_tool_calls() -> None:
-    # Seed 003: a proxy turns content "" next to tool_calls into an empty text block
-    # (HTTP 400); content None with tool_calls is fine. Same for Bedrock:
+    # An OpenAI-compatible proxy turns content "" next to tool_calls into an empty text
+    # block (HTTP 400); content None with tool_calls is fine:
+    # https://github.com/NousResearch/hermes-agent/issues/11906 . Same for Bedrock:
     # https://github.com/anomalyco/opencode/pull/17381
     assert "empty-text" in codes(with_call(""), "anthropic")
     assert "empty-text" in codes(with_call(""), "bedrock")
@@ -114,7 +115,8 @@ def test_anthropic_empty_text_next_to_tool_calls() -> None:
 
 
 def test_anthropic_tool_use_only_turn_is_fine() -> None:
-    # "An assistant turn with only tool_use is fine" (FORMAT-NOTES; seed 003).
+    # An assistant turn with only tool_use blocks is the API's own shape for a tool call:
+    # https://docs.anthropic.com/en/docs/build-with-claude/tool-use
     items = [{"role": "user", "content": "go"},
              {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"},
              {"type": "function_call_output", "call_id": "c1", "output": "done"}]
@@ -138,7 +140,7 @@ def test_bedrock_rejects_whitespace_only_so_a_space_placeholder_fails() -> None:
     # https://github.com/NousResearch/hermes-agent/pull/63983
     assert "blank-text" in codes([{"role": "user", "content": " "}], "bedrock")
     with pytest.raises(ValueError, match="rejects the placeholder"):
-        sanitize([{"role": "user", "content": ""}], provider="bedrock", placeholder=" ")
+        sanitize([{"role": "user", "content": ""}], target="bedrock", placeholder=" ")
     assert validate([{"role": "user", "content": "a b"}], target="bedrock").ok
 
 
@@ -174,10 +176,12 @@ def test_mistral_rejects_assistant_without_content_or_tool_calls() -> None:
     assert validate([{"role": "assistant", "content": "ok"}], target="mistral").ok
 
 
-# ---------------------------------------------------------------- sanitize (seed 003)
-def test_sanitize_seed_003_example() -> None:
+# ---------------------------------------------------------------- sanitize
+def test_sanitize_empty_content_next_to_tool_calls_becomes_none() -> None:
+    # https://github.com/NousResearch/hermes-agent/issues/11906: "" next to tool calls is sent
+    # as an empty text block by a proxy; None is the OpenAI-standard form.
     messages = [{"role": "assistant", "content": "", "tool_calls": [CALL]}]
-    fixed = sanitize(messages, provider="anthropic")
+    fixed = sanitize(messages, target="anthropic")
     assert fixed[0]["content"] is None
     assert fixed[0]["tool_calls"] == [CALL]
     assert messages[0]["content"] == ""  # the input is untouched
@@ -186,17 +190,17 @@ def test_sanitize_seed_003_example() -> None:
 @pytest.mark.parametrize("provider", ["anthropic", "bedrock"])
 def test_sanitize_whitespace_with_tool_calls_becomes_none(provider: str) -> None:
     messages = [{"role": "assistant", "content": " \n", "tool_calls": [CALL]}]
-    assert sanitize(messages, provider=provider)[0]["content"] is None
+    assert sanitize(messages, target=provider)[0]["content"] is None
 
 
 def test_sanitize_other_roles_get_a_placeholder() -> None:
     messages = [{"role": "user", "content": ""}, {"role": "tool", "tool_call_id": "c1",
                                                   "content": "  "}]
-    assert [m["content"] for m in sanitize(messages, provider="anthropic")] == [".", "."]
-    custom = sanitize(messages, provider="anthropic", placeholder="(no content)")
+    assert [m["content"] for m in sanitize(messages, target="anthropic")] == [".", "."]
+    custom = sanitize(messages, target="anthropic", placeholder="(no content)")
     assert [m["content"] for m in custom] == ["(no content)", "(no content)"]
     # Gemini keeps whitespace; only "" is replaced.
-    assert [m["content"] for m in sanitize(messages, provider="gemini")] == [".", "  "]
+    assert [m["content"] for m in sanitize(messages, target="gemini")] == [".", "  "]
 
 
 def test_sanitize_filters_empty_text_blocks_in_lists() -> None:
@@ -207,10 +211,11 @@ def test_sanitize_filters_empty_text_blocks_in_lists() -> None:
         {"role": "user", "content": [{"type": "text", "text": " "}]},
         {"role": "assistant", "content": [{"type": "text", "text": ""}], "tool_calls": [CALL]},
     ]
-    fixed = sanitize(messages, provider="anthropic")
+    fixed = sanitize(messages, target="anthropic")
     assert fixed[0]["content"] == [{"type": "text", "text": "keep"},
                                    {"type": "image_url", "image_url": {"url": "u"}}]
-    assert fixed[1]["content"] == "."  # nothing left: the same fallback
+    # Nothing left: one part of the same type keeps the placeholder (restore_empty undoes it).
+    assert fixed[1]["content"] == [{"type": "text", "text": "."}]
     assert fixed[2]["content"] is None
     assert messages[0]["content"][0] == {"type": "text", "text": ""}
 
@@ -218,17 +223,17 @@ def test_sanitize_filters_empty_text_blocks_in_lists() -> None:
 def test_sanitize_null_content_without_tool_calls() -> None:
     messages = [{"role": "user", "content": None}, {"role": "assistant", "content": None}]
     # OpenAI accepts "", so "" is enough; Anthropic needs text.
-    assert [m["content"] for m in sanitize(messages, provider="chat_completions")] == ["", ""]
-    assert [m["content"] for m in sanitize(messages, provider="anthropic")] == [".", "."]
+    assert [m["content"] for m in sanitize(messages, target="chat_completions")] == ["", ""]
+    assert [m["content"] for m in sanitize(messages, target="anthropic")] == [".", "."]
     # Mistral only minds the assistant.
-    assert [m["content"] for m in sanitize(messages, provider="mistral")] == ["", "."]
+    assert [m["content"] for m in sanitize(messages, target="mistral")] == ["", "."]
 
 
 def test_sanitize_leaves_what_the_provider_accepts() -> None:
     messages = [{"role": "user", "content": ""},
                 {"role": "assistant", "content": "", "tool_calls": [CALL]}]
-    assert sanitize(messages, provider="chat_completions") is messages
-    assert sanitize(messages, provider="mistral")[1]["content"] == ""
+    assert sanitize(messages, target="chat_completions") is messages
+    assert sanitize(messages, target="mistral")[1]["content"] == ""
 
 
 @pytest.mark.parametrize("provider", TARGETS)
@@ -241,7 +246,7 @@ def test_sanitize_zero_copy_when_nothing_to_fix(provider: str) -> None:
         {"role": "assistant", "content": "done"},
     ]
     snapshot = copy.deepcopy(messages)
-    assert sanitize(messages, provider=provider) is messages
+    assert sanitize(messages, target=provider) is messages
     assert messages == snapshot
 
 
@@ -249,8 +254,37 @@ def test_sanitize_copies_only_what_it_changes() -> None:
     messages = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": ""},
                 {"role": "user", "content": "again"}]
     snapshot = copy.deepcopy(messages)
-    fixed = sanitize(messages, provider="anthropic")
+    fixed = sanitize(messages, target="anthropic")
     assert fixed is not messages
     assert messages == snapshot
     assert fixed[0] is messages[0] and fixed[2] is messages[2]
     assert fixed[1] is not messages[1] and fixed[1] == {"role": "assistant", "content": "."}
+
+
+def test_sanitize_provider_keyword_is_deprecated() -> None:
+    messages = [{"role": "user", "content": ""}]
+    with pytest.warns(DeprecationWarning, match="use target="):
+        old = sanitize(messages, provider="anthropic")
+    assert old == sanitize(messages, target="anthropic") == [{"role": "user", "content": "."}]
+    with pytest.raises(TypeError, match="not both"):
+        sanitize(messages, target="anthropic", provider="anthropic")
+    with pytest.raises(TypeError, match="target"):
+        sanitize(messages)
+
+
+def test_copy_fixed_calls_fix_once_per_item() -> None:
+    from handoff_codec.replay._profiles import copy_fixed
+
+    calls: list[int] = []
+
+    def fix(value: int) -> int | None:
+        calls.append(value)
+        return value * 10 if value % 2 else None
+
+    values = [2, 3, 4, 5]
+    assert copy_fixed(values, fix) == [2, 30, 4, 50]
+    assert calls == values
+    calls.clear()
+    unchanged = [2, 4]
+    assert copy_fixed(unchanged, fix) is unchanged
+    assert calls == unchanged
