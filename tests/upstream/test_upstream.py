@@ -8,7 +8,7 @@ import pytest
 
 pytest.importorskip("agents")
 
-from tests.upstream import run  # noqa: E402
+from tests.upstream import run
 
 
 @pytest.mark.upstream
