@@ -280,6 +280,29 @@ def deliver(report: HandoffReport, on_report: ReportCallback | None) -> None:
         logger.exception("handoff_codec: the on_report callback raised")
 
 
+def as_summary_message(item: Mapping[str, Any], codec: Codec) -> Mapping[str, Any]:
+    """A summary message in the form the Agents SDK gives it on a resumed run, made plain.
+
+    openai-agents 0.24 normalizes input items when a run resumes from a
+    ``RunState``: an assistant message ``{"role", "content": str}`` becomes
+    ``{"role", "content": [{"type": "output_text", "text": str}], "status":
+    "completed"}``. A summary in that form is read as the plain message; every
+    other item is returned as it is.
+    """
+    content = item.get("content")
+    if (item.get("role") != "assistant" or not isinstance(content, list) or len(content) != 1
+            or not set(item) <= {"role", "content", "status", "type"}
+            or item.get("status", "completed") != "completed"
+            or item.get("type", "message") != "message"):
+        return item
+    part = content[0]
+    if (not isinstance(part, Mapping) or not set(part) <= {"type", "text", "annotations"}
+            or part.get("type") != "output_text" or part.get("annotations")):
+        return item
+    plain = {"role": "assistant", "content": part.get("text")}
+    return plain if codec.is_summary(plain) else item
+
+
 def without_references(items: Sequence[Item]) -> list[Item]:
     """``items`` without the media references of earlier handoffs (the media follow them)."""
     return [item for item in items if not is_media_reference(item)]

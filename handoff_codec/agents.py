@@ -65,6 +65,7 @@ from ._handoff import (
     HandoffReport,
     HistoryWriter,
     ReportCallback,
+    as_summary_message,
     deliver,
     warn_if_degraded,
     without_references,
@@ -116,7 +117,9 @@ def _internal_error(transcript_items: int, exc: Exception) -> HandoffReport:
 def _flattened(writer: HistoryWriter, items: Sequence[Mapping[str, Any]]) -> list[Item]:
     """``items`` with earlier summaries expanded (lossy ones kept) and stale media references
     dropped."""
-    report = writer.codec.flatten_report(items, on_loss="keep")
+    codec = writer.codec
+    report = codec.flatten_report([as_summary_message(item, codec) for item in items],
+                                  on_loss="keep")
     writer.note_flatten(report)
     return without_references(report.items)
 
