@@ -92,7 +92,8 @@ def test_decode_prints_each_recovery_on_stderr(tmp_path: Path) -> None:
     result = run("decode", str(tmp_path / "s.txt"))
     assert result.returncode == 0
     lines = result.stderr.splitlines()
-    assert lines[0] == f"{tmp_path / 's.txt'}: format: legacy-0.17.1-0.19" or "format" in lines[0]
+    form = handoff_codec.decode(RECOVERED).format.value
+    assert lines[0] == f"{tmp_path / 's.txt'}: format: {form}"
     assert lines[1].startswith(f"{tmp_path / 's.txt'}:1: legacy_preamble: ")
 
 
