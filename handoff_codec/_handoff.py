@@ -10,7 +10,8 @@ fallback and records it in a :class:`HandoffReport`:
   SDK's writer does (``json.dumps(default=str)``).
 * ``forwarded``: an item that cannot be written even so (NaN or infinity,
   nested deeper than ``max_depth``, a cycle, or alone larger than
-  ``max_bytes``) is forwarded verbatim as a real input item at its place.
+  ``max_bytes``) is forwarded verbatim (but for ``str(value)`` of values
+  that are not JSON) as a real input item at its place.
 * ``split``: a summary that reaches ``max_records`` records or ``max_bytes``
   bytes is closed and the next items go into a new summary message.
 * ``media``: a message carrying an image, file or audio part is forwarded
@@ -198,11 +199,12 @@ class HistoryWriter:
             size = None
             reason = f"alone larger than max_bytes={self.codec.max_bytes}"
         else:
-            reason = f"not writable: NaN/infinity, deeper than max_depth={self.codec.max_depth}"
+            reason = ("not writable (NaN or infinity, a cycle, or deeper than "
+                      f"max_depth={self.codec.max_depth})")
         if size is None:
             self.note(FallbackKind.FORWARDED, reason + "; forwarded verbatim")
             self.flush(force=not self.out)
-            self.out.append(dict(item))
+            self.out.append(dict(written))
             return
         self.flush_held()
         if self._segment_full(size):

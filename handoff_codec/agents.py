@@ -30,6 +30,13 @@ Two integrations, each a one-line switch:
     inputs may hold summaries written by older SDK versions or by the SDK's own
     writer, or may carry adversarial content.
 
+Both never raise in the handoff path: a value that is not JSON is written as
+``str(value)``, media and items over a limit are forwarded as input items at
+their place, and each such fallback is logged once per handoff and reported
+in a :class:`HandoffReport` to an ``on_report`` callback (see docs/agents.md).
+With no explicit codec, both follow the SDK's
+``set_conversation_history_wrappers`` at each handoff.
+
 This module imports ``agents`` when it is imported. The core package
 (``import handoff_codec``) never does.
 """

@@ -125,6 +125,17 @@ def test_item_alone_over_max_bytes_is_forwarded_verbatim(
     assert len(_warned(warnings)) == 1
 
 
+def test_a_forwarded_item_carries_str_for_values_that_are_not_json(
+    integration: Callable[..., Nest]
+) -> None:
+    reports: list[HandoffReport] = []
+    big = {"role": "user", "content": "x" * 5000, "tag": Opaque()}
+    out = integration(Codec(max_bytes=2000), reports)([big])
+    assert out[-1] == {"role": "user", "content": "x" * 5000, "tag": "<opaque 42>"}
+    assert [f.kind for f in reports[0].fallbacks] == [FallbackKind.STRINGIFIED,
+                                                     FallbackKind.FORWARDED]
+
+
 def test_item_deeper_than_max_depth_is_forwarded_verbatim(
     integration: Callable[..., Nest]
 ) -> None:
