@@ -3,8 +3,8 @@
 ``ScriptedModel`` is a real subclass of ``agents.models.interface.Model``. It
 answers each call with the next pre-scripted list of output items (text
 messages, function calls, handoff calls) and records the input it received, so
-a program or a test can look at exactly what each agent was sent. No network,
-no API key.
+a program or a test can look at exactly what each agent was sent. Both ``Runner.run`` and
+``Runner.run_streamed`` work. No network, no API key.
 
 Shared by ``examples/agents_handoff.py`` and ``tests/test_agents_integration.py``.
 """
@@ -22,7 +22,10 @@ from agents import Agent, Handoff, ModelResponse, Usage
 from agents.items import TResponseInputItem, TResponseOutputItem, TResponseStreamEvent
 from agents.models.interface import Model, ModelTracing
 from openai.types.responses import (
+    Response,
+    ResponseCompletedEvent,
     ResponseFunctionToolCall,
+    ResponseOutputItemDoneEvent,
     ResponseOutputMessage,
     ResponseOutputText,
 )
@@ -80,6 +83,17 @@ class ScriptedModel(Model):
         conversation_id: str | None,
         prompt: ResponsePromptParam | None,
     ) -> ModelResponse:
+        output = self._next(system_instructions, input, tools, handoffs)
+        return ModelResponse(output=output, usage=Usage(), response_id=None)
+
+    def _next(
+        self,
+        system_instructions: str | None,
+        input: str | list[TResponseInputItem],
+        tools: list[Tool],
+        handoffs: list[Handoff],
+    ) -> list[TResponseOutputItem]:
+        """Record one call and return the next scripted output."""
         received = [{"role": "user", "content": input}] if isinstance(input, str) else input
         items = cast(list[dict[str, Any]], copy.deepcopy(received))
         self.calls.append(
@@ -92,10 +106,9 @@ class ScriptedModel(Model):
         )
         if not self._script:
             raise RuntimeError(f"ScriptedModel: script exhausted at call {len(self.calls)}")
-        output = copy.deepcopy(self._script.popleft())
-        return ModelResponse(output=output, usage=Usage(), response_id=None)
+        return copy.deepcopy(self._script.popleft())
 
-    def stream_response(
+    async def stream_response(
         self,
         system_instructions: str | None,
         input: str | list[TResponseInputItem],
@@ -109,7 +122,17 @@ class ScriptedModel(Model):
         conversation_id: str | None,
         prompt: ResponsePromptParam | None,
     ) -> AsyncIterator[TResponseStreamEvent]:
-        raise NotImplementedError("ScriptedModel does not stream; use Runner.run")
+        """The scripted output as a stream: one ``output_item.done`` per item, then
+        ``response.completed``."""
+        output = self._next(system_instructions, input, tools, handoffs)
+        for index, item in enumerate(output):
+            yield ResponseOutputItemDoneEvent(type="response.output_item.done", item=item,
+                                              output_index=index, sequence_number=index)
+        response = Response(id=f"resp_{len(self.calls)}", created_at=0.0, model="scripted",
+                            object="response", output=output, tool_choice="auto", tools=[],
+                            parallel_tool_calls=False)
+        yield ResponseCompletedEvent(type="response.completed", response=response,
+                                     sequence_number=len(output))
 
 
 # ---------------------------------------------------------------- output builders

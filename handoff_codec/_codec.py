@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
-    from ._report import Decoded
+    from ._report import Decoded, Recovery
     from ._signing import FlattenReport
 
 from . import _limits as limits
@@ -152,26 +152,43 @@ class Codec:
         )
 
     def flatten(
-        self, items: Iterable[Mapping[str, Any]], *, trust: Literal["any", "signed"] = "any"
+        self,
+        items: Iterable[Mapping[str, Any]],
+        *,
+        trust: Literal["any", "signed"] = "any",
+        on_loss: Literal["keep", "drop"] = "keep",
     ) -> list[Item]:
-        """Expand every summary message in place; copy every other item unchanged.
+        """A new list: every summary message expanded, every other item copied.
 
-        A message that has the envelope but cannot be read is kept as it is:
-        nothing is dropped and nothing is invented. With ``trust="signed"``
-        only summaries whose signature verifies are expanded; see
-        :meth:`flatten_report` for why each message was or was not.
+        ``items`` is not changed. A message that has the envelope is kept as it
+        is, unexpanded, when it cannot be read (DecodeError, including a limit:
+        ``max_bytes``, ``max_records``, ``max_depth``), when ``trust="signed"``
+        and its signature does not verify, or, with ``on_loss="keep"`` (the
+        default), when reading it would drop a line that belongs to no record
+        (an ``unrecognised`` recovery). ``on_loss="drop"`` expands such a
+        summary anyway and drops those lines, as the Agents SDK's reader does.
+        :meth:`flatten_report` says what happened to each message.
+
+        Raises ValueError for an unknown ``trust`` or ``on_loss``, or
+        ``trust="signed"`` without a key; never DecodeError.
         """
-        return self.flatten_report(items, trust=trust).items
+        return self.flatten_report(items, trust=trust, on_loss=on_loss).items
 
     def flatten_report(
-        self, items: Iterable[Mapping[str, Any]], *, trust: Literal["any", "signed"] = "any"
+        self,
+        items: Iterable[Mapping[str, Any]],
+        *,
+        trust: Literal["any", "signed"] = "any",
+        on_loss: Literal["keep", "drop"] = "keep",
     ) -> FlattenReport:
-        """:meth:`flatten`, plus one decision for every message that has the envelope."""
+        """:meth:`flatten`, plus one decision (with the reader's recoveries) per summary message."""
         from ._errors import DecodeError
         from ._signing import FlattenReport, Reason, TrustDecision, verify_text
 
         if trust not in ("any", "signed"):
             raise ValueError(f"trust must be 'any' or 'signed', not {trust!r}")
+        if on_loss not in ("keep", "drop"):
+            raise ValueError(f"on_loss must be 'keep' or 'drop', not {on_loss!r}")
         keys = self._keys
         if trust == "signed" and not keys:
             raise ValueError("trust='signed' needs a Codec with key or verify_keys")
@@ -180,15 +197,23 @@ class Codec:
         for index, item in enumerate(items):
             if self.is_summary(item):
                 reason = Reason.EXPANDED if trust == "any" else verify_text(item["content"], keys)
-                if reason in (Reason.EXPANDED, Reason.VERIFIED):
+                if reason not in (Reason.EXPANDED, Reason.VERIFIED):
+                    decisions.append(TrustDecision(index, False, reason))
+                else:
                     try:
-                        flat.extend(self.loads(item["content"]))
-                        decisions.append(TrustDecision(index, True, reason))
-                        continue
+                        decoded = self.decode(item["content"])
                     except DecodeError as exc:
                         decisions.append(TrustDecision(index, False, Reason.UNREADABLE, str(exc)))
-                else:
-                    decisions.append(TrustDecision(index, False, reason))
+                    else:
+                        found = tuple(decoded.recoveries)
+                        if decoded.complete or on_loss == "drop":
+                            flat.extend(decoded.items)
+                            decisions.append(TrustDecision(index, True, reason, "", found))
+                            continue
+                        lines = [str(r.line) for r in found if _drops_a_line(r)]
+                        decisions.append(TrustDecision(
+                            index, False, Reason.LOSSY,
+                            f"line(s) {', '.join(lines)} belong to no record", found))
             flat.append(copy.deepcopy(dict(item)))
         return FlattenReport(flat, decisions)
 
@@ -196,3 +221,9 @@ class Codec:
         """``[summarize(flatten(items))]``, the shape of a HandoffHistoryMapper."""
         return [self.summarize(self.flatten(items))]
 
+
+def _drops_a_line(recovery: Recovery) -> bool:
+    """Whether ``recovery`` leaves a line of the summary out of every item."""
+    from ._report import RecoveryKind
+
+    return recovery.kind is RecoveryKind.UNRECOGNISED

@@ -33,7 +33,10 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._report import Recovery
 
 __all__ = [
     "DOMAIN",
@@ -57,16 +60,21 @@ class Reason(str, Enum):
     UNSIGNED = "unsigned"  # trust="signed": no signature line; kept as a message
     BAD_SIGNATURE = "bad signature"  # a signature line that no key verifies
     UNREADABLE = "unreadable"  # has the envelope but could not be decoded
+    LOSSY = "lossy"  # on_loss="keep": reading it would drop a line; kept as a message
 
 
 @dataclass(frozen=True)
 class TrustDecision:
-    """What ``flatten`` did with the summary message at ``index`` of its input."""
+    """What ``flatten`` did with the summary message at ``index`` of its input.
+
+    ``recoveries`` are the lenient reader's, for a message it read.
+    """
 
     index: int
     expanded: bool
     reason: Reason
     detail: str = ""
+    recoveries: tuple[Recovery, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -75,6 +83,11 @@ class FlattenReport:
 
     items: list[dict[str, Any]]
     decisions: list[TrustDecision] = field(default_factory=list)
+
+    @property
+    def kept(self) -> list[TrustDecision]:
+        """The decisions for summary messages left unexpanded."""
+        return [d for d in self.decisions if not d.expanded]
 
 
 def _mac(key: bytes, unsigned: str) -> str:

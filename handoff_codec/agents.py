@@ -30,6 +30,13 @@ Two integrations, each a one-line switch:
     inputs may hold summaries written by older SDK versions or by the SDK's own
     writer, or may carry adversarial content.
 
+Both never raise in the handoff path: a value that is not JSON is written as
+``str(value)``, media and items over a limit are forwarded as input items at
+their place, and each such fallback is logged once per handoff and reported
+in a :class:`HandoffReport` to an ``on_report`` callback (see docs/agents.md).
+With no explicit codec, both follow the SDK's
+``set_conversation_history_wrappers`` at each handoff.
+
 This module imports ``agents`` when it is imported. The core package
 (``import handoff_codec``) never does.
 """
@@ -37,12 +44,19 @@ This module imports ``agents`` when it is imported. The core package
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping
+import functools
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
 try:
     import agents as _agents  # noqa: F401  (the check that the extra is installed)
-    from agents.handoffs import HandoffHistoryMapper, HandoffInputData
+    from agents.handoffs import (
+        HandoffHistoryMapper,
+        HandoffInputData,
+        get_conversation_history_wrappers,
+        nest_handoff_history,
+    )
+    from agents.handoffs.history import default_handoff_history_mapper
     from agents.items import RunItem, ToolApprovalItem, TResponseInputItem
 except ImportError as exc:  # pragma: no cover - exercised in a subprocess by the tests
     raise ImportError(
@@ -51,9 +65,27 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess by th
         "Install it with: pip install 'handoff-codec[agents]'"
     ) from exc
 
-from ._codec import Codec
+from ._codec import DEFAULT_PREAMBLE, Codec
+from ._handoff import (
+    Fallback,
+    FallbackKind,
+    HandoffReport,
+    HistoryWriter,
+    ReportCallback,
+    as_summary_message,
+    deliver,
+    warn_if_degraded,
+    without_references,
+)
 
-__all__ = ["history_mapper", "make_history_mapper", "nest_input_filter"]
+__all__ = [
+    "Fallback",
+    "FallbackKind",
+    "HandoffReport",
+    "history_mapper",
+    "make_history_mapper",
+    "nest_input_filter",
+]
 
 Item = dict[str, Any]
 
@@ -65,39 +97,84 @@ _SUMMARY_ONLY_TYPES = frozenset({"function_call", "function_call_output", "reaso
 _INTERNAL_KEYS = ("_agents_tool_description", "_agents_tool_title", "created_by")
 
 
-def _default_codec() -> Codec:
-    from . import default_codec
+@functools.lru_cache(maxsize=16)
+def _codec_for(start: str, end: str) -> Codec:
+    """The codec for the SDK's preamble and one pair of wrappers (cached per pair)."""
+    try:
+        return Codec(preamble=DEFAULT_PREAMBLE, start=start, end=end)
+    except ValueError:  # wrappers our format cannot hold (a line break): the defaults
+        return Codec()
 
-    return default_codec
+
+def _active_codec(codec: Codec | None) -> Codec:
+    """``codec``, or the one for the SDK's wrappers as they are set right now."""
+    if codec is not None:
+        return codec
+    return _codec_for(*get_conversation_history_wrappers())
 
 
-def make_history_mapper(codec: Codec | None = None) -> HandoffHistoryMapper:
+def _internal_error(transcript_items: int, exc: Exception) -> HandoffReport:
+    report = HandoffReport(transcript_items, (Fallback(
+        FallbackKind.INTERNAL_ERROR, -1, f"{type(exc).__name__}: {exc}; the SDK's nesting "
+        "was used instead"),))
+    warn_if_degraded(report)
+    return report
+
+
+def _flattened(writer: HistoryWriter, items: Sequence[Mapping[str, Any]]) -> list[Item]:
+    """``items`` with earlier summaries expanded (lossy ones kept) and stale media references
+    dropped."""
+    codec = writer.codec
+    report = codec.flatten_report([as_summary_message(item, codec) for item in items],
+                                  on_loss="keep")
+    writer.note_flatten(report)
+    return without_references(report.items)
+
+
+def make_history_mapper(
+    codec: Codec | None = None, *, on_report: ReportCallback | None = None
+) -> HandoffHistoryMapper:
     """A ``HandoffHistoryMapper`` that writes the summary with ``codec``.
 
     Pass it as ``RunConfig(nest_handoff_history=True, handoff_history_mapper=...)``.
-    The mapper returns ``codec.nest(transcript)``: one assistant message that the
-    SDK's reader flattens back exactly. Summaries the SDK has not already
-    flattened (for instance ones with this codec's own markers, when they differ
-    from the SDK's) are expanded by ``codec.flatten`` first.
+    With no ``codec``, each handoff uses the SDK's preamble and the wrappers
+    that ``agents.handoffs.get_conversation_history_wrappers()`` returns at
+    that moment, so ``set_conversation_history_wrappers`` is followed.
+
+    The mapper returns the summary message (more than one when a limit
+    splits it), with media messages and unwritable items forwarded at their
+    place. It never raises: see :mod:`handoff_codec._handoff` for each
+    fallback. ``on_report`` is called with a :class:`HandoffReport` after
+    every handoff.
 
     Limitation: the SDK runs its own reader over earlier summaries before it
     calls the mapper. Summaries it reads lossily (legacy ones, or ones its own
     writer produced from adversarial content) are damaged before the mapper can
     help; use :func:`nest_input_filter` for those.
     """
-    active = codec if codec is not None else _default_codec()
 
     def handoff_codec_history_mapper(
         transcript: list[TResponseInputItem],
     ) -> list[TResponseInputItem]:
         items = cast(list[Mapping[str, Any]], transcript)
-        return cast(list[TResponseInputItem], active.nest(items))
+        try:
+            out: list[Item] = []
+            writer = HistoryWriter(_active_codec(codec), out)
+            for item in _flattened(writer, items):
+                writer.add(item)
+            writer.flush(force=not out)
+            report = writer.report()
+        except Exception as exc:  # the handoff must go on: the SDK's own mapper
+            deliver(_internal_error(len(items), exc), on_report)
+            return default_handoff_history_mapper(transcript)
+        deliver(report, on_report)
+        return cast(list[TResponseInputItem], out)
 
     return handoff_codec_history_mapper
 
 
 history_mapper: HandoffHistoryMapper = make_history_mapper()
-"""A ready ``HandoffHistoryMapper`` using the default codec (the SDK's preamble and markers)."""
+"""A ready ``HandoffHistoryMapper``: the SDK's envelope and wrappers, no report callback."""
 
 
 def _plain_input(run_item: RunItem) -> Item:
@@ -141,10 +218,40 @@ def _forward_new_item(item: Mapping[str, Any]) -> bool:
     return item.get("type") not in _SUMMARY_ONLY_TYPES
 
 
+def _declare_owned(data: HandoffInputData, owned: list[tuple[RunItem, int]]) -> None:
+    """Tell the SDK which input items are its run items, forwarded verbatim.
+
+    openai-agents 0.24 has no public API for this: it reads the private
+    attribute ``_nested_history_owned_items`` (tuples of
+    ``agents.run_internal.items.NestedHistoryOwnedItem``) of the filter's
+    result to match forwarded items to session items when a run resumes from
+    a ``RunState``. Without it a resumed run sends the forwarded items twice.
+    ``tests/integration/test_runstate_resume.py`` pins this hook.
+    """
+    from agents.run_internal.items import (
+        NestedHistoryOwnedItem,
+        digest_input_item,
+        ensure_nested_history_run_item_occurrence_key,
+    )
+
+    history = cast(tuple[TResponseInputItem, ...], data.input_history)
+    declared = []
+    for run_item, index in owned:
+        item = history[index]
+        digest = digest_input_item(item)
+        if digest is None:
+            continue
+        ensure_nested_history_run_item_occurrence_key(run_item)
+        declared.append(NestedHistoryOwnedItem(
+            run_item=run_item, input_index=index, digest=digest, input_item=item))
+    object.__setattr__(data, "_nested_history_owned_items", tuple(declared))
+
+
 def nest_input_filter(
     codec: Codec | None = None,
     *,
     keep_verbatim: bool = True,
+    on_report: ReportCallback | None = None,
 ) -> Callable[[HandoffInputData], HandoffInputData]:
     """A handoff ``input_filter`` that nests the history with ``codec`` only.
 
@@ -153,11 +260,12 @@ def nest_input_filter(
     precedence over ``nest_handoff_history``, so the SDK's own reader never
     runs:
 
-    * ``input_history`` is flattened with ``codec.flatten``, which also reads
-      summaries written by openai-agents 0.6 to 0.19 and keeps a message that
-      has the envelope but cannot be read as it is (nothing dropped, nothing
-      invented). SDK-internal keys (``_agents_tool_description``,
-      ``_agents_tool_title``, ``created_by``) are removed, as the SDK does.
+    * ``input_history`` is flattened with ``codec.flatten(on_loss="keep")``,
+      which also reads summaries written by openai-agents 0.6 to 0.19 and
+      keeps a message that has the envelope but cannot be read without losing
+      a line (nothing dropped, nothing invented). SDK-internal keys
+      (``_agents_tool_description``, ``_agents_tool_title``, ``created_by``)
+      are removed, as the SDK does.
     * With ``keep_verbatim=True`` (the default) the items of the run are split
       as the SDK's ``nest_handoff_history`` splits them: messages of the handoff
       turn and non-assistant messages from before it (the user's new turns) are
@@ -167,52 +275,64 @@ def nest_input_filter(
       message placed where it occurred, so the order of the conversation is
       kept. With ``keep_verbatim=False`` everything goes into one summary, as a
       history mapper would write it.
+    * Media messages and items that cannot be written are forwarded at their
+      place; the filter never raises (see :mod:`handoff_codec._handoff`), and
+      ``on_report`` receives a :class:`HandoffReport` after every handoff.
     * ``new_items`` are left as they are, so the session records the full turn;
-      the next agent's input is exactly the returned ``input_history``.
+      the next agent's input is exactly the returned ``input_history``. The
+      forwarded run items are declared to the SDK as its nesting declares them,
+      so a run resumed from a ``RunState`` sends each exactly once.
+    * With no ``codec``, the wrappers are the SDK's current ones
+      (``get_conversation_history_wrappers()``) at each handoff.
 
-    Differences from the SDK's nesting: tool-approval items are skipped as the
-    SDK skips them, but the filter declares none of the SDK's private
-    provenance records for forwarded items (the SDK uses them to match nested
-    input to session items when it resumes a run from a ``RunState``). And the
-    summary keeps every key of an item (``provider_data`` included), where the
-    SDK's writer drops ``provider_data``.
+    One difference from the SDK's nesting: the summary keeps every key of an
+    item (``provider_data`` included), where the SDK's writer drops
+    ``provider_data``.
     """
-    active = codec if codec is not None else _default_codec()
 
     def handoff_codec_nest_input_filter(data: HandoffInputData) -> HandoffInputData:
-        raw_history = data.input_history
-        history: list[Mapping[str, Any]] = (
-            [{"role": "user", "content": raw_history}]
-            if isinstance(raw_history, str)
-            else [cast(Mapping[str, Any], item) for item in raw_history]
-        )
-        pending: list[Item] = [_strip_internal(item) for item in active.flatten(history)]
-
-        ordered: list[tuple[Item, bool]] = []
-        for run_items, forward in ((data.pre_handoff_items, _forward_pre_item),
-                                   (data.new_items, _forward_new_item)):
-            for run_item in run_items:
-                if isinstance(run_item, ToolApprovalItem):
-                    continue
-                item = _plain_input(run_item)
-                ordered.append((item, keep_verbatim and forward(item)))
-
-        nested: list[Item] = []
-        for item, verbatim in ordered:
-            if not verbatim:
-                pending.append(item)
-                continue
-            if pending or not nested:
-                nested.append(active.summarize(pending))
-                pending = []
-            nested.append(item)
-        if pending or not nested:
-            nested.append(active.summarize(pending))
-
-        return data.clone(
-            input_history=tuple(cast(list[TResponseInputItem], nested)),
-            pre_handoff_items=(),
-            input_items=(),
-        )
+        try:
+            nested, report = _nest(data, _active_codec(codec), keep_verbatim)
+        except Exception as exc:  # the handoff must go on: the SDK's own nesting
+            deliver(_internal_error(-1, exc), on_report)
+            return nest_handoff_history(data)
+        deliver(report, on_report)
+        return nested
 
     return handoff_codec_nest_input_filter
+
+
+def _nest(
+    data: HandoffInputData, codec: Codec, keep_verbatim: bool
+) -> tuple[HandoffInputData, HandoffReport]:
+    raw_history = data.input_history
+    history: list[Mapping[str, Any]] = (
+        [{"role": "user", "content": raw_history}]
+        if isinstance(raw_history, str)
+        else [cast(Mapping[str, Any], item) for item in raw_history]
+    )
+    nested: list[Item] = []
+    writer = HistoryWriter(codec, nested)
+    for item in _flattened(writer, history):
+        writer.add(_strip_internal(item))
+
+    owned: list[tuple[RunItem, int]] = []
+    for run_items, forward in ((data.pre_handoff_items, _forward_pre_item),
+                               (data.new_items, _forward_new_item)):
+        for run_item in run_items:
+            if isinstance(run_item, ToolApprovalItem):
+                continue
+            item = _plain_input(run_item)
+            if keep_verbatim and forward(item):
+                owned.append((run_item, writer.forward(item)))
+            else:
+                writer.add(item)
+    writer.flush(force=not nested)
+    report = writer.report()
+    result = data.clone(
+        input_history=tuple(cast(list[TResponseInputItem], nested)),
+        pre_handoff_items=(),
+        input_items=(),
+    )
+    _declare_owned(result, owned)
+    return result, report

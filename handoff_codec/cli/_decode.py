@@ -1,21 +1,37 @@
-"""``handoff-codec decode``: a summary (text or message JSON) to items."""
+"""``handoff-codec decode``: a summary (text or message JSON) to items.
+
+The items go to stdout as JSON. On stderr: ``FILE: format: F`` and one line
+per recovery the lenient reader made, ``FILE:LINE: KIND: MESSAGE``. A read
+that lost information (a recovery with ``lost``, or a line read into no item)
+exits 3 unless ``--allow-loss``; the items are printed either way.
+
+``--json`` prints ``{"items": [...], "format": F, "recoveries": [{"line",
+"kind", "message", "lost"}, ...]}`` instead of the bare items.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from .._errors import DecodeError
-from . import CliError
-from ._io import add_input_argument, read_text, write_json
+from . import EXIT_LOSSY, EXIT_OK, CliError
+from ._io import add_input_argument, add_json_argument, read_text, write_json
 from ._options import add_codec_options, codec_from
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("decode", help="read a summary back into items (JSON)")
+    parser = subparsers.add_parser(
+        "decode", help="read a summary back into items (JSON)",
+        description="Read a summary back into items. Recoveries go to stderr; a lossy "
+                    "read exits 3 unless --allow-loss.")
     add_input_argument(parser)
     parser.add_argument("--strict", action="store_true",
                         help="accept only the current format, no legacy forms")
+    parser.add_argument("--allow-loss", action="store_true",
+                        help="exit 0 even when the read lost information (default: exit 3)")
+    add_json_argument(parser, "{items, format, recoveries}")
     add_codec_options(parser)
     parser.set_defaults(func=run)
 
@@ -36,10 +52,23 @@ def _summary_text(text: str) -> str:
 
 def run(args: argparse.Namespace) -> int:
     codec = codec_from(args)
+    name = "<stdin>" if args.file == "-" else args.file
     text = _summary_text(read_text(args.file))
     try:
-        items = codec.loads(text, strict=args.strict)
+        decoded = codec.decode(text, strict=args.strict)
     except DecodeError as exc:
-        raise CliError(f"{args.file}:{exc.line}:{exc.column}: {exc.msg}") from None
-    write_json(items)
-    return 0
+        raise CliError(f"{name}:{exc.line}:{exc.column}: {exc.msg}") from None
+    print(f"{name}: format: {decoded.format.value}", file=sys.stderr)
+    for recovery in decoded.recoveries:
+        print(f"{name}:{recovery.line}: {recovery.kind.value}: {recovery.message}",
+              file=sys.stderr)
+    if args.json:
+        write_json(decoded.model_dump(mode="json"))
+    else:
+        write_json(decoded.items)
+    lossy = not (decoded.lossless and decoded.complete)
+    if lossy and not args.allow_loss:
+        print(f"{name}: the read lost information (see above); --allow-loss accepts it",
+              file=sys.stderr)
+        return EXIT_LOSSY
+    return EXIT_OK

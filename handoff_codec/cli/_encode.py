@@ -1,4 +1,8 @@
-"""``handoff-codec encode``: items (JSON or JSON Lines) to a summary."""
+"""``handoff-codec encode``: items (JSON or JSON Lines) to a summary.
+
+Writes the summary text, or with ``--message`` the assistant message as JSON,
+or with ``--json`` ``{"summary": TEXT}``.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,7 @@ import sys
 
 from .._errors import EncodeError
 from . import CliError
-from ._io import add_input_argument, read_items, write_json
+from ._io import add_input_argument, add_json_argument, read_items, write_json
 from ._options import add_codec_options, codec_from
 
 
@@ -16,6 +20,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add_input_argument(parser)
     parser.add_argument("--message", action="store_true",
                         help="write the assistant message as JSON instead of the text")
+    add_json_argument(parser, '{"summary": TEXT}')
     add_codec_options(parser)
     parser.set_defaults(func=run)
 
@@ -26,6 +31,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.message:
             write_json(codec.summarize(items))
+        elif args.json:
+            write_json({"summary": codec.dumps(items)})
         else:
             sys.stdout.write(codec.dumps(items) + "\n")
     except EncodeError as exc:

@@ -8,9 +8,16 @@ import stat
 import sys
 from typing import Any, BinaryIO
 
-from . import CliError
+from . import EXIT_USAGE, CliError
 
-__all__ = ["MAX_INPUT_BYTES", "add_input_argument", "read_items", "read_text", "write_json"]
+__all__ = [
+    "MAX_INPUT_BYTES",
+    "add_input_argument",
+    "add_json_argument",
+    "read_items",
+    "read_text",
+    "write_json",
+]
 
 # The largest input file the CLI reads: twice the codec's default max_bytes
 # (32 MiB), so that a summary of the largest default size still fits when it
@@ -49,7 +56,7 @@ def read_text(name: str, *, limit: int = MAX_INPUT_BYTES) -> str:
             with open(name, "rb") as stream:
                 data = _read_bounded(name, stream, limit)
     except FileNotFoundError:
-        raise CliError(f"{name}: no such file") from None
+        raise CliError(f"{name}: no such file", EXIT_USAGE) from None
     except IsADirectoryError:
         raise CliError(f"{name}: is a directory") from None
     except OSError as exc:
@@ -92,6 +99,13 @@ def _json_lines(name: str, text: str) -> list[Any]:
         except RecursionError:
             raise CliError(f"{name}:{number}: JSON nested too deeply") from None
     return items
+
+
+def add_json_argument(parser: Any, what: str) -> None:
+    """The ``--json`` flag: ``what`` as JSON on stdout, and errors as a JSON object."""
+    parser.add_argument("--json", action="store_true",
+                        help=f"print {what} as JSON on stdout (errors too, as "
+                             '{"error": {"exit", "message"}})')
 
 
 def write_json(value: Any, *, indent: int | None = 2) -> None:

@@ -65,14 +65,13 @@ def test_stdin_and_custom_markers() -> None:
         (
             ["decode"],
             "not a summary",
-            "-:1:1: unexpected 'not a summary'; expected the preamble line",
+            "<stdin>:1:1: unexpected 'not a summary'; expected the preamble line",
         ),
         (
             ["decode", "--strict"],
             handoff_codec.dumps(ITEMS).replace("2. ", "7. "),
-            "-:4:1: record number '7' out of sequence",
+            "<stdin>:4:1: record number '7' out of sequence",
         ),
-        (["decode", "/no/such/file"], "", "/no/such/file: no such file"),
         (["encode"], "[1, 2]", "-: item 0 is int, expected an object"),
         (["encode"], "{not json", "-:1:2: invalid JSON"),
     ],

@@ -16,8 +16,10 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, timeout=60, check=False)
 
 
-def assert_one_line_error(result: subprocess.CompletedProcess[str], needle: str) -> None:
-    assert result.returncode == 1, result
+def assert_one_line_error(
+    result: subprocess.CompletedProcess[str], needle: str, code: int = 1
+) -> None:
+    assert result.returncode == code, result
     assert result.stdout == ""
     lines = result.stderr.splitlines()
     assert len(lines) == 1, result.stderr
@@ -63,7 +65,7 @@ def test_directory(tmp_path: Path, command: str) -> None:
 
 @pytest.mark.parametrize("command", COMMANDS)
 def test_missing_path(tmp_path: Path, command: str) -> None:
-    assert_one_line_error(run(command, str(tmp_path / "nope.txt")), "no such file")
+    assert_one_line_error(run(command, str(tmp_path / "nope.txt")), "no such file", code=2)
 
 
 def test_oversized_stdin_is_refused_without_reading_it_all() -> None:

@@ -85,10 +85,8 @@ def test_unconvertible_items_are_errors(tmp_path: Path,
 
 def test_bad_input_and_bad_target(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(capsys, str(tmp_path / "missing.json"))
-    assert code == 1 and out == "" and "no such file" in err
-    with pytest.raises(SystemExit) as exited:
-        main(["validate", write(tmp_path, GOOD), "--target", "claude"])
-    assert exited.value.code == 2
+    assert code == 2 and out == "" and "no such file" in err
+    assert main(["validate", write(tmp_path, GOOD), "--target", "claude"]) == 2
     assert "invalid choice: 'claude'" in capsys.readouterr().err
 
 

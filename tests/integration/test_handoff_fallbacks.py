@@ -1,0 +1,296 @@
+"""The integrations never raise in the handoff path: every fallback, its report, its warning.
+
+Each test runs both integrations, ``make_history_mapper`` and
+``nest_input_filter``, on real ``agents.handoffs.HandoffInputData``, and reads
+what they wrote back with the SDK's own reader where the SDK would read it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+agents = pytest.importorskip("agents")
+
+from agents.handoffs import (  # noqa: E402
+    HandoffInputData,
+    reset_conversation_history_wrappers,
+    set_conversation_history_wrappers,
+)
+from agents.handoffs.history import default_handoff_history_mapper  # noqa: E402
+
+import handoff_codec  # noqa: E402
+from handoff_codec import Codec, EncodeError  # noqa: E402
+from handoff_codec.agents import (  # noqa: E402
+    FallbackKind,
+    HandoffReport,
+    make_history_mapper,
+    nest_input_filter,
+)
+from tests.support.sdk import sdk_flatten  # noqa: E402
+
+Item = dict[str, Any]
+Nest = Callable[[list[Item]], list[Item]]
+
+
+class Opaque:
+    """A value with no JSON form; the SDK writes ``str(value)``."""
+
+    def __str__(self) -> str:
+        return "<opaque 42>"
+
+
+def _via_mapper(codec: Codec | None, reports: list[HandoffReport]) -> Nest:
+    mapper = make_history_mapper(codec, on_report=reports.append)
+    return lambda items: [dict(i) for i in mapper(items)]  # type: ignore[arg-type]
+
+
+def _via_filter(codec: Codec | None, reports: list[HandoffReport]) -> Nest:
+    nest = nest_input_filter(codec, on_report=reports.append)
+
+    def run(items: list[Item]) -> list[Item]:
+        data = HandoffInputData(input_history=tuple(items), pre_handoff_items=(), new_items=())
+        return [dict(i) for i in nest(data).input_history]  # type: ignore[arg-type]
+
+    return run
+
+
+INTEGRATIONS = {"mapper": _via_mapper, "filter": _via_filter}
+
+
+@pytest.fixture(params=sorted(INTEGRATIONS))
+def integration(request: pytest.FixtureRequest) -> Callable[..., Nest]:
+    return INTEGRATIONS[request.param]
+
+
+@pytest.fixture
+def warnings(caplog: pytest.LogCaptureFixture) -> Iterator[pytest.LogCaptureFixture]:
+    with caplog.at_level(logging.WARNING, logger="handoff_codec"):
+        yield caplog
+
+
+def _warned(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.name == "handoff_codec"]
+
+
+def _summaries(items: list[Item]) -> list[str]:
+    return [i["content"] for i in items if handoff_codec.default_codec.is_summary(i)]
+
+
+# ------------------------------------------------------------ 1: values that are not JSON
+def test_core_dumps_stays_strict() -> None:
+    with pytest.raises(EncodeError):
+        handoff_codec.dumps([{"role": "user", "content": Opaque()}])
+
+
+def test_unserializable_value_is_written_as_str_like_the_sdk(
+    integration: Callable[..., Nest], warnings: pytest.LogCaptureFixture
+) -> None:
+    reports: list[HandoffReport] = []
+    items = [{"role": "user", "content": Opaque()}, {"role": "assistant", "content": "ok"}]
+    out = integration(None, reports)(items)
+    assert sdk_flatten(out) == [{"role": "user", "content": "<opaque 42>"},
+                                {"role": "assistant", "content": "ok"}]
+    assert sdk_flatten(default_handoff_history_mapper(items)) == sdk_flatten(out)  # type: ignore[arg-type]
+    (report,) = reports
+    assert [(f.kind, f.index) for f in report.fallbacks] == [(FallbackKind.STRINGIFIED, 0)]
+    assert report.degraded
+    assert len(_warned(warnings)) == 1 and "stringified: 1" in _warned(warnings)[0]
+
+
+def test_a_clean_handoff_reports_nothing_and_warns_nothing(
+    integration: Callable[..., Nest], warnings: pytest.LogCaptureFixture
+) -> None:
+    reports: list[HandoffReport] = []
+    out = integration(None, reports)([{"role": "user", "content": "hi"}])
+    assert handoff_codec.flatten(out) == [{"role": "user", "content": "hi"}]
+    assert reports == [HandoffReport(1, ())]
+    assert _warned(warnings) == []
+
+
+# ------------------------------------------------------------ 2: limits and media
+def test_item_alone_over_max_bytes_is_forwarded_verbatim(
+    integration: Callable[..., Nest], warnings: pytest.LogCaptureFixture
+) -> None:
+    reports: list[HandoffReport] = []
+    big = {"type": "function_call_output", "call_id": "c1", "output": "x" * 5000}
+    items = [{"role": "user", "content": "a"}, big, {"role": "assistant", "content": "b"}]
+    out = integration(Codec(max_bytes=2000), reports)(items)
+    assert out[1] == big
+    assert handoff_codec.flatten(out) == items
+    assert [f.kind for f in reports[0].fallbacks] == [FallbackKind.FORWARDED]
+    assert len(_warned(warnings)) == 1
+
+
+def test_a_forwarded_item_carries_str_for_values_that_are_not_json(
+    integration: Callable[..., Nest]
+) -> None:
+    reports: list[HandoffReport] = []
+    big = {"role": "user", "content": "x" * 5000, "tag": Opaque()}
+    out = integration(Codec(max_bytes=2000), reports)([big])
+    assert out[-1] == {"role": "user", "content": "x" * 5000, "tag": "<opaque 42>"}
+    assert [f.kind for f in reports[0].fallbacks] == [FallbackKind.STRINGIFIED,
+                                                     FallbackKind.FORWARDED]
+
+
+def test_item_deeper_than_max_depth_is_forwarded_verbatim(
+    integration: Callable[..., Nest]
+) -> None:
+    reports: list[HandoffReport] = []
+    deep: Any = "leaf"
+    for _ in range(10):
+        deep = [deep]
+    item = {"role": "user", "content": deep}
+    out = integration(Codec(max_depth=5), reports)([item])
+    assert item in out
+    assert [f.kind for f in reports[0].fallbacks] == [FallbackKind.FORWARDED]
+
+
+def test_nan_never_aborts_the_handoff(integration: Callable[..., Nest]) -> None:
+    reports: list[HandoffReport] = []
+    out = integration(None, reports)([{"role": "user", "content": "x", "score": float("nan")}])
+    (back,) = handoff_codec.flatten(out)
+    assert back["content"] == "x" and back["score"] != back["score"]
+
+
+def test_summary_over_max_records_is_split(integration: Callable[..., Nest]) -> None:
+    reports: list[HandoffReport] = []
+    items = [{"role": "user", "content": str(n)} for n in range(7)]
+    codec = Codec(max_records=3)
+    out = integration(codec, reports)(items)
+    assert [len(codec.loads(m["content"])) for m in out] == [3, 3, 1]
+    assert handoff_codec.flatten(out) == items
+    assert [f.kind for f in reports[0].fallbacks] == [FallbackKind.SPLIT] * 2
+
+
+def _image(size: int) -> str:
+    return "data:image/png;base64," + "A" * size
+
+
+def _with_image(text: str, size: int) -> Item:
+    return {"role": "user", "content": [{"type": "input_text", "text": text},
+                                        {"type": "input_image", "image_url": _image(size)}]}
+
+
+def test_a_33_mib_image_is_forwarded_and_the_summary_holds_a_reference(
+    integration: Callable[..., Nest], warnings: pytest.LogCaptureFixture
+) -> None:
+    reports: list[HandoffReport] = []
+    photo = _with_image("what is this?", 33 * 1024 * 1024)
+    items = [{"role": "user", "content": "hi"}, photo, {"role": "assistant", "content": "a cat"}]
+    out = integration(None, reports)(items)
+    assert [m is photo or m == photo for m in out] == [False, True, False]
+    summaries = _summaries(out)
+    assert all(len(s) < 500 and "AAAA" not in s for s in summaries)
+    assert "2. user: [image forwarded as item 2]" in summaries[0]
+    # Read back (by us, and by the SDK), the conversation is all there, in order.
+    assert [i for i in handoff_codec.flatten(out) if "forwarded as item" not in str(
+        i["content"])] == items
+    assert [f.kind for f in reports[0].fallbacks] == [FallbackKind.MEDIA]
+    assert not reports[0].degraded and _warned(warnings) == []
+
+
+def test_media_references_of_an_earlier_handoff_are_not_repeated(
+    integration: Callable[..., Nest]
+) -> None:
+    reports: list[HandoffReport] = []
+    nest = integration(None, reports)
+    items = [_with_image("one", 10), {"role": "assistant", "content": "x"},
+             {"type": "message", "role": "user",
+              "content": [{"type": "input_file", "file_id": "file-1"}]}]
+    once = nest(items)
+    twice = nest(once)
+    assert twice == once
+    assert [f.detail for f in reports[-1].fallbacks] == [
+        "[image forwarded as item 2]", "[file forwarded as item 4]"]
+
+
+def test_sdk_writes_base64_into_the_summary_text() -> None:
+    """The SDK's writer, for contrast: the image's bytes become text of the summary."""
+    (summary,) = default_handoff_history_mapper([_with_image("x", 3000)])  # type: ignore[list-item]
+    assert "A" * 3000 in str(summary["content"])  # type: ignore[index]
+
+
+# ------------------------------------------------------------ 3: the SDK's wrappers
+@pytest.fixture
+def custom_wrappers() -> Iterator[None]:
+    set_conversation_history_wrappers(start="<<START>>", end="<<END>>")
+    yield
+    reset_conversation_history_wrappers()
+
+
+def test_the_sdk_wrappers_are_followed_at_call_time(
+    integration: Callable[..., Nest], custom_wrappers: None
+) -> None:
+    items = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
+    out = integration(None, [])(items)
+    assert out[0]["content"].split("\n")[1:3] == ["<<START>>", "1. user: hi"]
+    assert sdk_flatten(out) == items
+    reset_conversation_history_wrappers()
+    assert integration(None, [])(items)[0]["content"].split("\n")[1] == "<CONVERSATION HISTORY>"
+
+
+def test_an_explicit_codec_wins_over_the_sdk_wrappers(
+    integration: Callable[..., Nest], custom_wrappers: None
+) -> None:
+    out = integration(Codec(start="[[", end="]]"), [])([{"role": "user", "content": "hi"}])
+    assert out[0]["content"].split("\n")[1] == "[["
+
+
+# ------------------------------------------------------------ 5: summaries kept, not dropped
+LOSSY = "\n".join((handoff_codec.DEFAULT_PREAMBLE, handoff_codec.DEFAULT_START, "1. user: hi",
+                   "2. what is this", "3. assistant: ok", handoff_codec.DEFAULT_END))
+
+
+def test_an_earlier_summary_that_would_lose_a_line_is_kept_whole(
+    warnings: pytest.LogCaptureFixture
+) -> None:
+    reports: list[HandoffReport] = []
+    lossy = {"role": "assistant", "content": LOSSY}
+    out = _via_filter(None, reports)([lossy, {"role": "user", "content": "next"}])
+    assert handoff_codec.flatten(out) == [lossy, {"role": "user", "content": "next"}]
+    assert [(f.kind, f.index) for f in reports[0].fallbacks] == [(FallbackKind.UNEXPANDED, 0)]
+    assert "line(s) 4" in reports[0].fallbacks[0].detail
+    assert len(_warned(warnings)) == 1
+
+
+# ------------------------------------------------------------ the last resort
+class _BrokenCodec(Codec):
+    def summarize(self, items: Any) -> Item:
+        raise RuntimeError("boom")
+
+
+def test_an_internal_error_falls_back_to_the_sdk_nesting(
+    integration: Callable[..., Nest], warnings: pytest.LogCaptureFixture
+) -> None:
+    reports: list[HandoffReport] = []
+    items = [{"role": "user", "content": "hi"}]
+    out = integration(_BrokenCodec(), reports)(items)
+    assert sdk_flatten(out) == items
+    assert [f.kind for f in reports[0].fallbacks] == [FallbackKind.INTERNAL_ERROR]
+    assert "RuntimeError: boom" in reports[0].fallbacks[0].detail
+    assert len(_warned(warnings)) == 1
+
+
+def test_a_failing_report_callback_does_not_fail_the_handoff(
+    caplog: pytest.LogCaptureFixture
+) -> None:
+    def callback(report: HandoffReport) -> None:
+        raise ValueError("callback bug")
+
+    mapper = make_history_mapper(on_report=callback)
+    with caplog.at_level(logging.ERROR, logger="handoff_codec"):
+        out = mapper([{"role": "user", "content": "hi"}])  # type: ignore[list-item]
+    assert handoff_codec.flatten(out) == [{"role": "user", "content": "hi"}]  # type: ignore[arg-type]
+    assert "on_report callback raised" in caplog.text
+
+
+def test_reports_are_per_handoff_not_global() -> None:
+    first: list[HandoffReport] = []
+    second: list[HandoffReport] = []
+    _via_mapper(None, first)([{"role": "user", "content": Opaque()}])
+    _via_mapper(None, second)([{"role": "user", "content": "fine"}])
+    assert [r.count(FallbackKind.STRINGIFIED) for r in first + second] == [1, 0]
