@@ -55,11 +55,6 @@ def _legacy(name: str) -> re.Pattern[str]:
     return grammar.terminal(name, "legacy")
 
 
-def _number(digits: str) -> int:
-    """A record number; 0 (never in sequence) for one too long for int() to accept."""
-    return int(digits) if len(digits) <= 18 else 0
-
-
 class _Numbered:
     """The body's numbered lines: their offsets and numbers, as arrays of ints."""
 
@@ -67,9 +62,12 @@ class _Numbered:
         self.body = body
         self.starts = array("q")
         self.numbers = array("q")
+        start, number = self.starts.append, self.numbers.append
         for match in _legacy("RECORD_NUMBER").finditer(body):
-            self.starts.append(match.start())
-            self.numbers.append(_number(match["number"]))
+            start(match.start())
+            digits = match[1]
+            # 0 (never in sequence) for a number too long for int() to accept
+            number(int(digits) if len(digits) <= 18 else 0)
 
     def shaped(self) -> bytearray:
         """1 for each numbered line shaped like a record (``LEGACY_HEAD``), else 0."""
@@ -198,13 +196,16 @@ class _Reader:
     def __init__(self, max_depth: int) -> None:
         self.max_depth = max_depth
         self.recoveries: list[Recovery] = []
+        self.json_match = _legacy("LEGACY_JSON").fullmatch
+        self.plain_match = _legacy("LEGACY_PLAIN").fullmatch
+        self.named_match = _legacy("LEGACY_NAMED").fullmatch
+        self.bare_match = _legacy("LEGACY_BARE").fullmatch
         # Signs of openai-agents >= 0.17.1, which wrote lists as JSON records
         # and (>= 0.20) empty turns as `N. role: `.
         self.json = self.empty_plain = False
 
     def note(self, line: int, kind: RecoveryKind, message: str, *, lost: bool = False) -> None:
-        self.recoveries.append(Recovery.model_construct(line=line, kind=kind, message=message,
-                                                        lost=lost))
+        self.recoveries.append(Recovery(line=line, kind=kind, message=message, lost=lost))
 
     def kinds(self) -> set[RecoveryKind]:
         return {recovery.kind for recovery in self.recoveries}
@@ -215,14 +216,15 @@ class _Reader:
         item = self.json_record(record)
         if item is not None:
             return item
-        plain = _legacy("LEGACY_PLAIN").fullmatch(text)
+        # Both plain patterns need a ":"; without one, skip their scan.
+        plain = self.plain_match(text) if ":" in text else None
         if plain is None or plain["role"] not in KNOWN_ROLES:
             # `user (team:alice): q` reads as role "user (team" by the first
             # colon; a known role with a name holding ":" or "(" is likelier.
-            plain = _legacy("LEGACY_NAMED").fullmatch(text) or plain
+            plain = (self.named_match(text) if ":" in text else None) or plain
         if plain is not None:
             return self.plain_record(record, plain)
-        bare = _legacy("LEGACY_BARE").fullmatch(text)
+        bare = self.bare_match(text)
         if bare is not None:
             self.note(record.line, RecoveryKind.BARE_ROLE,
                       "an empty turn written as a bare role; read with content ''. "
@@ -234,7 +236,7 @@ class _Reader:
         return None
 
     def json_record(self, record: _Record) -> Item | None:
-        match = _legacy("LEGACY_JSON").fullmatch(record.text)
+        match = self.json_match(record.text)
         if match is None:
             return None
         try:

@@ -114,7 +114,8 @@ def test_anthropic_empty_text_next_to_tool_calls() -> None:
 
 
 def test_anthropic_tool_use_only_turn_is_fine() -> None:
-    # "An assistant turn with only tool_use is fine" (FORMAT-NOTES; seed 003).
+    # An assistant turn with only tool_use is fine (Anthropic tool use docs:
+    # https://docs.anthropic.com/en/docs/build-with-claude/tool-use).
     items = [{"role": "user", "content": "go"},
              {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"},
              {"type": "function_call_output", "call_id": "c1", "output": "done"}]
