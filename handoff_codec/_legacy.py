@@ -95,7 +95,7 @@ class _Numbered:
         body = self.body
         if start not in body:
             return inside
-        markers = re.compile(f"^(?:({re.escape(start)})|{re.escape(end)})$", re.MULTILINE)
+        markers = re.compile(f"^(?:{re.escape(start)}|{re.escape(end)})$", re.MULTILINE)
         numbered = _legacy("RECORD_NUMBER").match
         depth, index, count = 0, 0, len(self.starts)
         for marker in markers.finditer(body):
@@ -104,7 +104,7 @@ class _Numbered:
             while index < count and self.starts[index] < marker.start():
                 inside[index] = depth > 0
                 index += 1
-            depth = depth + 1 if marker[1] is not None else max(depth - 1, 0)
+            depth += (marker[0] == start) - (marker[0] == end and depth > 0)
         while index < count:
             inside[index] = depth > 0
             index += 1

@@ -15,10 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import handoff_codec
 from handoff_codec import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START, RecoveryKind
 from tests.support.legacy_fixtures import ROWS, release, row_id
+from tests.support.strategies import transcripts
 
 BEFORE_FILE = Path(__file__).resolve().parents[1] / "fixtures" / "legacy_decoded.jsonl"
 BEFORE = {row["id"]: row for row in map(json.loads, BEFORE_FILE.read_text().splitlines())}
@@ -150,3 +153,19 @@ def test_a_redacted_fixture_loses_only_the_redacted_turn(row: dict[str, Any]) ->
     after = handoff_codec.decode(redacted)
     assert after.items == [before.items[0], *before.items[2:]]
     assert (4, RecoveryKind.RENUMBERED) in kinds(after)
+
+
+@settings(max_examples=200, deadline=None)
+@given(transcripts.filter(lambda t: len(t) >= 2), st.data())
+def test_removing_any_record_of_a_current_summary_removes_only_its_turn(
+    transcript: list[dict[str, Any]], data: st.DataObject
+) -> None:
+    """The current writer's records stay apart, whichever one is deleted."""
+    text = handoff_codec.dumps(transcript)
+    before = handoff_codec.decode(text)
+    gone = data.draw(st.integers(0, len(transcript) - 1))
+    lines = text.split("\n")
+    after = handoff_codec.decode("\n".join([*lines[:2 + gone], *lines[3 + gone:]]))
+    assert after.items == before.items[:gone] + before.items[gone + 1:]
+    renumbered = [r for r in after.recoveries if r.kind is RecoveryKind.RENUMBERED]
+    assert len(renumbered) == (gone < len(transcript) - 1)
