@@ -85,9 +85,8 @@ class _Numbered:
                 if number < highest:  # a record numbered lower than one above it
                     return True
                 highest = number
-        typed = _legacy("LEGACY_TYPED_HEAD").match
-        return any((match := typed(body, start)) is not None and match["type"] not in KNOWN_ROLES
-                   for start in self.starts)
+        typed = _legacy("LEGACY_TYPED_HEAD").finditer(body)
+        return any(match["type"] not in KNOWN_ROLES for match in typed)
 
     def inside_spilled_summaries(self, start: str, end: str) -> bytearray:
         """1 for each numbered line between a spilled summary's own marker lines."""
@@ -274,11 +273,8 @@ class _Reader:
                   "of its own")
 
     def list_content(self, line: int, item: Item, *, old_writer: bool) -> None:
-        """Read, or report as ambiguous, content that is a JSON array."""
-        content = item.get("content")
-        if "role" not in item or not isinstance(content, str) or not content.startswith("["):
-            return
-        value = _json_value(content)
+        """Read, or report as ambiguous, string content that starts with "["."""
+        value = _json_value(item["content"])
         if not isinstance(value, list):
             return
         if old_writer:
@@ -391,7 +387,9 @@ def parse_lenient(
         # Without a sign of which writer this was, an array of Responses
         # content parts is read as a list; any other array stays text.
         for record_line, item in records:
-            reader.list_content(record_line, item, old_writer=old_writer)
+            content = item.get("content")
+            if isinstance(content, str) and content[:1] == "[" and "role" in item:
+                reader.list_content(record_line, item, old_writer=old_writer)
     reader.recoveries.sort(key=lambda r: r.line)
     # Built without validation: the items are plain JSON data made here.
     return Decoded.model_construct(items=[item for _, item in records],
