@@ -285,7 +285,7 @@ class _Reader:
                            for part in value):
             item["content"] = value
             self.note(line, RecoveryKind.LIST_CONTENT,
-                      "a JSON array of Responses content parts: inferred to be list content "
+                      "a JSON array of Responses input content parts: inferred to be list content "
                       "written by openai-agents 0.6 to 0.17.0; read back as a list")
         else:
             self.note(line, RecoveryKind.ARRAY_AS_TEXT,
@@ -295,23 +295,22 @@ class _Reader:
 
 @functools.cache
 def _content_part_types() -> frozenset[str]:
-    """The ``type`` of every content part of a Responses message, from the openai package.
+    """The ``type`` of every content part a message without ``type`` can hold.
 
-    Input parts (``ResponseInputContent``, and ``ResponseInputAudio``) and the
-    parts of an output message (``ResponseOutputMessage.content``).
+    From the openai package: the parts of ``EasyInputMessage.content``
+    (``ResponseInputContent``) and ``ResponseInputAudio``. Output parts
+    (``output_text``, ``refusal``) are not among them: they belong to an
+    output message, which has an ``id`` that the old writer did not keep, and
+    as the content of a plain turn neither the Responses API's input types nor
+    the Agents SDK's Chat Completions converter accept them.
     """
     from typing import Literal, get_args, get_origin
 
-    from openai.types.responses import (
-        ResponseInputAudio,
-        ResponseInputContent,
-        ResponseOutputMessage,
-    )
+    from openai.types.responses import EasyInputMessage, ResponseInputAudio
     from pydantic import BaseModel
 
     types: set[str] = set()
-    pending: list[Any] = [ResponseInputContent, ResponseInputAudio,
-                          ResponseOutputMessage.model_fields["content"].annotation]
+    pending: list[Any] = [EasyInputMessage.model_fields["content"].annotation, ResponseInputAudio]
     while pending:
         kind = pending.pop()
         if isinstance(kind, type) and issubclass(kind, BaseModel):

@@ -113,17 +113,27 @@ def _reading(row: dict[str, Any]) -> dict[str, Any]:
             "recoveries": [[r.line, r.kind.value, r.lost] for r in decoded.recoveries]}
 
 
+INPUT_PARTS = {"input_text", "input_image", "input_file", "input_audio"}
+
+
 def _list_content_read_back(before: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:
-    """``before``, with each JSON array of content parts read back as the list it was."""
+    """``before``, with each JSON array of input content parts read back as the list it was.
+
+    An array of other parts stays text, now reported as ``array_as_text``.
+    """
     after = json.loads(json.dumps(before))
-    for item, original in zip(after["items"], row["transcript"], strict=False):
-        if isinstance(original.get("content"), list) and item.get("content") == json.dumps(
-                original["content"]):
+    arrays = [(item, original) for item, original in zip(after["items"], row["transcript"],
+                                                         strict=False)
+              if isinstance(original.get("content"), list)
+              and item.get("content") == json.dumps(original["content"])]
+    notes = [r for r in after["recoveries"] if r[1] == "list_content" and r[2]]
+    for (item, original), recovery in zip(arrays, notes, strict=True):
+        if {part["type"] for part in original["content"]} <= INPUT_PARTS:
             item["content"] = original["content"]
             after["format"] = "legacy-0.6-0.17.0"
-    for recovery in after["recoveries"]:
-        if recovery[1] == "list_content":
             recovery[2] = False
+        else:
+            recovery[1] = "array_as_text"
     return after
 
 

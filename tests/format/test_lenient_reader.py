@@ -36,6 +36,7 @@ def test_an_image_part_becomes_an_image_again() -> None:
     '[{"type": "input_text", "text": "a"}, {"type": "something_else"}]',
     '[{"text": "a"}]',
     '[{"type": "input_text", "text": "a"}, "b"]',
+    '[{"type": "output_text", "text": "a", "annotations": []}]',
 ])
 def test_other_arrays_stay_text(content: str) -> None:
     decoded = handoff_codec.decode(summary(f"1. user: {content}"))
