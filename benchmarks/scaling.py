@@ -1,6 +1,6 @@
 """Decoding time against input size: is it linear, also on hostile input?
 
-    python -m benchmarks.scaling [--repeat 3] [--max-mb 100]
+    python -m benchmarks.scaling [--repeat 3] [--max-mb 100] [--only limits]
 
 1. Realistic summaries of 1, 10 and 100 MB (the transcript of
    ``benchmarks.codec``), decoded in both modes. Ratio = time / time of 1 MB;
@@ -12,20 +12,33 @@
    realistic 1 MB summary, and the 4 MB time over the 1 MB time (about 4 when
    linear, 16 when quadratic). Errors (DecodeError) count as results: what
    matters is how long the reader takes to give its answer.
+3. Time and memory within the default limits (max_bytes 32 MiB, max_records
+   100,000), lenient reads of 1, 4 and 16 MB of each family in ``FAMILIES``:
+   CPU seconds per MB (on a machine shared with other work, CPU time says
+   more than wall time; on an idle one they agree), the peak of traced
+   memory (tracemalloc) over the input size, and the share of it that the
+   returned items and recoveries still hold. Each read runs in a fresh
+   process. The targets: at most 0.5 s per MB and 10 times the input.
 
-Medians of ``--repeat`` runs. The codec is built with max_bytes and
-max_records large enough for 100 MB; the defaults would refuse it.
+Medians of ``--repeat`` runs. For sections 1 and 2 the codec is built with
+max_bytes and max_records large enough for 100 MB; the defaults would refuse
+it.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import json
+import random
 import statistics
+import subprocess
+import sys
 import time
+import tracemalloc
 from collections.abc import Callable
 
-from handoff_codec import Codec, DecodeError
+from handoff_codec import DEFAULT_END, DEFAULT_START, Codec, DecodeError
 
 from .codec import transcript
 
@@ -48,6 +61,103 @@ PATHOLOGICAL: dict[str, Callable[[int], str]] = {
 }
 
 
+# Bodies of about n bytes that stay within the default limits (at most
+# 90,000 numbered lines). Each starts with a record, so the lenient reader
+# has a record for the other lines to continue.
+FIRST = "1. user: a\n"
+RECORDS = 90_000
+
+
+def _numbered(n: int, line: Callable[[int], str]) -> str:
+    """About n bytes of RECORDS numbered lines (``line(i)``), padded with 'x'."""
+    lines = [line(i) for i in range(RECORDS)]
+    pad = max(0, n // RECORDS - max(map(len, lines)) - 1)
+    return "".join(f"{text}{'x' * pad}\n" for text in lines)
+
+
+def _shuffled(count: int) -> list[int]:
+    numbers = list(range(2, count + 2))
+    random.Random(0).shuffle(numbers)
+    return numbers
+
+
+_SHUFFLED: list[int] = _shuffled(RECORDS)
+FAMILIES: dict[str, Callable[[int], str]] = {
+    "newlines after one record": lambda n: FIRST + "\n" * n,
+    "lines of x": lambda n: FIRST + "x\n" * (n // 2),
+    "lines of ':'": lambda n: FIRST + ":\n" * (n // 2),
+    "lines of 4-byte characters": lambda n: FIRST + "\U0001f600\n" * (n // 5),
+    "one long line": lambda n: "1. user: " + "a" * n + "\n",
+    "one long line of '('": lambda n: "1. user (" + "(" * n + "\n",
+    "numbered lines, not records, out of order":
+        lambda n: FIRST + _numbered(n, lambda i: f"{_SHUFFLED[i]}. item"),
+    "records numbered out of order":
+        lambda n: FIRST + _numbered(n, lambda i: f"{_SHUFFLED[i]}. user: turn"),
+    "records all numbered 1 (renumbered)":
+        lambda n: _numbered(n, lambda i: "1. user: turn"),
+    "records in order (current format)":
+        lambda n: _numbered(n, lambda i: f"{i + 1}. user: turn"),
+    "bare roles in order": lambda n: _numbered(n, lambda i: f"{i + 1}. assistant") + "\n",
+    "deep spill (nested markers)":
+        lambda n: FIRST + f"{DEFAULT_START}\n" * (n // 48) + f"{DEFAULT_END}\n" * (n // 48),
+    "spilled lines that look like records": lambda n: FIRST + "x\n" + _numbered(
+        n, lambda i: f"{_SHUFFLED[i]}. user: turn"),
+}
+
+
+def measure(family: str, size_mb: int, repeat: int) -> dict[str, object]:
+    """One default-codec lenient read in this process: best seconds of ``repeat``, memory.
+
+    ``peak`` is the traced peak during the read, ``result`` what the returned
+    report (items and recoveries) still holds after it.
+    """
+    codec = Codec()
+    body = FAMILIES[family](size_mb * MB)
+    text = f"{codec.preamble}\n{codec.start}\n{body}{codec.end}"
+    codec.decode(HEAD + "1. user: a" + TAIL)  # build the parsers
+    answer = "read"
+    times, cpu_times = [], []
+    for _ in range(repeat):
+        start, cpu = time.perf_counter(), time.process_time()
+        try:
+            codec.decode(text)
+        except DecodeError as exc:
+            answer = f"DecodeError: {exc.msg[:40]}"
+        times.append(time.perf_counter() - start)
+        cpu_times.append(time.process_time() - cpu)
+    tracemalloc.start()
+    result = None
+    with contextlib.suppress(DecodeError):
+        result = codec.decode(text)
+    held, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    del result
+    return {"bytes": len(text.encode("utf-8")), "seconds": min(times), "cpu": min(cpu_times),
+            "peak": peak,
+            "result": held, "answer": answer}
+
+
+def limits_table(max_mb: int, repeat: int) -> None:
+    """Section 3: each family at 1, 4 and 16 MB, one fresh process per family and size."""
+    sizes = [s for s in (1, 4, 16) if s <= max_mb]
+    print("\nwithin the default limits: lenient read; CPU seconds per MB (best of", repeat,
+          "runs), peak traced memory / input size, and the part of it the result holds")
+    print(f"{'family':<42}" + "".join(f" | {f'{s} MB: s/MB':>11} {'peak x':>6} {'result x':>8}"
+                                      for s in sizes))
+    for family in FAMILIES:
+        cells = []
+        for size_mb in sizes:
+            out = subprocess.run(
+                [sys.executable, "-m", "benchmarks.scaling", "--repeat", str(repeat),
+                 "--measure", family, str(size_mb)],
+                check=True, capture_output=True, text=True).stdout
+            got = json.loads(out)
+            size = float(got["bytes"])
+            cells.append(f" | {float(got['cpu']) / (size / MB):11.3f} "
+                         f"{float(got['peak']) / size:6.1f} {float(got['result']) / size:8.1f}")
+        print(f"{family:<42}{''.join(cells)}  {got['answer']}", flush=True)
+
+
 def median_time(text: str, strict: bool, repeat: int) -> float:
     """Median seconds to read ``text``; a DecodeError is an answer too."""
     times = []
@@ -67,7 +177,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--max-mb", type=int, default=100)
+    parser.add_argument("--only", choices=["realistic", "limits"],
+                        help="realistic: sections 1 and 2; limits: section 3")
+    parser.add_argument("--measure", nargs=2, metavar=("FAMILY", "MB"), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.measure:
+        print(json.dumps(measure(args.measure[0], int(args.measure[1]), args.repeat)))
+        return
+    if args.only != "limits":
+        realistic_tables(args)
+    if args.only != "realistic":
+        limits_table(args.max_mb, args.repeat)
+
+
+def realistic_tables(args: argparse.Namespace) -> None:
+    """Sections 1 and 2."""
 
     # A transcript whose summary is about 1 MB.
     unit = transcript(400)

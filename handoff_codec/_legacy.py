@@ -1,18 +1,23 @@
 """The lenient reader: current and legacy summaries to items, with a report.
 
-The LALR parser of ``grammar/legacy.lark`` reads the envelope and the body's
-lines. This module applies the one rule a grammar cannot state, the record
-numbering (``_record_heads``), and reads each record's text with the
-``LEGACY_*`` terminals of the same grammar.
+The LALR parser of ``grammar/legacy.lark`` reads the envelope and takes the
+body as one token. This module applies the one rule a grammar cannot state,
+the record numbering (``_record_heads``), and reads each record's text with
+the ``LEGACY_*`` terminals of the same grammar.
+
+Memory stays a small multiple of the input: the body is never split into
+line objects. One scan finds the numbered lines and keeps only their offsets
+and numbers, in arrays of ints; a record's text is a slice of the body.
 """
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Sequence
-from dataclasses import dataclass
-from itertools import pairwise
-from typing import Any, cast
+import re
+from array import array
+from collections.abc import Iterator
+from typing import Any, NamedTuple, cast
 
 from lark import Token, Transformer
 from lark.exceptions import UnexpectedInput
@@ -27,84 +32,161 @@ __all__ = ["parse_lenient"]
 Item = dict[str, Any]
 
 
-@dataclass(slots=True)
-class _Line:
-    """One body line: its text without the "\n", where it is, and its record number."""
+class _Envelope(Transformer[Token, tuple[Token, str, int]]):
+    """The preamble token, the body's text and its offset in the summary."""
 
-    text: str
-    line: int
-    pos: int
-    number: int | None
-
-
-class _Lines(Transformer[Token, tuple[Token, list[_Line]]]):
-    """The preamble token and the body's lines."""
-
-    def start(self, children: list[Any]) -> tuple[Token, list[_Line]]:
-        return children[0], children[2]
+    def start(self, children: list[Any]) -> tuple[Token, str, int]:
+        return children[0], *children[2]
 
     def preamble(self, children: list[Token]) -> Token:
         return children[0]
 
-    def no_records(self, _children: list[Token]) -> list[_Line]:
-        return []
+    def no_records(self, _children: list[Token]) -> tuple[str, int]:
+        return "", 0
 
-    def lines(self, runs: list[Token]) -> list[_Line]:
-        numbered = grammar.terminal("NUMBERED_LINE", "legacy").match
-        lines: list[_Line] = []
-        for run in runs:
-            line, pos = run.line or 1, run.start_pos or 0
-            for text in str(run).split("\n")[:-1]:
-                match = numbered(text + "\n")
-                lines.append(_Line(text, line, pos, _number(match["number"]) if match else None))
-                line, pos = line + 1, pos + len(text) + 1
-        return lines
+    def records(self, children: list[Token]) -> tuple[str, int]:
+        return str(children[0]), children[0].start_pos or 0
 
 
-_LINES = _Lines()
+_ENVELOPE = _Envelope()
 
 
-def _number(digits: str) -> int:
-    """A record number; 0 (never in sequence) for one too long for int() to accept."""
-    return int(digits) if len(digits) <= 18 else 0
+def _legacy(name: str) -> re.Pattern[str]:
+    return grammar.terminal(name, "legacy")
 
 
-def _record_heads(lines: Sequence[_Line], start: str, end: str) -> list[int]:
-    """Indexes of the lines that start records.
+class _Numbered:
+    """The body's numbered lines: their offsets and numbers, as arrays of ints."""
 
-    The records are the longest run of lines numbered 1, 2, 3, ... in order
-    that starts at the first line. Of several such runs, the one with the most
-    lines shaped like a record (``LEGACY_HEAD``) wins, then the one whose
-    lines come latest: a legacy writer put spilled content after its record,
-    never before. Lines inside a summary that spilled into content (between
-    its own start and end marker lines) are content, never records.
+    def __init__(self, body: str) -> None:
+        self.body = body
+        self.starts = array("q")
+        self.numbers = array("q")
+        start, number = self.starts.append, self.numbers.append
+        for match in _legacy("RECORD_NUMBER").finditer(body):
+            start(match.start())
+            digits = match[1]
+            # 0 (never in sequence) for a number too long for int() to accept
+            number(int(digits) if len(digits) <= 18 else 0)
+
+    def shaped(self) -> bytearray:
+        """1 for each numbered line shaped like a record (``LEGACY_HEAD``), else 0."""
+        head, body = _legacy("LEGACY_HEAD").match, self.body
+        return bytearray(head(body, start) is not None for start in self.starts)
+
+    def old_writer_sign(self, shaped: bytearray) -> bool:
+        """Whether the body shows a sign of the 0.6 to 0.17.0 writer (see legacy.lark)."""
+        body = self.body
+        if body.count("\n") != len(self.starts):  # a line that is not numbered
+            return True
+        highest = 0
+        for number, is_shaped in zip(self.numbers, shaped, strict=True):
+            if is_shaped:
+                if number < highest:  # a record numbered lower than one above it
+                    return True
+                highest = number
+        typed = _legacy("LEGACY_TYPED_HEAD").finditer(body)
+        return any(match["type"] not in KNOWN_ROLES for match in typed)
+
+    def inside_spilled_summaries(self, start: str, end: str) -> bytearray:
+        """1 for each numbered line between a spilled summary's own marker lines."""
+        inside = bytearray(len(self.starts))
+        body = self.body
+        if start not in body:
+            return inside
+        markers = re.compile(f"^(?:{re.escape(start)}|{re.escape(end)})$", re.MULTILINE)
+        numbered = _legacy("RECORD_NUMBER").match
+        depth, index, count = 0, 0, len(self.starts)
+        for marker in markers.finditer(body):
+            if numbered(body, marker.start()):
+                continue
+            while index < count and self.starts[index] < marker.start():
+                inside[index] = depth > 0
+                index += 1
+            depth += (marker[0] == start) - (marker[0] == end and depth > 0)
+        while index < count:
+            inside[index] = depth > 0
+            index += 1
+        return inside
+
+
+class Run(NamedTuple):
+    """The best run of records 1, 2, 3, ... that ends on one numbered line."""
+
+    score: int  # how many of its lines are shaped like records
+    position: int  # the numbered line it ends on
+    parent: int  # the numbered line of the record before, -1 for none
+
+
+def _record_heads(lines: _Numbered, start: str, end: str) -> list[int]:
+    """Indexes (into ``lines``) of the numbered lines that start records.
+
+    The rule is stated in the header of ``grammar/legacy.lark``: the run of
+    lines numbered 1, 2, 3, ... from the first line, and, unless the summary
+    shows a sign of the 0.6 to 0.17.0 writer, every other line shaped like
+    a record.
     """
-    shaped = grammar.terminal("LEGACY_HEAD", "legacy").match
-    # For each record number: (score, position, parent position) of the best
-    # run so far that ends on a line with that number.
-    best: dict[int, tuple[int, int, int]] = {}
-    parent: dict[int, int] = {}
-    depth = 0
-    for position, line in enumerate(lines):
-        number = line.number
-        if number is None:
-            depth += (line.text == start) - (line.text == end and depth > 0)
+    shaped = lines.shaped()
+    inside = lines.inside_spilled_summaries(start, end)
+    best: dict[int, Run] = {}
+    parents = array("q", [-1]) * len(lines.starts)
+    for position, number in enumerate(lines.numbers):
+        if inside[position] or (number == 1) != (lines.starts[position] == 0):
             continue
-        if depth or (number == 1) != (position == 0):
+        before = best.get(number - 1) if number > 1 else Run(0, -1, -1)
+        if before is None:
             continue
-        before = best.get(number - 1, (0, -1, -1)) if number > 1 else (0, -1, -1)
-        if number > 1 and before[1] < 0:
-            continue
-        score = before[0] + (shaped(line.text) is not None)
-        if score >= best.get(number, (-1, -1, -1))[0]:
-            best[number] = (score, position, before[1])
-            parent[position] = before[1]
-    if not best:
-        return []
-    heads = [best[max(best)][1]]
-    while parent[heads[-1]] >= 0:
-        heads.append(parent[heads[-1]])
-    return heads[::-1]
+        run = Run(before.score + shaped[position], position, before.position)
+        if number not in best or run.score >= best[number].score:
+            best[number] = run
+            parents[position] = run.parent
+    heads: list[int] = []
+    if best:
+        heads.append(best[max(best)].position)
+        while parents[heads[-1]] >= 0:
+            heads.append(parents[heads[-1]])
+        heads.reverse()
+    if lines.old_writer_sign(shaped):
+        return heads
+    return sorted({*heads, *(i for i, is_shaped in enumerate(shaped) if is_shaped)})
+
+
+class _Record(NamedTuple):
+    """One record's text and where it is."""
+
+    text: str
+    line: int  # 1-based line of the summary
+    pos: int  # offset in the summary
+    continued: int  # how many lines continue the head line
+
+
+def _records(lines: _Numbered, heads: list[int], line: int, offset: int) -> Iterator[_Record]:
+    """The text of each record: from its head line to the next record's head."""
+    body, starts = lines.body, lines.starts
+    seen = 0
+    ends = [starts[h] for h in heads[1:]] + [len(body)]
+    for head, stop in zip(heads, ends, strict=True):
+        begin = starts[head]
+        line += body.count("\n", seen, begin)
+        seen = begin
+        text = body[begin:stop - 1]
+        yield _Record(text, line, offset + begin, text.count("\n"))
+
+
+# The writer generation each kind of recovery shows; the oldest one shown wins.
+_SHOWN_BY = {
+    RecoveryKind.CONTINUATION: Format.LEGACY_0_6,
+    RecoveryKind.TYPED_RECORD: Format.LEGACY_0_6,
+    RecoveryKind.LIST_CONTENT: Format.LEGACY_0_6,
+    RecoveryKind.BARE_ROLE: Format.LEGACY_0_17_1,
+    RecoveryKind.LEGACY_PREAMBLE: Format.LEGACY_0_17_1,
+}
+_OLDEST_FIRST = (Format.LEGACY_0_6, Format.LEGACY_0_17_1)
+
+
+def _format(kinds: set[RecoveryKind]) -> Format:
+    shown = {_SHOWN_BY[kind] for kind in kinds if kind in _SHOWN_BY}
+    return next((form for form in _OLDEST_FIRST if form in shown), Format.CURRENT)
 
 
 class _Reader:
@@ -113,7 +195,10 @@ class _Reader:
     def __init__(self, max_depth: int) -> None:
         self.max_depth = max_depth
         self.recoveries: list[Recovery] = []
-        self.bare = self.spilled = self.typed = False
+        self.json_match = _legacy("LEGACY_JSON").fullmatch
+        self.plain_match = _legacy("LEGACY_PLAIN").fullmatch
+        self.named_match = _legacy("LEGACY_NAMED").fullmatch
+        self.bare_match = _legacy("LEGACY_BARE").fullmatch
         # Signs of openai-agents >= 0.17.1, which wrote lists as JSON records
         # and (>= 0.20) empty turns as `N. role: `.
         self.json = self.empty_plain = False
@@ -121,62 +206,120 @@ class _Reader:
     def note(self, line: int, kind: RecoveryKind, message: str, *, lost: bool = False) -> None:
         self.recoveries.append(Recovery(line=line, kind=kind, message=message, lost=lost))
 
-    def record(self, head: _Line, rest: list[_Line]) -> Item | None:
+    def kinds(self) -> set[RecoveryKind]:
+        return {recovery.kind for recovery in self.recoveries}
+
+    def record(self, record: _Record) -> Item | None:
         """The item of one record, or None when its text is not a record."""
-        text = "\n".join([head.text, *(line.text for line in rest)]) if rest else head.text
-        item = self.json_record(head, text)
+        text = record.text
+        item = self.json_record(record)
         if item is not None:
             return item
-        plain = grammar.terminal("LEGACY_PLAIN", "legacy").fullmatch(text)
+        # Both plain patterns need a ":"; without one, skip their scan.
+        plain = self.plain_match(text) if ":" in text else None
         if plain is None or plain["role"] not in KNOWN_ROLES:
             # `user (team:alice): q` reads as role "user (team" by the first
             # colon; a known role with a name holding ":" or "(" is likelier.
-            plain = grammar.terminal("LEGACY_NAMED", "legacy").fullmatch(text) or plain
+            plain = (self.named_match(text) if ":" in text else None) or plain
         if plain is not None:
-            return self.plain_record(head, plain, len(rest))
-        bare = grammar.terminal("LEGACY_BARE", "legacy").fullmatch(text)
+            return self.plain_record(record, plain)
+        bare = self.bare_match(text)
         if bare is not None:
-            self.bare = True
-            self.note(head.line, RecoveryKind.BARE_ROLE,
+            self.note(record.line, RecoveryKind.BARE_ROLE,
                       "an empty turn written as a bare role; read with content ''. "
                       "Whether it was None or '' is not in the text", lost=True)
             return _fields(bare, "")
-        self.note(head.line, RecoveryKind.UNRECOGNISED,
+        self.note(record.line, RecoveryKind.UNRECOGNISED,
                   f"a numbered line that is not a record; not read as a turn: {text[:60]!r}",
                   lost=True)
         return None
 
-    def json_record(self, head: _Line, text: str) -> Item | None:
-        match = grammar.terminal("LEGACY_JSON", "legacy").fullmatch(text)
+    def json_record(self, record: _Record) -> Item | None:
+        match = self.json_match(record.text)
         if match is None:
             return None
         try:
-            item = json_object(match["json"], head.pos + match.start("json"), self.max_depth)
+            item = json_object(match["json"], record.pos + match.start("json"), self.max_depth)
             self.json = True
             return item
         except ReadFailure as failure:
             if failure.reason is DecodeReason.DEPTH:
                 raise
-        self.note(head.line, RecoveryKind.NOT_JSON,
+        self.note(record.line, RecoveryKind.NOT_JSON,
                   "starts with '{' but is not JSON; read as a plain record, as the Agents SDK does")
         return None
 
-    def plain_record(self, head: _Line, match: Any, continued: int) -> Item:
+    def plain_record(self, record: _Record, match: Any) -> Item:
         item = _fields(match, match["content"])
         self.empty_plain = self.empty_plain or item["content"] == ""
-        if continued:
-            self.spilled = True
-            self.note(head.line, RecoveryKind.CONTINUATION,
-                      f"the record continues on the next {continued} line(s); joined with '\\n'")
+        if record.continued:
+            self.note(record.line, RecoveryKind.CONTINUATION,
+                      f"the record continues on the next {record.continued} line(s); "
+                      "joined with '\\n'")
         elif item["role"] not in KNOWN_ROLES and "name" not in item:
             typed = _json_value(item["content"])
             if isinstance(typed, dict):
-                self.typed = True
-                self.note(head.line, RecoveryKind.TYPED_RECORD,
+                self.note(record.line, RecoveryKind.TYPED_RECORD,
                           f"'{item['role']}: {{...}}' read as an item of type {item['role']!r}")
                 typed["type"] = item["role"]
                 return typed
         return item
+
+    def renumbered(self, record: _Record, expected: int) -> None:
+        number = record.text[:record.text.index(".")]
+        shown = number if len(number) <= 20 else number[:20] + "..."
+        self.note(record.line, RecoveryKind.RENUMBERED,
+                  f"a record numbered {shown} where {expected} was expected; read as a record "
+                  "of its own")
+
+    def list_content(self, line: int, item: Item, *, old_writer: bool) -> None:
+        """Read, or report as ambiguous, string content that starts with "["."""
+        value = _json_value(item["content"])
+        if not isinstance(value, list):
+            return
+        if old_writer:
+            item["content"] = value
+            self.note(line, RecoveryKind.LIST_CONTENT,
+                      "list content written as a JSON array; read back as a list")
+        elif value and all(isinstance(part, dict) and part.get("type") in _content_part_types()
+                           for part in value):
+            item["content"] = value
+            self.note(line, RecoveryKind.LIST_CONTENT,
+                      "a JSON array of Responses input content parts: inferred to be list content "
+                      "written by openai-agents 0.6 to 0.17.0; read back as a list")
+        else:
+            self.note(line, RecoveryKind.ARRAY_AS_TEXT,
+                      "a JSON array as text: list content if openai-agents 0.6 to 0.17.0 "
+                      "wrote this summary; read as the text", lost=True)
+
+
+@functools.cache
+def _content_part_types() -> frozenset[str]:
+    """The ``type`` of every content part a message without ``type`` can hold.
+
+    From the openai package: the parts of ``EasyInputMessage.content``
+    (``ResponseInputContent``) and ``ResponseInputAudio``. Output parts
+    (``output_text``, ``refusal``) are not among them: they belong to an
+    output message, which has an ``id`` that the old writer did not keep, and
+    as the content of a plain turn neither the Responses API's input types nor
+    the Agents SDK's Chat Completions converter accept them.
+    """
+    from typing import Literal, get_args, get_origin
+
+    from openai.types.responses import EasyInputMessage, ResponseInputAudio
+    from pydantic import BaseModel
+
+    types: set[str] = set()
+    pending: list[Any] = [EasyInputMessage.model_fields["content"].annotation, ResponseInputAudio]
+    while pending:
+        kind = pending.pop()
+        if isinstance(kind, type) and issubclass(kind, BaseModel):
+            field = kind.model_fields["type"].annotation
+            if get_origin(field) is Literal:
+                types.update(get_args(field))
+        elif get_origin(kind) is not None:  # Union, Annotated, List
+            pending.extend(get_args(kind))
+    return frozenset(types)
 
 
 def _fields(match: Any, content: str) -> Item:
@@ -211,57 +354,42 @@ def parse_lenient(
         if not items.maybe_legacy:
             return Decoded.model_construct(items=list(items), format=Format.CURRENT,
                                            recoveries=[])
-    lark_parser = grammar.parser("legacy", transformer=_LINES, literals=literals)
+    lark_parser = grammar.parser("legacy", transformer=_ENVELOPE, literals=literals)
     try:
-        preamble, lines = cast(tuple[Token, list[_Line]], lark_parser.parse(text))
+        preamble, body, offset = cast(tuple[Token, str, int], lark_parser.parse(text))
     except UnexpectedInput as exc:
         raise lark_error(text, exc) from None
     reader = _Reader(max_depth)
     if preamble.type == "LEGACY_PREAMBLE":
         reader.note(1, RecoveryKind.LEGACY_PREAMBLE, "the short legacy preamble")
+    lines = _Numbered(body)
     heads = _record_heads(lines, start, end)
-    if lines and (not heads or heads[0] != 0):
-        raise DecodeError("text before the first record", text, lines[0].pos, ("record 1",),
+    if body and (not heads or lines.starts[heads[0]] != 0):
+        raise DecodeError("text before the first record", text, offset, ("record 1",),
                           DecodeReason.NUMBERING)
-    records: list[tuple[_Line, Item]] = []
+    first_line = text.count("\n", 0, offset) + 1
+    records: list[tuple[int, Item]] = []
+    above = 0  # the number of the record above
     try:
-        for head, after in pairwise([*heads, len(lines)]):
-            item = reader.record(lines[head], lines[head + 1 : after])
+        for head, record in zip(heads, _records(lines, heads, first_line, offset), strict=True):
+            if lines.numbers[head] != above + 1:
+                reader.renumbered(record, above + 1)
+            above = lines.numbers[head]
+            item = reader.record(record)
             if item is not None:
-                records.append((lines[head], item))
+                records.append((record.line, item))
     except ReadFailure as failure:
         raise failure.at(text) from None
-    if reader.spilled or reader.typed:
-        form = Format.LEGACY_A
-    elif reader.bare or preamble.type == "LEGACY_PREAMBLE":
-        form = Format.LEGACY_BC
-    else:
-        form = Format.CURRENT
-    if form is Format.LEGACY_A or not (reader.json or reader.empty_plain):
+    old_writer = _format(reader.kinds()) is Format.LEGACY_0_6
+    if old_writer or not (reader.json or reader.empty_plain):
         # 0.6 to 0.17.0 wrote list content as a JSON array after the colon.
-        # Without a sign of which writer this was, a string of the same text
-        # reads the same: it stays a string, and the report says so.
-        for head_line, item in records:
-            _list_content(reader, head_line, item, read=form is Format.LEGACY_A)
+        # Without a sign of which writer this was, an array of Responses
+        # content parts is read as a list; any other array stays text.
+        for record_line, item in records:
+            content = item.get("content")
+            if isinstance(content, str) and content[:1] == "[" and "role" in item:
+                reader.list_content(record_line, item, old_writer=old_writer)
     reader.recoveries.sort(key=lambda r: r.line)
     # Built without validation: the items are plain JSON data made here.
-    return Decoded.model_construct(items=[item for _, item in records], format=form,
-                                   recoveries=reader.recoveries)
-
-
-def _list_content(reader: _Reader, head: _Line, item: Item, *, read: bool) -> None:
-    """Read, or report as ambiguous, content that is a JSON array."""
-    content = item.get("content")
-    if "role" not in item or not isinstance(content, str) or not content.startswith("["):
-        return
-    value = _json_value(content)
-    if not isinstance(value, list):
-        return
-    if read:
-        item["content"] = value
-        reader.note(head.line, RecoveryKind.LIST_CONTENT,
-                    "list content written as a JSON array; read back as a list")
-    else:
-        reader.note(head.line, RecoveryKind.LIST_CONTENT,
-                    "a JSON array as text: list content if openai-agents 0.6 to 0.17.0 "
-                    "wrote this summary; read as the text", lost=True)
+    return Decoded.model_construct(items=[item for _, item in records],
+                                   format=_format(reader.kinds()), recoveries=reader.recoveries)

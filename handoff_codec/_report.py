@@ -10,22 +10,31 @@ from pydantic import BaseModel, ConfigDict
 __all__ = ["Decoded", "Format", "Recovery", "RecoveryKind"]
 
 
-class Format(str, Enum):
-    """Which writer generation a summary's text matches (see FORMAT-NOTES groups)."""
+class _Named(str, Enum):
+    """An enum whose ``str()`` is its value."""
 
-    CURRENT = "current"  # group D: openai-agents >= 0.20.0 and handoff_codec
-    LEGACY_BC = "legacy-0.17.1-0.19"  # groups B and C write the same text
-    LEGACY_A = "legacy-0.6-0.17.0"  # group A: raw multi-line content, `type: {json}`
+    def __str__(self) -> str:
+        return str(self.value)
 
 
-class RecoveryKind(str, Enum):
-    """What the legacy reader did, or what it found missing."""
+class Format(_Named):
+    """Which writer generation a summary's text matches."""
+
+    CURRENT = "current"  # openai-agents >= 0.20.0 and handoff_codec
+    LEGACY_0_17_1 = "legacy-0.17.1-0.19"  # 0.17.1 to 0.19.x: bare roles for empty turns
+    LEGACY_0_6 = "legacy-0.6-0.17.0"  # 0.6 to 0.17.0: raw multi-line content, `type: {json}`
+
+
+class RecoveryKind(_Named):
+    """What the lenient reader did, or what it found missing."""
 
     LEGACY_PREAMBLE = "legacy_preamble"
     BARE_ROLE = "bare_role"
     CONTINUATION = "continuation"
     TYPED_RECORD = "typed_record"
-    LIST_CONTENT = "list_content"
+    LIST_CONTENT = "list_content"  # a JSON array after the colon, read back as a list
+    ARRAY_AS_TEXT = "array_as_text"  # a JSON array after the colon, kept as the text
+    RENUMBERED = "renumbered"  # a record numbered out of sequence
     NOT_JSON = "not_json"
     UNRECOGNISED = "unrecognised"
 

@@ -1,4 +1,4 @@
-"""Every loss FORMAT-NOTES lists for the current SDK reader, shown both ways.
+"""Every loss of the Agents SDK 0.24.0 reader (agents/handoffs/history.py), shown both ways.
 
 Each test runs the real openai-agents 0.24 writer and reader on the same items
 and asserts that the SDK changes them while handoff_codec gives them back.

@@ -35,7 +35,7 @@ def test_every_turn_of_every_version_is_recovered(row: dict[str, Any]) -> None:
             assert original.get("content") in (None, "") or isinstance(
                 original.get("content"), list
             )
-            assert lost & {RecoveryKind.BARE_ROLE, RecoveryKind.LIST_CONTENT}, (original, ours)
+            assert lost & {RecoveryKind.BARE_ROLE, RecoveryKind.ARRAY_AS_TEXT}, (original, ours)
 
 
 @pytest.mark.parametrize("row", NESTED, ids=row_id)
@@ -60,7 +60,7 @@ def test_the_sdk_reader_loses_turns_that_we_recover() -> None:
 
 
 def test_prose_guard() -> None:
-    """Seed 002: an independently numbered separator-less line of prose is not a turn."""
+    """A numbered line of prose without a separator, in sequence, is not a turn."""
     text = "\n".join(
         [
             *ENVELOPE,
@@ -86,7 +86,7 @@ def test_prose_guard_control_bare_role_is_recovered() -> None:
     )
     decoded = handoff_codec.decode(text)
     assert decoded.items[1] == {"role": "assistant", "name": "bot", "content": ""}
-    assert decoded.complete and decoded.format is handoff_codec.Format.LEGACY_BC
+    assert decoded.complete and decoded.format is handoff_codec.Format.LEGACY_0_17_1
     assert [(r.kind, r.lost) for r in decoded.recoveries] == [(RecoveryKind.BARE_ROLE, True)]
 
 
@@ -110,4 +110,4 @@ def test_spilled_content_keeps_line_breaks_and_lookalike_records() -> None:
         {"role": "assistant", "content": "Steps:\n1. one\n2. two"},
         {"type": "function_call", "call_id": "c"},
     ]
-    assert decoded.format is handoff_codec.Format.LEGACY_A
+    assert decoded.format is handoff_codec.Format.LEGACY_0_6

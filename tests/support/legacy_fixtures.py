@@ -44,10 +44,9 @@ def writer_dropped(original: dict[str, Any], ours: dict[str, Any], version: str)
         and ours.get("content") == ""
     ):
         return "0.20+ writes None and '' alike as `N. role: `"
-    if (
-        release(version) < (0, 20)
-        and isinstance(original.get("content"), str)
-        and "\n" not in original["content"]
+    content = original.get("content")
+    if release(version) < (0, 20) and (
+        (isinstance(content, str) and "\n" not in content) or isinstance(content, list)
     ):
         kept = {k: original[k] for k in ("role", "name", "content") if k in original}
         if kept == ours and kept != original:

@@ -28,8 +28,8 @@ def envelope(*records: str, preamble: str = DEFAULT_PREAMBLE) -> str:
     return "\n".join((preamble, DEFAULT_START, *records, DEFAULT_END))
 
 
-# Hand-written legacy summaries: an old-style bare role, group A continuation
-# lines, a group A typed record, the short legacy preamble.
+# Hand-written legacy summaries: an old-style bare role, 0.6-0.17.0 continuation
+# lines, a 0.6-0.17.0 typed record, the short legacy preamble.
 CRAFTED: list[Item] = [
     {"role": "assistant", "content": envelope("1. user: hi", "2. assistant", "3. user: ok")},
     {"role": "assistant", "content": envelope(

@@ -1,0 +1,182 @@
+"""The lenient reader's numbering rule (grammar/legacy.lark), both sides of it.
+
+Records numbered out of sequence start new records (a `renumbered` recovery),
+unless the summary shows signs of the openai-agents 0.6 to 0.17.0 writer,
+whose raw multi-line content could hold lines shaped like records. The real
+legacy fixtures read exactly as they did before the rule existed:
+``tests/fixtures/legacy_decoded.jsonl`` holds what the reader gave for each
+of them before.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import handoff_codec
+from handoff_codec import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START, RecoveryKind
+from tests.support.legacy_fixtures import ROWS, release, row_id
+from tests.support.profiles import examples
+from tests.support.strategies import transcripts
+
+BEFORE_FILE = Path(__file__).resolve().parents[1] / "fixtures" / "legacy_decoded.jsonl"
+BEFORE = {row["id"]: row for row in map(json.loads, BEFORE_FILE.read_text().splitlines())}
+
+
+def summary(*lines: str) -> str:
+    return "\n".join([DEFAULT_PREAMBLE, DEFAULT_START, *lines, DEFAULT_END])
+
+
+def kinds(decoded: handoff_codec.Decoded) -> list[tuple[int, RecoveryKind]]:
+    return [(r.line, r.kind) for r in decoded.recoveries]
+
+
+REDACTED = summary("1. user: my card is 4111 1111 1111 1111", "3. user: refund please",
+                   "4. assistant: done")
+THREE_TURNS = [
+    {"role": "user", "content": "my card is 4111 1111 1111 1111"},
+    {"role": "user", "content": "refund please"},
+    {"role": "assistant", "content": "done"},
+]
+
+
+def test_a_redacted_record_leaves_the_others_apart() -> None:
+    decoded = handoff_codec.decode(REDACTED)
+    assert decoded.items == THREE_TURNS
+    assert handoff_codec.loads(REDACTED) == THREE_TURNS
+    assert kinds(decoded) == [(4, RecoveryKind.RENUMBERED)]
+    assert decoded.lossless and decoded.complete
+    assert decoded.format is handoff_codec.Format.CURRENT
+
+
+def test_flatten_gives_three_turns_for_the_redacted_summary() -> None:
+    message = {"role": "assistant", "content": REDACTED}
+    assert handoff_codec.flatten([message]) == THREE_TURNS
+
+
+def test_duplicate_numbers_start_records() -> None:
+    decoded = handoff_codec.decode(summary("1. user: a", "2. assistant: b", "2. user: c",
+                                           "3. assistant: d"))
+    assert decoded.items == [
+        {"role": "user", "content": "a"},
+        {"role": "assistant", "content": "b"},
+        {"role": "user", "content": "c"},
+        {"role": "assistant", "content": "d"},
+    ]
+    assert kinds(decoded) == [(5, RecoveryKind.RENUMBERED)]
+
+
+def test_a_redacted_first_record() -> None:
+    decoded = handoff_codec.decode(summary("2. assistant: b", "3. user: c"))
+    assert decoded.items == [{"role": "assistant", "content": "b"},
+                             {"role": "user", "content": "c"}]
+    assert kinds(decoded) == [(3, RecoveryKind.RENUMBERED)]
+
+
+def test_a_numbered_line_not_shaped_like_a_record_still_continues() -> None:
+    decoded = handoff_codec.decode(summary("1. user: Steps:", "3. do this", "2. assistant: ok"))
+    assert decoded.items[0] == {"role": "user", "content": "Steps:\n3. do this"}
+    assert [r.kind for r in decoded.recoveries] == [RecoveryKind.CONTINUATION]
+
+
+@pytest.mark.parametrize(
+    ("sign", "lines"),
+    [
+        ("a line that is not numbered", ["1. user: see:", "", "3. user: x", "2. assistant: ok"]),
+        ("a typed record", ["1. user: see:", "3. user: x", '2. function_call: {"a": 1}']),
+        ("a record numbered lower than one above it",
+         ["1. user: see:", "3. user: x", "2. assistant: ok"]),
+    ],
+)
+def test_signs_of_the_old_writer_keep_lookalike_lines_in_content(
+    sign: str, lines: list[str]
+) -> None:
+    decoded = handoff_codec.decode(summary(*lines))
+    assert len(decoded.items) == 2, sign
+    assert "3. user: x" in decoded.items[0]["content"]
+    assert RecoveryKind.RENUMBERED not in {r.kind for r in decoded.recoveries}
+    assert decoded.format is handoff_codec.Format.LEGACY_0_6
+
+
+def test_renumbered_kind_prints_its_value() -> None:
+    assert str(RecoveryKind.RENUMBERED) == "renumbered"
+    assert str(handoff_codec.Format.LEGACY_0_17_1) == "legacy-0.17.1-0.19"
+
+
+def _reading(row: dict[str, Any]) -> dict[str, Any]:
+    decoded = handoff_codec.decode(row["summary"]["content"])
+    return {"id": row_id(row), "format": decoded.format.value, "items": decoded.items,
+            "recoveries": [[r.line, r.kind.value, r.lost] for r in decoded.recoveries]}
+
+
+INPUT_PARTS = {"input_text", "input_image", "input_file", "input_audio"}
+
+
+def _list_content_read_back(before: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:
+    """``before``, with each JSON array of input content parts read back as the list it was.
+
+    An array of other parts stays text, now reported as ``array_as_text``.
+    """
+    after = json.loads(json.dumps(before))
+    arrays = [(item, original) for item, original in zip(after["items"], row["transcript"],
+                                                         strict=False)
+              if isinstance(original.get("content"), list)
+              and item.get("content") == json.dumps(original["content"])]
+    notes = [r for r in after["recoveries"] if r[1] == "list_content" and r[2]]
+    for (item, original), recovery in zip(arrays, notes, strict=True):
+        if {part["type"] for part in original["content"]} <= INPUT_PARTS:
+            item["content"] = original["content"]
+            after["format"] = "legacy-0.6-0.17.0"
+            recovery[2] = False
+        else:
+            recovery[1] = "array_as_text"
+    return after
+
+
+@pytest.mark.parametrize("row", ROWS, ids=row_id)
+def test_every_fixture_reads_as_before(row: dict[str, Any]) -> None:
+    """Only list content reads differently: as the list it was, not as its JSON text."""
+    assert _reading(row) == _list_content_read_back(BEFORE[row_id(row)], row)
+
+
+def test_list_content_is_read_back_in_every_version_that_wrote_it_as_text() -> None:
+    changed = {row_id(row) for row in ROWS
+               if _list_content_read_back(BEFORE[row_id(row)], row) != BEFORE[row_id(row)]}
+    assert changed == {f"{version}-single-{case}" for version in ("0.6.0", "0.10.5", "0.14.8",
+                                                                  "0.17.0")
+                       for case in ("list_content", "responses_api_message_shape")}
+
+
+@pytest.mark.parametrize("row", [r for r in ROWS if release(r["version"]) >= (0, 17, 1)],
+                         ids=row_id)
+def test_a_redacted_fixture_loses_only_the_redacted_turn(row: dict[str, Any]) -> None:
+    """Delete record 2 from each summary of 0.17.1 and later: the other records stay apart."""
+    lines = row["summary"]["content"].split("\n")
+    if len(lines) < 6:
+        pytest.skip("fewer than three records")
+    redacted = "\n".join([*lines[:3], *lines[4:]])
+    before = handoff_codec.decode(row["summary"]["content"])
+    after = handoff_codec.decode(redacted)
+    assert after.items == [before.items[0], *before.items[2:]]
+    assert (4, RecoveryKind.RENUMBERED) in kinds(after)
+
+
+@examples(200)
+@given(transcripts.filter(lambda t: len(t) >= 2), st.data())
+def test_removing_any_record_of_a_current_summary_removes_only_its_turn(
+    transcript: list[dict[str, Any]], data: st.DataObject
+) -> None:
+    """The current writer's records stay apart, whichever one is deleted."""
+    text = handoff_codec.dumps(transcript)
+    before = handoff_codec.decode(text)
+    gone = data.draw(st.integers(0, len(transcript) - 1))
+    lines = text.split("\n")
+    after = handoff_codec.decode("\n".join([*lines[:2 + gone], *lines[3 + gone:]]))
+    assert after.items == before.items[:gone] + before.items[gone + 1:]
+    renumbered = [r for r in after.recoveries if r.kind is RecoveryKind.RENUMBERED]
+    assert len(renumbered) == (gone < len(transcript) - 1)
