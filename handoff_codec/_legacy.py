@@ -217,9 +217,12 @@ class _Reader:
             return item
         # Both plain patterns need a ":"; without one, skip their scan.
         plain = self.plain_match(text) if ":" in text else None
-        if plain is None or plain["role"] not in KNOWN_ROLES:
+        if plain is None or (plain["role"] not in KNOWN_ROLES and plain["name"] is None):
             # `user (team:alice): q` reads as role "user (team" by the first
             # colon; a known role with a name holding ":" or "(" is likelier.
+            # A record that already reads with a name, such as the Agents
+            # SDK's `assistant (bot) (0): ` for role "assistant (bot)" and
+            # name "0", keeps that reading.
             plain = (self.named_match(text) if ":" in text else None) or plain
         if plain is not None:
             return self.plain_record(record, plain)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from handoff_codec import Codec, DecodeError
-from tests.support.sdk import sdk_read
+from tests.support.sdk import sdk_read, sdk_summarize
 
 HEAD = ("For context, here is the conversation so far between the user and the previous agent:\n"
         "<CONVERSATION HISTORY>\n")
@@ -82,3 +82,22 @@ def test_surrogate_pair_code_points_round_trip() -> None:
     items = [{"k\u2029\ud8bc\udf96": None, "user": None}, {"role": "user", "content": None}]
     text = Codec().dumps(items)
     assert read_both(text) == [items, items]
+
+
+@pytest.mark.parametrize(("items", "line"), [
+    # The Agents SDK writes role "assistant (bot)" with name "0" like this, and
+    # reads it back so; the lenient reader read role "assistant", name "bot) (0".
+    ([{"role": "assistant (bot)", "name": "0", "content": ""}], "1. assistant (bot) (0): "),
+    ([{"role": "user (x)", "name": "y", "content": "q"}], "1. user (x) (y): q"),
+])
+def test_sdk_record_whose_role_holds_parentheses(items: list[dict[str, str]], line: str) -> None:
+    message = sdk_summarize(items)
+    assert line in message["content"].splitlines()
+    assert sdk_read(message) == items
+    assert Codec().loads(message["content"]) == items
+
+
+def test_known_role_with_a_colon_in_its_name_still_reads_as_named() -> None:
+    text = HEAD + "1. user (team:alice): q\n2. assistant (a(b): r" + TAIL
+    assert Codec().loads(text) == [{"role": "user", "name": "team:alice", "content": "q"},
+                                   {"role": "assistant", "name": "a(b", "content": "r"}]
