@@ -156,21 +156,21 @@ def test_corrupt_rows_are_reported_and_left_alone(tmp_path: Path) -> None:
     require_legacy_reader()
     path = tmp_path / "corrupt.db"
     make_session_db(path, {"s": [PLAIN[0], CRAFTED[0]]})
-    bad_json = insert_raw(path, "s", '{"role": "assistant", "content": ')
+    bad_json = insert_raw(path, "s", json.dumps(CRAFTED[2])[:-40])  # a torn summary
     bad_utf8 = insert_raw(path, "s", b"\xff\xfe not utf-8")
-    empty = insert_raw(path, "s", "")
+    empty = insert_raw(path, "s", "")  # holds no summary: not decoded, not reported
     legacy_blob = insert_raw(path, "s", json.dumps(CRAFTED[1]).encode())
     _, before = snapshot(path)
     result = run_cli(str(path), "--json", check_code=1)
     report = json.loads(result.stdout)
-    assert report["invalid_rows"] == 3 and report["untouched"] == 3
+    assert report["invalid_rows"] == 2 and report["untouched"] == 2
     reasons = {r["row"]: r["reason"] for r in report["untouched_rows"]}
-    assert set(reasons) == {bad_json, bad_utf8, empty}
+    assert set(reasons) == {bad_json, bad_utf8}
     assert "invalid JSON" in reasons[bad_json] and "UTF-8" in reasons[bad_utf8]
     assert report["migrated"] == 2  # CRAFTED[0] and the BLOB row
     after = {row[0]: row for row in snapshot(path)[1]}
     for row in before:
-        if row[0] in reasons:
+        if row[0] in (*reasons, empty):
             assert after[row[0]] == row
     assert _canonical(json.loads(after[legacy_blob][2]))
     # SQLiteSession skips the corrupt rows and reads the rest.
