@@ -24,7 +24,6 @@ from tests.support.migrate_support import (
     require_legacy_reader,
     require_root,
     run_cli,
-    sha256,
     snapshot,
 )
 
