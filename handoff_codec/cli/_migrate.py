@@ -234,7 +234,7 @@ def _next_step(report: Any, args: argparse.Namespace) -> str:
                      "would only sort JSON keys")
     lines += [f"  warning: {warning}" for warning in report.warnings]
     if not report.migrated:
-        return "\n".join([*lines, "next: nothing to do"]) + "\n"
+        return "\n".join([*lines, "next: nothing to migrate"]) + "\n"
     where = Path(report.path)
     backup = (f"{where.name}.bak-<UTC time> in {where.resolve().parent}" if args.backup
               else "none (--no-backup)")

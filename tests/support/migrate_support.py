@@ -9,7 +9,7 @@ import os
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -110,7 +110,7 @@ def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def make_session_db(path: Path, sessions: dict[str, Iterable[Item]], *,
+def make_session_db(path: Path, sessions: Mapping[str, Iterable[Item]], *,
                     sessions_table: str = "agent_sessions",
                     messages_table: str = "agent_messages") -> None:
     """A session database written by the real ``agents.SQLiteSession``."""
