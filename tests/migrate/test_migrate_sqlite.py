@@ -9,6 +9,7 @@ import shutil
 import signal
 import sqlite3
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -342,3 +343,34 @@ def test_killed_migration_leaves_old_or_new_state(tmp_path: Path) -> None:
     # the database came back in its old state.
     mid_run = [o for o in outcomes if o[2] and o[3] > 0 and o[4] == "old"]
     assert mid_run, outcomes
+
+
+# --------------------------------------------------------------------- a live writer
+
+WRITER = """
+import asyncio, sys
+from agents import SQLiteSession
+
+async def main() -> None:
+    session = SQLiteSession("live", sys.argv[1])
+    for n in range(int(sys.argv[2])):
+        await session.add_items([{"role": "user", "content": f"live {n}"}])
+        await asyncio.sleep(0.002)
+    session.close()
+
+asyncio.run(main())
+"""
+
+
+def test_a_live_sqlitesession_writer_loses_no_rows(tmp_path: Path) -> None:
+    path = tmp_path / "live.db"
+    _crash_db(path)
+    writes = 300
+    writer = subprocess.Popen([sys.executable, "-c", WRITER, str(path), str(writes)],
+                              env=cli_env(), stderr=subprocess.PIPE)
+    result = run_cli(str(path), "--no-backup", "--batch-size", "200", "--json")
+    _, errors = writer.communicate(timeout=120)
+    assert writer.returncode == 0, errors
+    assert json.loads(result.stdout)["migrated"] > 0
+    live = get_items(path, "live")
+    assert live == [{"role": "user", "content": f"live {n}"} for n in range(writes)]
