@@ -13,6 +13,10 @@ fresh subprocess migrates it with the real code path
 runs it, backup included). That process reports rows per second and its peak
 RSS from ``resource.getrusage``. Peak memory should not grow with the size of
 the database: the migration holds one batch of rows at a time.
+
+Rows whose bytes cannot hold a summary are not decoded; nearly all of the time
+goes to reading, re-encoding and re-checking the summaries (profile with
+``python -m cProfile -s cumtime -m benchmarks.migrate --run DB`` on a built DB).
 """
 
 from __future__ import annotations
@@ -60,7 +64,7 @@ def _rss_mib() -> float:
 
 def legacy_summary(rng: random.Random, turns: int) -> dict[str, Any]:
     """A summary as openai-agents 0.6-0.17.0 or 0.17.1-0.19 wrote it."""
-    json_records = rng.random() < 0.5
+    json_records = rng.random() < 0.5  # 0.17.1-0.19 wrote JSON records
 
     def text(low: int, high: int) -> str:
         return " ".join(rng.choice(WORDS) for _ in range(rng.randint(low, high)))
@@ -69,7 +73,7 @@ def legacy_summary(rng: random.Random, turns: int) -> dict[str, Any]:
     for number in range(1, turns + 1):
         role = rng.choice(("user", "assistant"))
         kind = rng.random()
-        if kind < 0.1:  # an empty turn: a bare role in every legacy release
+        if kind < 0.1:  # an empty turn: a bare role in every legacy writer
             records.append(f"{number}. {role}")
         elif kind < 0.25:  # multi-line content
             content = "\n".join(text(3, 10) for _ in range(rng.randint(2, 4)))

@@ -1,23 +1,30 @@
 """``handoff-codec migrate``: rewrite legacy summaries in a store to the current format.
 
-Exit codes: 0 when every summary is current afterwards (or would be, in a dry
-run); 1 when a row or summary was left untouched, or the run failed and
-nothing was written; 2 for usage errors (bad flags, a missing file, a file
-that is not a session database or JSONL, missing tables).
+Exit codes (the project's table): 0 when every summary is current afterwards
+(or would be, in a dry run); 1 when a row or summary was left untouched, the
+run refused (open writers, hard links, a read-only file, another migration
+holding the lock) or failed, and nothing was written; 2 for usage errors (bad
+flags, a missing file, a file that is not a session database or JSONL,
+missing tables). A migration never exits 3: it never reads lossily (a summary
+it cannot read in full is left untouched and exits 1).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sqlite3
 import sys
 from pathlib import Path
 from typing import Any
 
+from .._codec import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START
 from ._options import add_codec_options, codec_from
 
 LIST_LIMIT = 20  # untouched rows listed in the text summary; --json lists them all
+_DEFAULT_ARGS = argparse.Namespace(preamble=DEFAULT_PREAMBLE, start=DEFAULT_START,
+                                   end=DEFAULT_END)
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -33,6 +40,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         help="report what would change and write nothing")
     parser.add_argument("--no-backup", dest="backup", action="store_false",
                         help="do not keep a copy of the store before changing it")
+    parser.add_argument("--list", action="store_true",
+                        help="list every row whose summary is (or would be) rewritten")
+    parser.add_argument("--legacy-only", action="store_true",
+                        help="leave alone 0.20+ summaries whose only change would be "
+                             "sorted JSON keys")
+    parser.add_argument("--force", action="store_true",
+                        help="JSONL: go ahead although another process has the file open "
+                             "for writing, or it has other hard links")
     parser.add_argument("--json", action="store_true",
                         help="print a machine-readable report on stdout")
     parser.add_argument("--format", choices=("auto", "jsonl", "sqlite"), default="auto",
@@ -101,25 +116,29 @@ def _progress_factory(enabled: bool | None) -> Any:
     return factory
 
 
-def run(args: argparse.Namespace) -> int:
-    from ..migrate.stores import StoreError, StoreReport
+def _migrate(path: Path, args: argparse.Namespace) -> Any:
     from ..migrate.stores.jsonl import migrate_jsonl
     from ..migrate.stores.sqlite import migrate_sqlite
 
-    codec = codec_from(args)
+    common: dict[str, Any] = {
+        "codec": codec_from(args), "dry_run": args.dry_run, "backup": args.backup,
+        "legacy_only": args.legacy_only, "list_changes": args.list,
+        "progress": _progress_factory(args.progress)}
+    if _store_kind(path, args.format) == "sqlite":
+        return migrate_sqlite(path, sessions_table=args.sessions_table,
+                              messages_table=args.messages_table,
+                              batch_size=args.batch_size, **common)
+    return migrate_jsonl(path, force=args.force, **common)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..migrate.stores import StoreError, StoreRefusal
+
     path = Path(args.path)
-    progress = _progress_factory(args.progress)
-    report: StoreReport
     try:
-        kind = _store_kind(path, args.format)
-        if kind == "sqlite":
-            report = migrate_sqlite(
-                path, codec=codec, dry_run=args.dry_run, backup=args.backup,
-                sessions_table=args.sessions_table, messages_table=args.messages_table,
-                batch_size=args.batch_size, progress=progress)
-        else:
-            report = migrate_jsonl(path, codec=codec, dry_run=args.dry_run,
-                                   backup=args.backup, progress=progress)
+        report = _migrate(path, args)
+    except StoreRefusal as exc:
+        return _fail(str(exc), 1)
     except StoreError as exc:
         return _fail(str(exc), 2)
     except sqlite3.Error as exc:
@@ -128,11 +147,21 @@ def run(args: argparse.Namespace) -> int:
         where = exc.filename or path
         return _fail(f"{where}: {exc.strerror or exc}; nothing was written", 1)
     if args.json:
-        sys.stdout.write(json.dumps(report.model_dump(mode="json"), ensure_ascii=False,
-                                    indent=2) + "\n")
+        _write(json.dumps(report.model_dump(mode="json"), ensure_ascii=False, indent=2) + "\n")
     else:
-        sys.stdout.write(_summary(report))
+        _write(_summary(report) + _changed(report) + _next_step(report, args))
     return 0 if report.ok else 1
+
+
+def _write(text: str) -> None:
+    """Write to stdout, file names that are not valid UTF-8 included (as their bytes)."""
+    sys.stdout.flush()
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:
+        sys.stdout.write(text)
+        return
+    buffer.write(text.encode(sys.stdout.encoding or "utf-8", "surrogateescape"))
+    buffer.flush()
 
 
 def _by_format(counts: dict[str, int]) -> str:
@@ -173,4 +202,58 @@ def _summary(report: Any) -> str:
         lines.append(f"  {'backup:':<17} {report.backup}")
     if not dry and not report.written:
         lines.append("  nothing was written: the store is unchanged")
+    if not dry:
+        lines += [f"  warning: {warning}" for warning in report.warnings]
     return "\n".join(lines) + "\n"
+
+
+def _changed(report: Any) -> str:
+    """With ``--list``: one line per row whose summary is (or would be) rewritten."""
+    if report.changed_rows is None:
+        return ""
+    noun = "line" if report.store == "jsonl" else "row id"
+    lines = [f"  {'would rewrite' if report.dry_run else 'rewritten'}:"]
+    for row in report.changed_rows:
+        where = f"{noun} {row.row}" + (f" item {row.index}" if row.index is not None else "")
+        what = "key order only" if row.key_order_only else (row.format or "summary")
+        lines.append(f"    {where}: {what}")
+    return "\n".join(lines) + "\n"
+
+
+def _next_step(report: Any, args: argparse.Namespace) -> str:
+    """After a dry run: the command that does it, and where its backup will go."""
+    if not report.dry_run:
+        return ""
+    lines = []
+    if report.key_order_only:
+        lines.append(f"  {report.key_order_only} of these rewrites only sort the JSON keys of "
+                     "0.20+ summaries" + ("" if args.legacy_only else
+                                          "; --legacy-only leaves them alone"))
+    if report.skipped_key_order:
+        lines.append(f"  left alone (--legacy-only): {report.skipped_key_order} rewrites that "
+                     "would only sort JSON keys")
+    lines += [f"  warning: {warning}" for warning in report.warnings]
+    if not report.migrated:
+        return "\n".join([*lines, "next: nothing to migrate"]) + "\n"
+    where = Path(report.path)
+    backup = (f"{where.name}.bak-<UTC time> in {where.resolve().parent}" if args.backup
+              else "none (--no-backup)")
+    lines += [f"next: {_command(args)}", f"  backup: {backup}"]
+    return "\n".join(lines) + "\n"
+
+
+def _command(args: argparse.Namespace) -> str:
+    """The real run's command line: this one's options, without --dry-run, --list, --json."""
+    words = ["handoff-codec", "migrate", args.path]
+    flags = {"backup": "--no-backup", "legacy_only": "--legacy-only", "force": "--force"}
+    words += [flag for name, flag in flags.items()
+              if getattr(args, name) is (name != "backup")]
+    defaults = {"format": "auto", "sessions_table": "agent_sessions",
+                "messages_table": "agent_messages", "batch_size": 1000}
+    for name, default in defaults.items():
+        if getattr(args, name) != default:
+            words += [f"--{name.replace('_', '-')}", str(getattr(args, name))]
+    for name in ("preamble", "start", "end"):
+        if getattr(args, name) != getattr(_DEFAULT_ARGS, name):
+            words += [f"--{name}", getattr(args, name)]
+    return " ".join(shlex.quote(word) for word in words)

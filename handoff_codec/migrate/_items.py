@@ -21,6 +21,7 @@ build on :func:`migrate_value`; see ``handoff_codec.migrate.stores``.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator, Mapping
 from enum import Enum
 from typing import TYPE_CHECKING, Any
@@ -68,6 +69,7 @@ class MigrationResult(BaseModel):
     reason: str | None = None
     format: Format | None = None
     recoveries: list[Recovery] = []
+    key_order_only: bool = False  # migrated, and the only change is sorted JSON keys
 
     @property
     def changed(self) -> bool:
@@ -96,6 +98,7 @@ def _result(status: MigrationStatus, item: Any, **fields: Any) -> MigrationResul
     fields.setdefault("reason", None)
     fields.setdefault("format", None)
     fields.setdefault("recoveries", [])
+    fields.setdefault("key_order_only", False)
     return MigrationResult.model_construct(status=status, item=item, **fields)
 
 
@@ -145,7 +148,35 @@ def migrate_item(item: Any, *, codec: Codec | None = None) -> MigrationResult:
                        reason=f"canonical text does not round-trip: {error}", **report)
     migrated = dict(item)
     migrated["content"] = canonical
-    return _result(MigrationStatus.MIGRATED, migrated, **report)
+    reordered = decoded.format is Format.CURRENT and _only_key_order(content, canonical)
+    return _result(MigrationStatus.MIGRATED, migrated, key_order_only=reordered, **report)
+
+
+def _only_key_order(old: str, new: str) -> bool:
+    """Whether ``new`` differs from ``old`` only in the key order of JSON records.
+
+    Summaries written by openai-agents 0.20 and later keep the keys of their
+    JSON records in insertion order; the canonical form sorts them.
+    """
+    old_lines, new_lines = old.split("\n"), new.split("\n")
+    if len(old_lines) != len(new_lines):
+        return False
+    for before, after in zip(old_lines, new_lines, strict=True):
+        if before == after:
+            continue
+        head, _, old_json = before.partition(" ")
+        new_head, _, new_json = after.partition(" ")
+        if head != new_head or not head.endswith("."):
+            return False
+        try:
+            old_value, new_value = json.loads(old_json), json.loads(new_json)
+        except ValueError:
+            return False
+        if not isinstance(old_value, dict) or old_value != new_value \
+                or json.dumps(old_value, sort_keys=True) != json.dumps(new_value,
+                                                                      sort_keys=True):
+            return False
+    return True
 
 
 def migrate_items(

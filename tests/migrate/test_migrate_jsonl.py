@@ -47,7 +47,7 @@ def store(tmp_path: Path) -> tuple[Path, list[bytes]]:
         _line(CRAFTED[0]) + b"\n",
         b"\n",  # blank
         _line(PLAIN[2], ensure_ascii=False) + b"\r\n",  # non-ASCII, CRLF
-        b'{"role": "user", "content": "broken\n',  # not JSON
+        _line(CRAFTED[2])[:-40] + b"\n",  # a torn summary line: not JSON
         _line([PLAIN[1], CRAFTED[1], PLAIN[3]], ensure_ascii=False) + b"\n",  # a list line
         _line(UNREADABLE) + b"\n",
         _line(CRAFTED[3], separators=(",", ":")) + b"\r\n",  # compact, CRLF
@@ -79,7 +79,8 @@ def test_migration_rewrites_only_the_summary_lines(store: tuple[Path, list[bytes
     result = run_cli(str(path), "--json", check_code=1)
     report = json.loads(result.stdout)
     assert report["rows_scanned"] == 10  # the blank line is not a row
-    assert report["items_scanned"] == 11  # ... and the list line holds three items
+    # Only lines that may hold a summary are decoded: the list line holds three items.
+    assert report["rows_decoded"] == 6 and report["items_scanned"] == 8
     assert report["summaries_found"] == 6
     assert (report["migrated"], report["already_current"], report["untouched"]) == (4, 1, 2)
     assert report["invalid_rows"] == 1

@@ -9,6 +9,7 @@ import shutil
 import signal
 import sqlite3
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -156,21 +157,21 @@ def test_corrupt_rows_are_reported_and_left_alone(tmp_path: Path) -> None:
     require_legacy_reader()
     path = tmp_path / "corrupt.db"
     make_session_db(path, {"s": [PLAIN[0], CRAFTED[0]]})
-    bad_json = insert_raw(path, "s", '{"role": "assistant", "content": ')
+    bad_json = insert_raw(path, "s", json.dumps(CRAFTED[2])[:-40])  # a torn summary
     bad_utf8 = insert_raw(path, "s", b"\xff\xfe not utf-8")
-    empty = insert_raw(path, "s", "")
+    empty = insert_raw(path, "s", "")  # holds no summary: not decoded, not reported
     legacy_blob = insert_raw(path, "s", json.dumps(CRAFTED[1]).encode())
     _, before = snapshot(path)
     result = run_cli(str(path), "--json", check_code=1)
     report = json.loads(result.stdout)
-    assert report["invalid_rows"] == 3 and report["untouched"] == 3
+    assert report["invalid_rows"] == 2 and report["untouched"] == 2
     reasons = {r["row"]: r["reason"] for r in report["untouched_rows"]}
-    assert set(reasons) == {bad_json, bad_utf8, empty}
+    assert set(reasons) == {bad_json, bad_utf8}
     assert "invalid JSON" in reasons[bad_json] and "UTF-8" in reasons[bad_utf8]
     assert report["migrated"] == 2  # CRAFTED[0] and the BLOB row
     after = {row[0]: row for row in snapshot(path)[1]}
     for row in before:
-        if row[0] in reasons:
+        if row[0] in (*reasons, empty):
             assert after[row[0]] == row
     assert _canonical(json.loads(after[legacy_blob][2]))
     # SQLiteSession skips the corrupt rows and reads the rest.
@@ -342,3 +343,34 @@ def test_killed_migration_leaves_old_or_new_state(tmp_path: Path) -> None:
     # the database came back in its old state.
     mid_run = [o for o in outcomes if o[2] and o[3] > 0 and o[4] == "old"]
     assert mid_run, outcomes
+
+
+# --------------------------------------------------------------------- a live writer
+
+WRITER = """
+import asyncio, sys
+from agents import SQLiteSession
+
+async def main() -> None:
+    session = SQLiteSession("live", sys.argv[1])
+    for n in range(int(sys.argv[2])):
+        await session.add_items([{"role": "user", "content": f"live {n}"}])
+        await asyncio.sleep(0.002)
+    session.close()
+
+asyncio.run(main())
+"""
+
+
+def test_a_live_sqlitesession_writer_loses_no_rows(tmp_path: Path) -> None:
+    path = tmp_path / "live.db"
+    _crash_db(path)
+    writes = 300
+    writer = subprocess.Popen([sys.executable, "-c", WRITER, str(path), str(writes)],
+                              env=cli_env(), stderr=subprocess.PIPE)
+    result = run_cli(str(path), "--no-backup", "--batch-size", "200", "--json")
+    _, errors = writer.communicate(timeout=120)
+    assert writer.returncode == 0, errors
+    assert json.loads(result.stdout)["migrated"] > 0
+    live = get_items(path, "live")
+    assert live == [{"role": "user", "content": f"live {n}"} for n in range(writes)]

@@ -9,7 +9,7 @@ import os
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -110,7 +110,7 @@ def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def make_session_db(path: Path, sessions: dict[str, Iterable[Item]], *,
+def make_session_db(path: Path, sessions: Mapping[str, Iterable[Item]], *,
                     sessions_table: str = "agent_sessions",
                     messages_table: str = "agent_messages") -> None:
     """A session database written by the real ``agents.SQLiteSession``."""
@@ -181,9 +181,10 @@ def cli_command(*args: str) -> list[str]:
     return [sys.executable, "-m", "handoff_codec.cli", "migrate", *args]
 
 
-def run_cli(*args: str, check_code: int | None = None) -> subprocess.CompletedProcess[str]:
+def run_cli(*args: str, check_code: int | None = None,
+            timeout: float = 120) -> subprocess.CompletedProcess[str]:
     result = subprocess.run(cli_command(*args), capture_output=True, text=True,
-                            env=cli_env(), cwd=ROOT, timeout=120)
+                            errors="surrogateescape", env=cli_env(), cwd=ROOT, timeout=timeout)
     if check_code is not None:
         assert result.returncode == check_code, (result.returncode, result.stdout,
                                                  result.stderr)
@@ -196,3 +197,17 @@ def one_line_error(result: subprocess.CompletedProcess[str]) -> str:
     assert "Traceback" not in result.stderr
     assert lines[0].startswith("handoff-codec: error: ")
     return lines[0]
+
+
+def require_root() -> None:
+    """Skip unless this process may give files to another user (CI runs as root)."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root: the test gives the store to another uid and back")
+
+
+OTHER_UID = 65534  # nobody
+
+
+def files_beside(path: Path) -> list[str]:
+    """Every name in the store's folder (backups, temporary and journal files show up)."""
+    return sorted(p.name for p in path.parent.iterdir())

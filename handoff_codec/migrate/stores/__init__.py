@@ -1,31 +1,29 @@
 """Migrating whole stores: JSONL files and SQLite session databases.
 
 Both stores stream: they hold one batch of rows (SQLite) or one line (JSONL)
-at a time, and they rewrite only the rows whose summary changes. The shared
-pieces live here: the report, the progress hook and JSON re-serialization.
+at a time, and they rewrite only the rows whose summary changes, splicing the
+new summary text into the row's own bytes (``_rows``). The shared pieces live
+here: the errors, the report and the progress hook.
 """
 
 from __future__ import annotations
 
-import json
-import os
 from collections.abc import Callable
-from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
 
-from .._items import MigrationStatus, ValueMigration
+from .._items import MigrationResult, MigrationStatus
 
 __all__ = [
+    "ChangedRow",
     "Progress",
     "ProgressFactory",
     "StoreError",
+    "StoreRefusal",
     "StoreReport",
     "UntouchedRow",
-    "backup_path",
-    "dumps_like",
+    "to_rewrite",
 ]
 
 
@@ -33,6 +31,15 @@ class StoreError(Exception):
     """The store cannot be migrated at all (missing, wrong kind, wrong schema).
 
     Raised before anything is written; the CLI prints it and exits 2.
+    """
+
+
+class StoreRefusal(StoreError):
+    """The store exists but the run refused, or stopped, without changing it.
+
+    Open writers, hard links, a read-only file, another migration holding the
+    lock, a store that changed under the run, a table whose rows cannot be
+    addressed. The store is as it was; the CLI prints it and exits 1.
     """
 
 
@@ -55,6 +62,15 @@ class UntouchedRow(BaseModel):
     format: str | None = None
 
 
+class ChangedRow(BaseModel):
+    """A row (SQLite key, or JSONL line number) whose summary is (or would be) rewritten."""
+
+    row: int
+    index: int | None = None
+    format: str | None = None
+    key_order_only: bool = False  # a 0.20+ summary whose JSON records only get sorted keys
+
+
 class StoreReport(BaseModel):
     """What a store migration found and did (or would do, in a dry run)."""
 
@@ -72,9 +88,14 @@ class StoreReport(BaseModel):
     untouched: int = 0
     invalid_rows: int = 0
     migrated_with_loss_notes: int = 0
+    key_order_only: int = 0  # of ``migrated``: rewrites that only sort JSON keys
+    skipped_key_order: int = 0  # such rewrites left alone (``legacy_only``)
+    rows_decoded: int = 0  # rows that may hold a summary, and were read as JSON
     formats: dict[str, int] = Field(default_factory=dict)  # summaries read, by format
     migrated_by_format: dict[str, int] = Field(default_factory=dict)
     untouched_rows: list[UntouchedRow] = Field(default_factory=list)
+    changed_rows: list[ChangedRow] | None = None  # with ``list_changes`` only
+    warnings: list[str] = Field(default_factory=list)
 
     def add_invalid(self, row: int, reason: str) -> None:
         """A row that is not valid JSON: counted as untouched."""
@@ -82,32 +103,46 @@ class StoreReport(BaseModel):
         self.untouched += 1
         self.untouched_rows.append(UntouchedRow(row=row, reason=reason))
 
-    def add(self, row: int, outcome: ValueMigration, *, is_list: bool) -> None:
-        """Count the results for the value stored in ``row``."""
-        for index, result in enumerate(outcome.results):
+    def add(self, row: int, results: list[MigrationResult], *, is_list: bool,
+            rewrite: list[bool], blocked: str | None = None) -> None:
+        """Count the results for the value stored in ``row``.
+
+        ``rewrite`` says which changed items are written (see :func:`to_rewrite`);
+        ``blocked`` is why none of them can be, when the row cannot be rewritten.
+        """
+        for index, (result, wanted) in enumerate(zip(results, rewrite, strict=True)):
             self.items_scanned += 1
-            status = result.status
-            if status is MigrationStatus.NOT_SUMMARY:
+            if result.status is MigrationStatus.NOT_SUMMARY:
                 continue
             self.summaries_found += 1
-            if result.format is not None:
-                name = result.format.value
+            name = result.format.value if result.format is not None else None
+            if name is not None:
                 self.formats[name] = self.formats.get(name, 0) + 1
-            if status is MigrationStatus.MIGRATED:
-                self.migrated += 1
-                if result.format is not None:
-                    name = result.format.value
-                    self.migrated_by_format[name] = self.migrated_by_format.get(name, 0) + 1
-                if not result.lossless:
-                    self.migrated_with_loss_notes += 1
-            elif status is MigrationStatus.ALREADY_CURRENT:
+            where = index if is_list else None
+            reason = result.reason if blocked is None or not wanted else blocked
+            if wanted and blocked is None:
+                self._count_migrated(row, where, result, name)
+            elif result.changed and not wanted:
+                self.skipped_key_order += 1
+            elif result.status is MigrationStatus.ALREADY_CURRENT:
                 self.already_current += 1
             else:
                 self.untouched += 1
                 self.untouched_rows.append(UntouchedRow(
-                    row=row, index=index if is_list else None,
-                    reason=result.reason or "left untouched",
-                    format=result.format.value if result.format else None))
+                    row=row, index=where, reason=reason or "left untouched", format=name))
+
+    def _count_migrated(self, row: int, index: int | None, result: MigrationResult,
+                        name: str | None) -> None:
+        self.migrated += 1
+        if name is not None:
+            self.migrated_by_format[name] = self.migrated_by_format.get(name, 0) + 1
+        if not result.lossless:
+            self.migrated_with_loss_notes += 1
+        if result.key_order_only:
+            self.key_order_only += 1
+        if self.changed_rows is not None:
+            self.changed_rows.append(ChangedRow(row=row, index=index, format=name,
+                                                key_order_only=result.key_order_only))
 
     @property
     def ok(self) -> bool:
@@ -115,46 +150,7 @@ class StoreReport(BaseModel):
         return self.untouched == 0
 
 
-_STYLES: tuple[tuple[bool, tuple[str, str] | None], ...] = (
-    (True, None),  # json.dumps defaults, as the Agents SDK's SQLiteSession writes
-    (False, None),
-    (True, (",", ":")),
-    (False, (",", ":")),
-)
-
-
-def dumps_like(original: str, old: Any, new: Any) -> str:
-    """Serialize ``new`` in the JSON style ``original`` (the text of ``old``) was written in.
-
-    Tries the common ``json.dumps`` styles; falls back to the defaults, which
-    is how ``SQLiteSession`` writes rows.
-    """
-    for ensure_ascii, separators in _STYLES:
-        if json.dumps(old, ensure_ascii=ensure_ascii, separators=separators) == original:
-            return json.dumps(new, ensure_ascii=ensure_ascii, separators=separators)
-    return json.dumps(new)
-
-
-def backup_path(path: Path) -> Path:
-    """A new, unused ``<path>.bak-<UTC time>`` name next to ``path``."""
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    candidate = path.with_name(f"{path.name}.bak-{stamp}")
-    number = 1
-    while candidate.exists() or candidate.with_name(candidate.name + ".partial").exists():
-        candidate = path.with_name(f"{path.name}.bak-{stamp}-{number}")
-        number += 1
-    return candidate
-
-
-def fsync_dir(directory: Path) -> None:
-    """Make a rename in ``directory`` durable (a no-op where directories cannot be opened)."""
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+def to_rewrite(results: list[MigrationResult], legacy_only: bool) -> list[bool]:
+    """Which results to write: every change, or with ``legacy_only`` every change that
+    does more than sort the JSON keys of a summary already in the current format."""
+    return [r.changed and not (legacy_only and r.key_order_only) for r in results]

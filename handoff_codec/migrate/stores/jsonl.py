@@ -3,24 +3,36 @@
 The file is streamed line by line into a temporary file in the same folder,
 which is flushed, fsynced and renamed over the original with ``os.replace``;
 a process killed at any point leaves the old file or the new one. Lines are
-copied byte for byte unless a summary on them changes: blank lines, lines
-that are not JSON (reported with their number), and every other line keep
-their exact bytes, line endings included. When nothing changes the original
-file is not touched at all.
+copied byte for byte unless a summary on them changes, and then only the
+summary's text changes. When nothing changes the original is not touched.
+
+A rename replaces the file's inode, so the temporary file first takes the
+original's owner, group, mode and xattrs; and the run refuses (unless
+``force``) when another process holds the file open for writing (its writes
+would go to the old inode) or the file has other hard links (they would keep
+the old content). An exclusive ``flock`` on the original keeps two
+migrations from running at once.
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
+import fcntl
 import os
-import shutil
 import tempfile
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from .._items import migrate_value
-from . import ProgressFactory, StoreError, StoreReport, backup_path, dumps_like, fsync_dir
+from . import ProgressFactory, StoreError, StoreRefusal, StoreReport
+from ._files import (
+    backup_path,
+    copy_backup,
+    fsync_dir,
+    keep_metadata,
+    open_by_others,
+    refuse_read_only,
+    remove_quietly,
+)
+from ._rows import Prefilter, migrate_row
 
 if TYPE_CHECKING:
     from ..._codec import Codec
@@ -38,21 +50,9 @@ def _split_ending(raw: bytes) -> tuple[bytes, bytes]:
     return raw, b""
 
 
-def _parse(body: bytes) -> tuple[Any, str, str | None]:
-    try:
-        text = body.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return None, "", f"not UTF-8 (invalid byte at offset {exc.start})"
-    try:
-        return json.loads(text), text, None
-    except json.JSONDecodeError as exc:
-        return None, text, f"invalid JSON: {exc.msg} (column {exc.colno})"
-    except RecursionError:
-        return None, text, "invalid JSON: nested too deeply"
-
-
 def _migrate_stream(source: IO[bytes], sink: IO[bytes] | None, report: StoreReport,
-                    codec: Codec, bar: Any) -> None:
+                    codec: Codec, legacy_only: bool, bar: Any) -> None:
+    prefilter = Prefilter(codec)
     for number, raw in enumerate(source, 1):
         if bar is not None:
             bar.update(len(raw))
@@ -60,26 +60,41 @@ def _migrate_stream(source: IO[bytes], sink: IO[bytes] | None, report: StoreRepo
         bom = b""
         if number == 1 and body.startswith(_BOM):
             bom, body = _BOM, body[len(_BOM):]
-        if not body.strip():
-            if sink is not None:
-                sink.write(raw)
-            continue
-        report.rows_scanned += 1
-        value, text, error = _parse(body)
-        if error is not None:
-            report.add_invalid(number, error)
-            if sink is not None:
-                sink.write(raw)
-            continue
-        outcome = migrate_value(value, codec=codec)
-        report.add(number, outcome, is_list=isinstance(value, list))
-        if sink is None:
-            continue
-        if outcome.changed:
-            new = dumps_like(text, value, outcome.value).encode("utf-8")
-            sink.write(bom + new + ending)
-        else:
-            sink.write(raw)
+        new = None
+        if body.strip():
+            new = migrate_row(body, number, report, codec, prefilter, legacy_only)
+        if sink is not None:
+            sink.write(raw if new is None else bom + new.encode("utf-8") + ending)
+
+
+def _problems(target: Path, given: Path) -> tuple[list[str], list[str]]:
+    """(reasons to refuse unless forced, warnings) for replacing ``target`` by a rename."""
+    refuse: list[str] = []
+    warnings: list[str] = []
+    links = target.stat().st_nlink
+    if links > 1:
+        refuse.append(f"{given} has {links} hard links; the rename would leave the other "
+                      "names with the old content")
+    holders = open_by_others(target)
+    if holders.writers:
+        refuse.append(f"{given} is open for writing by {holders.describe(holders.writers)}; "
+                      "lines it appends after the rename would go to the old file")
+    if not holders.complete:
+        warnings.append("could not see every process's open files (not root, or no /proc): "
+                        "a writer holding the file open may go undetected")
+    return refuse, warnings
+
+
+def _lock(source: IO[bytes], target: Path, given: Path) -> None:
+    """Take the migration lock on the open file, and check it is still the file at ``target``."""
+    try:
+        fcntl.flock(source.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise StoreRefusal(f"{given}: another migration is running on it; nothing was "
+                           "written") from None
+    if os.fstat(source.fileno()).st_ino != target.stat().st_ino:
+        raise StoreRefusal(f"{given}: was replaced by another migration meanwhile; nothing "
+                           "was written (run again to check it)")
 
 
 def migrate_jsonl(
@@ -88,14 +103,19 @@ def migrate_jsonl(
     codec: Codec | None = None,
     dry_run: bool = False,
     backup: bool = True,
+    force: bool = False,
+    legacy_only: bool = False,
+    list_changes: bool = False,
     progress: ProgressFactory | None = None,
 ) -> StoreReport:
     """Migrate every summary in a JSON Lines file.
 
     A backup keeps the original file under ``<name>.bak-<UTC time>`` (a hard
-    link where the file system allows, else a copy). Raises :class:`StoreError`
-    when the path is missing or not a regular file, or when the file changed
-    while it was being migrated (then nothing is replaced).
+    link where the file system allows, else a copy with the same owner, group
+    and mode). Raises :class:`StoreError` when the path is missing or not a
+    regular file, and :class:`StoreRefusal` (nothing replaced) when the file
+    is read-only, open for writing elsewhere or hard-linked (unless
+    ``force``), locked by another migration, or changed during the run.
     """
     from ... import default_codec
 
@@ -106,43 +126,67 @@ def migrate_jsonl(
     if given.is_dir():
         raise StoreError(f"{given}: is a directory")
     target = given.resolve()  # replace the file a symlink points to, not the link
-    report = StoreReport(path=str(given), store="jsonl", dry_run=dry_run)
-    before = target.stat()
-    bar = progress(before.st_size, "B") if progress else None
+    report = StoreReport(path=str(given), store="jsonl", dry_run=dry_run,
+                         changed_rows=[] if list_changes else None)
+    refuse, report.warnings = _problems(target, given)
+    if dry_run:
+        report.warnings += refuse
+    elif refuse and not force:
+        raise StoreRefusal("; ".join(refuse) + " (--force to go ahead); nothing was written")
+    else:
+        refuse_read_only(target)
+    bar = progress(target.stat().st_size, "B") if progress else None
     try:
         with target.open("rb") as source:
             if dry_run:
-                _migrate_stream(source, None, report, codec, bar)
-                return report
-            fd, temp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".migrating",
-                                             dir=target.parent)
-            temp = Path(temp_name)
-            try:
-                with os.fdopen(fd, "wb") as sink:
-                    _migrate_stream(source, sink, report, codec, bar)
-                    if report.migrated == 0:
-                        return report
-                    sink.flush()
-                    os.fsync(sink.fileno())
-                os.chmod(temp, before.st_mode & 0o7777)
-                now = target.stat()
-                if (now.st_size, now.st_mtime_ns, now.st_ino) != (
-                        before.st_size, before.st_mtime_ns, before.st_ino):
-                    raise StoreError(f"{given}: changed while it was being migrated; "
-                                     "nothing was written")
-                if backup:
-                    report.backup = str(_backup(target))
-                os.replace(temp, target)
-                fsync_dir(target.parent)
-                report.written = True
-            finally:
-                if not report.written:
-                    with contextlib.suppress(FileNotFoundError):
-                        temp.unlink()
+                _migrate_stream(source, None, report, codec, legacy_only, bar)
+            else:
+                _lock(source, target, given)
+                _rewrite(source, target, given, report, codec, legacy_only, bar,
+                         backup=backup, force=force)
     finally:
         if bar is not None:
             bar.close()
     return report
+
+
+def _rewrite(source: IO[bytes], target: Path, given: Path, report: StoreReport,
+             codec: Codec, legacy_only: bool, bar: Any, *, backup: bool, force: bool) -> None:
+    before = os.fstat(source.fileno())
+    fd, temp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".migrating",
+                                     dir=target.parent)
+    temp = Path(temp_name)
+    copy = None
+    try:
+        with os.fdopen(fd, "wb") as sink:
+            keep_metadata(sink.fileno(), target, exact=True)
+            _migrate_stream(source, sink, report, codec, legacy_only, bar)
+            if report.migrated == 0:
+                return
+            sink.flush()
+            os.fsync(sink.fileno())
+        now = target.stat()
+        if (now.st_size, now.st_mtime_ns, now.st_ino) != (
+                before.st_size, before.st_mtime_ns, before.st_ino):
+            raise StoreRefusal(f"{given}: changed while it was being migrated; nothing was "
+                               "written")
+        refuse, _ = _problems(target, given)
+        if refuse and not force:
+            raise StoreRefusal("; ".join(refuse) + " (--force to go ahead); nothing was "
+                               "written")
+        if backup:
+            copy = _backup(target)
+            report.backup = str(copy)
+        os.replace(temp, target)
+        fsync_dir(target.parent)
+        report.written = True
+    finally:
+        if not report.written:
+            report.backup = None
+            left = remove_quietly(temp, copy)
+            if left:
+                raise StoreRefusal(f"{given}: the run failed and the file is unchanged, but "
+                                   f"{', '.join(map(str, left))} could not be deleted")
 
 
 def _backup(target: Path) -> Path:
@@ -150,8 +194,6 @@ def _backup(target: Path) -> Path:
     try:
         os.link(target, copy)
     except OSError:
-        partial = copy.with_name(copy.name + ".partial")
-        shutil.copy2(target, partial)
-        os.replace(partial, copy)
+        copy_backup(target, copy)
     fsync_dir(target.parent)
     return copy

@@ -1,33 +1,44 @@
 """Migrate an Agents SDK ``SQLiteSession`` database in place.
 
 The schema is ``SQLiteSession``'s: a sessions table and a messages table whose
-``message_data`` column holds one JSON item per row, keyed by ``id``. A real
-run is one transaction::
+``message_data`` column holds one JSON item per row. Rows are addressed by
+``rowid`` (for a ``WITHOUT ROWID`` table, its single-column integer primary
+key), never by a column that may repeat or be NULL. A real run is one
+transaction::
 
-    BEGIN IMMEDIATE            -- other writers wait; readers go on
+    BEGIN IMMEDIATE            -- other writers wait
     (backup copy, through a second connection, before the first UPDATE)
-    SELECT ... WHERE id > ? ORDER BY id LIMIT ?   -- batch after batch
-    UPDATE ... WHERE id = ?    -- only rows whose message_data changes
+    SELECT ... WHERE rowid > ? ORDER BY rowid LIMIT ?   -- batch after batch
+    UPDATE ... WHERE rowid = ?    -- only rows whose message_data changes
     COMMIT                     -- or ROLLBACK when nothing changed
 
 so a process killed at any point leaves the old database or the new one, as
-SQLite's journal guarantees. A dry run opens the file read-only (as immutable
-when it is a WAL database nobody has open, so that SQLite creates no ``-wal``
-and ``-shm`` files beside it).
+SQLite's journal guarantees. A dry run opens the file read-only and reads it
+in one read transaction: one snapshot, whatever other processes write. It
+reads the file as immutable (so that SQLite creates no ``-wal`` and ``-shm``
+files beside it) only when it is a WAL database that ``/proc`` shows no
+process has open, and it checks afterwards that the file did not change.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import sqlite3
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 from urllib.parse import quote
 
-from .._items import migrate_value
-from . import ProgressFactory, StoreError, StoreReport, backup_path, dumps_like, fsync_dir
+from . import ProgressFactory, StoreError, StoreRefusal, StoreReport
+from ._files import (
+    backup_path,
+    create_like,
+    fsync_dir,
+    open_by_others,
+    refuse_read_only,
+    remove_quietly,
+)
+from ._rows import Prefilter, migrate_row
 
 if TYPE_CHECKING:
     from ..._codec import Codec
@@ -55,28 +66,45 @@ def _quote_identifier(name: str) -> str:
 
 def _connect(path: Path, mode: str, timeout: float, *, immutable: bool = False
              ) -> sqlite3.Connection:
-    uri = f"file:{quote(str(path.resolve()))}?mode={mode}"
+    uri = f"file:{quote(os.fsencode(path.resolve()))}?mode={mode}"
     if immutable:
         uri += "&immutable=1"
     return sqlite3.connect(uri, uri=True, timeout=timeout, isolation_level=None)
 
 
 def _closed_wal_database(path: Path) -> bool:
-    """A WAL-mode database that no connection has open (it has no ``-wal`` file).
+    """A WAL-mode database that provably no process has open.
 
     A read-only connection to such a file would create empty ``-wal`` and
     ``-shm`` files and leave them behind; reading it as immutable creates none.
+    Immutable reads of a file someone writes return garbage, so the proof is
+    ``/proc``: every process's descriptors were seen and none is this file's.
     """
     try:
         with path.open("rb") as file:
             header = file.read(20)
     except OSError:
         return False
-    in_wal_mode = header[18:20] == b"\x02\x02"
-    return in_wal_mode and not path.with_name(path.name + "-wal").exists()
+    if header[18:20] != b"\x02\x02" or path.with_name(path.name + "-wal").exists():
+        return False
+    holders = open_by_others(path)
+    return holders.complete and not holders.readers and not holders.writers
 
 
-def _check_schema(conn: sqlite3.Connection, sessions_table: str, messages_table: str) -> None:
+def _stamp(path: Path) -> tuple[int, int, int, bool]:
+    info = path.stat()
+    return info.st_ino, info.st_size, info.st_mtime_ns, path.with_name(
+        path.name + "-wal").exists()
+
+
+class _Table(NamedTuple):
+    messages: str  # quoted identifiers
+    sessions: str
+    key: str  # the SQL expression that addresses one row
+
+
+def _check_schema(conn: sqlite3.Connection, sessions_table: str, messages_table: str
+                  ) -> _Table:
     for table, flag in ((sessions_table, "--sessions-table"),
                         (messages_table, "--messages-table")):
         found = conn.execute(
@@ -84,52 +112,181 @@ def _check_schema(conn: sqlite3.Connection, sessions_table: str, messages_table:
         ).fetchone()
         if found is None:
             raise StoreError(f"no table {table!r} (not a SQLiteSession database? see {flag})")
-    columns = {row[1] for row in conn.execute(
-        f"PRAGMA table_info({_quote_identifier(messages_table)})")}
-    missing = sorted({"id", "message_data"} - columns)
-    if missing:
-        raise StoreError(f"table {messages_table!r} has no column {', '.join(missing)}")
+    messages = _quote_identifier(messages_table)
+    columns = {row[1].lower(): row for row in conn.execute(f"PRAGMA table_xinfo({messages})")}
+    if "message_data" not in columns:
+        raise StoreError(f"table {messages_table!r} has no column message_data")
+    key = _row_key(conn, messages, columns)
+    if key is None:
+        raise StoreRefusal(f"table {messages_table!r} has no rowid and no single-column "
+                           "integer primary key, so its rows cannot be addressed one by one; "
+                           "nothing was written")
+    return _Table(messages, _quote_identifier(sessions_table), key)
 
 
-def _parse(data: Any) -> tuple[Any, str | None, str | None]:
-    """(value, text, error): the JSON value of a ``message_data`` cell."""
-    if data is None:
-        return None, None, "message_data is NULL"
-    if isinstance(data, (int, float)):
-        return data, None, None
-    try:
-        text = data.decode("utf-8") if isinstance(data, bytes) else str(data)
-    except UnicodeDecodeError as exc:
-        return None, None, f"not UTF-8 (invalid byte at offset {exc.start})"
-    try:
-        return json.loads(text), text, None
-    except json.JSONDecodeError as exc:
-        return None, text, f"invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
-    except RecursionError:
-        return None, text, "invalid JSON: nested too deeply"
+def _row_key(conn: sqlite3.Connection, messages: str, columns: dict[str, Any]) -> str | None:
+    """``rowid`` (under a name no column shadows), or a WITHOUT ROWID table's integer key."""
+    for alias in ("rowid", "_rowid_", "oid"):
+        if alias in columns:
+            continue
+        try:
+            conn.execute(f"SELECT {alias} FROM {messages} LIMIT 0")
+        except sqlite3.OperationalError:
+            break  # a WITHOUT ROWID table
+        return alias
+    primary = [row for row in columns.values() if row[5] > 0]
+    if len(primary) == 1 and "INT" in (primary[0][2] or "").upper():
+        return _quote_identifier(primary[0][1])
+    return None
 
 
 def _write_backup(path: Path, timeout: float) -> Path:
     """Copy the committed database with the sqlite3 backup API; return the copy's path.
 
     The caller holds the write lock (``BEGIN IMMEDIATE``) and has written
-    nothing yet, so this second connection copies exactly the old state.
-    The copy is written under a ``.partial`` name and renamed when complete.
+    nothing yet, so this second connection copies exactly the old state. The
+    copy is created private, given the database's owner, group and mode, and
+    written under a ``.partial`` name that is renamed when complete.
     """
     target = backup_path(path)
     partial = target.with_name(target.name + ".partial")
-    source = _connect(path, "ro", timeout)
+    os.close(create_like(partial, path))
     try:
-        copy = sqlite3.connect(partial)
+        source = _connect(path, "ro", timeout)
         try:
-            source.backup(copy)
+            copy = _connect(partial, "rw", timeout)
+            try:
+                source.backup(copy)
+            finally:
+                copy.close()
         finally:
-            copy.close()
-    finally:
-        source.close()
-    os.replace(partial, target)
+            source.close()
+        os.replace(partial, target)
+    except BaseException:
+        remove_quietly(partial, partial.with_name(partial.name + "-journal"))
+        raise
     fsync_dir(target.parent)
     return target
+
+
+def _hot_journal(db: Path, exc: sqlite3.Error) -> StoreRefusal | None:
+    journal = db.with_name(db.name + "-journal")
+    if "readonly" not in str(exc) or not journal.exists():
+        return None
+    return StoreRefusal(
+        f"{db}: {journal.name} is a hot journal left by a write that was interrupted; a "
+        "read-only dry run cannot roll it back. Open the database read-write once (start "
+        f"the application, or run: sqlite3 {db} 'PRAGMA quick_check'), then run the dry "
+        "run again")
+
+
+class _Run:
+    """One pass over the messages table, in one transaction (one snapshot)."""
+
+    def __init__(self, db: Path, codec: Codec, *, dry_run: bool, backup: bool,
+                 legacy_only: bool, batch_size: int, timeout: float) -> None:
+        self.db, self.codec, self.dry_run, self.backup = db, codec, dry_run, backup
+        self.legacy_only, self.batch_size, self.timeout = legacy_only, batch_size, timeout
+        self.prefilter = Prefilter(codec)
+        self.created: Path | None = None
+
+    def connect(self, immutable: bool) -> sqlite3.Connection:
+        try:
+            return _connect(self.db, "ro" if self.dry_run else "rw", self.timeout,
+                            immutable=immutable)
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.db}: cannot open: {exc}") from None
+
+    def run(self, conn: sqlite3.Connection, report: StoreReport, tables: tuple[str, str],
+            progress: ProgressFactory | None) -> None:
+        try:
+            table = _check_schema(conn, *tables)
+        except sqlite3.DatabaseError as exc:
+            if self.dry_run and (hot := _hot_journal(self.db, exc)) is not None:
+                raise hot from None
+            raise StoreError(f"{self.db}: {exc}") from None
+        conn.execute("BEGIN" if self.dry_run else "BEGIN IMMEDIATE")
+        try:
+            report.sessions = conn.execute(f"SELECT count(*) FROM {table.sessions}").fetchone()[0]
+            total = conn.execute(f"SELECT count(*) FROM {table.messages}").fetchone()[0]
+            bar = progress(total, "rows") if progress else None
+            try:
+                self.scan(conn, table, report, bar)
+            finally:
+                if bar is not None:
+                    bar.close()
+            conn.execute("COMMIT" if report.written else "ROLLBACK")
+        except BaseException:
+            with contextlib.suppress(sqlite3.Error):
+                conn.execute("ROLLBACK")
+            self.clean_up(report)
+            raise
+
+    def clean_up(self, report: StoreReport) -> None:
+        """After a failure: delete the backup this run made, or say where it is."""
+        report.written = False
+        left = remove_quietly(self.created)
+        report.backup = None
+        if left:
+            raise StoreRefusal(f"{self.db}: the run failed and the store is unchanged, but "
+                               f"its backup {left[0]} could not be deleted")
+
+    def scan(self, conn: sqlite3.Connection, table: _Table, report: StoreReport,
+             bar: Any) -> None:
+        conn.text_factory = bytes  # read every cell as it is stored, UTF-8 or not
+        columns = f"{table.key}, message_data, typeof(message_data)"
+        first = f"SELECT {columns} FROM {table.messages} ORDER BY {table.key} LIMIT ?"
+        after = (f"SELECT {columns} FROM {table.messages} WHERE {table.key} > ? "
+                 f"ORDER BY {table.key} LIMIT ?")
+        update = f"UPDATE {table.messages} SET message_data = ? WHERE {table.key} = ?"
+        last: int | None = None
+        while True:
+            rows = (conn.execute(first, (self.batch_size,)) if last is None
+                    else conn.execute(after, (last, self.batch_size))).fetchall()
+            if not rows:
+                return
+            changes = self.migrate_batch(rows, report)
+            if changes and not self.dry_run:
+                if self.backup and self.created is None:
+                    self.created = _write_backup(self.db, self.timeout)
+                    report.backup = str(self.created)
+                conn.executemany(update, changes)
+                report.written = True
+            last = _advance(last, rows[-1][0], self.db)
+            if bar is not None:
+                bar.update(len(rows))
+
+    def migrate_batch(self, rows: list[Any], report: StoreReport) -> list[tuple[Any, int]]:
+        changes: list[tuple[Any, int]] = []
+        for key, data, kind in rows:
+            if data is None:
+                report.rows_scanned += 1
+                report.add_invalid(key, "message_data is NULL")
+                continue
+            if kind not in (b"text", b"blob"):  # a number: not an item
+                report.rows_scanned += 1
+                continue
+            new = migrate_row(data, key, report, self.codec, self.prefilter, self.legacy_only)
+            if new is not None:
+                changes.append((new if kind == b"text" else new.encode("utf-8"), key))
+        return changes
+
+
+def _advance(last: int | None, key: Any, db: Path) -> int:
+    """The scan's next key; stop when it does not advance (a scan must never repeat)."""
+    if not isinstance(key, int) or (last is not None and key <= last):
+        raise StoreRefusal(f"{db}: the row scan did not advance (key {key!r} after {last!r}); "
+                           "stopped, and nothing was written")
+    return key
+
+
+def _validate(db: Path) -> None:
+    if not db.exists():
+        raise StoreError(f"{db}: no such file")
+    if db.is_dir():
+        raise StoreError(f"{db}: is a directory")
+    if not is_sqlite_file(db):
+        raise StoreError(f"{db}: not a SQLite database")
 
 
 def migrate_sqlite(
@@ -138,6 +295,8 @@ def migrate_sqlite(
     codec: Codec | None = None,
     dry_run: bool = False,
     backup: bool = True,
+    legacy_only: bool = False,
+    list_changes: bool = False,
     sessions_table: str = "agent_sessions",
     messages_table: str = "agent_messages",
     batch_size: int = DEFAULT_BATCH,
@@ -146,88 +305,35 @@ def migrate_sqlite(
 ) -> StoreReport:
     """Migrate every summary row of a ``SQLiteSession`` database.
 
-    Raises :class:`StoreError` when the file is missing, not SQLite, or lacks
-    the tables; ``sqlite3.Error`` and ``OSError`` from a failed run propagate
-    after the transaction is rolled back (the database is then unchanged).
+    ``legacy_only`` leaves alone the summaries already in the current format
+    whose only change would be sorted JSON keys; ``list_changes`` fills
+    ``report.changed_rows``. Raises :class:`StoreError` when the file is
+    missing, not SQLite, or lacks the tables, and :class:`StoreRefusal` when
+    the run refuses or stops; ``sqlite3.Error`` and ``OSError`` from a failed
+    run propagate after the transaction is rolled back and the backup it made
+    is deleted (the database is then unchanged).
     """
     from ... import default_codec
 
-    codec = codec or default_codec
     if batch_size < 1:
         raise ValueError("batch_size must be at least 1")
     db = Path(path)
-    if not db.exists():
-        raise StoreError(f"{db}: no such file")
-    if db.is_dir():
-        raise StoreError(f"{db}: is a directory")
-    if not is_sqlite_file(db):
-        raise StoreError(f"{db}: not a SQLite database")
-    messages = _quote_identifier(messages_table)
-    sessions = _quote_identifier(sessions_table)
-    report = StoreReport(path=str(db), store="sqlite", dry_run=dry_run)
-    try:
-        if dry_run:
-            conn = _connect(db, "ro", timeout, immutable=_closed_wal_database(db))
-        else:
-            conn = _connect(db, "rw", timeout)
-    except sqlite3.Error as exc:
-        raise StoreError(f"{db}: cannot open: {exc}") from None
-    bar = None
-    in_transaction = False
-    try:
+    _validate(db)
+    if not dry_run:
+        refuse_read_only(db)
+    run = _Run(db, codec or default_codec, dry_run=dry_run, backup=backup,
+               legacy_only=legacy_only, batch_size=batch_size, timeout=timeout)
+    tables = (sessions_table, messages_table)
+    immutable = dry_run and _closed_wal_database(db)
+    while True:
+        report = StoreReport(path=str(db), store="sqlite", dry_run=dry_run,
+                             changed_rows=[] if list_changes else None)
+        before = _stamp(db) if immutable else None
+        conn = run.connect(immutable)
         try:
-            _check_schema(conn, sessions_table, messages_table)
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{db}: {exc}") from None
-        if not dry_run:
-            conn.execute("BEGIN IMMEDIATE")
-            in_transaction = True
-        report.sessions = conn.execute(f"SELECT count(*) FROM {sessions}").fetchone()[0]
-        total = conn.execute(f"SELECT count(*) FROM {messages}").fetchone()[0]
-        bar = progress(total, "rows") if progress else None
-        select = f"SELECT id, message_data FROM {messages} WHERE id > ? ORDER BY id LIMIT ?"
-        update = f"UPDATE {messages} SET message_data = ? WHERE id = ?"
-        last: Any = None
-        while True:
-            if last is None:
-                rows = conn.execute(
-                    f"SELECT id, message_data FROM {messages} ORDER BY id LIMIT ?",
-                    (batch_size,)).fetchall()
-            else:
-                rows = conn.execute(select, (last, batch_size)).fetchall()
-            if not rows:
-                break
-            changes: list[tuple[str, Any]] = []
-            for row_id, data in rows:
-                report.rows_scanned += 1
-                value, text, error = _parse(data)
-                if error is not None:
-                    report.add_invalid(row_id, error)
-                    continue
-                outcome = migrate_value(value, codec=codec)
-                report.add(row_id, outcome, is_list=isinstance(value, list))
-                if outcome.changed:
-                    new = (dumps_like(text, value, outcome.value) if text is not None
-                           else json.dumps(outcome.value))
-                    changes.append((new, row_id))
-            if changes and not dry_run:
-                if backup and report.backup is None:
-                    report.backup = str(_write_backup(db, timeout))
-                conn.executemany(update, changes)
-                report.written = True
-            last = rows[-1][0]
-            if bar is not None:
-                bar.update(len(rows))
-        if in_transaction:
-            conn.execute("COMMIT" if report.written else "ROLLBACK")
-            in_transaction = False
-    except BaseException:
-        if in_transaction:
-            with contextlib.suppress(sqlite3.Error):
-                conn.execute("ROLLBACK")
-        raise
-    finally:
-        if bar is not None:
-            bar.close()
-        conn.close()
-    return report
+            run.run(conn, report, tables, progress)
+        finally:
+            conn.close()
+        if before is None or (_stamp(db) == before and _closed_wal_database(db)):
+            return report
+        immutable = False  # someone opened or wrote the file meanwhile: read it again

@@ -1,0 +1,202 @@
+"""File-system care for the stores: owners and modes, open descriptors, backups.
+
+Everything a migration creates next to a store (a backup, a temporary file)
+takes the store's owner, group and mode, and is never readable by more users
+than the store itself. Open descriptors are found through Linux's
+``/proc/PID/fd``; elsewhere nothing can be seen (see docs/migration.md).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import stat
+from collections.abc import Iterator
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import NamedTuple
+
+from . import StoreRefusal
+
+__all__ = ["OpenFiles", "backup_path", "copy_backup", "create_like", "fsync_dir",
+           "keep_metadata", "open_by_others", "refuse_read_only", "remove_quietly"]
+
+_PROC = Path("/proc")
+
+
+def backup_path(path: Path) -> Path:
+    """A new, unused ``<path>.bak-<UTC time>`` name next to ``path``."""
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    candidate = path.with_name(f"{path.name}.bak-{stamp}")
+    number = 1
+    while candidate.exists() or candidate.with_name(candidate.name + ".partial").exists():
+        candidate = path.with_name(f"{path.name}.bak-{stamp}-{number}")
+        number += 1
+    return candidate
+
+
+def fsync_dir(directory: Path) -> None:
+    """Make a rename in ``directory`` durable (a no-op where directories cannot be opened)."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def remove_quietly(*paths: Path | None) -> list[Path]:
+    """Delete what a failed run created; return what could not be deleted."""
+    left = []
+    for path in paths:
+        if path is None:
+            continue
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            pass
+        except OSError:
+            left.append(path)
+    return left
+
+
+def _chown_like(fd: int, source: os.stat_result) -> bool:
+    """Give ``fd`` the source's owner and group; False when the OS does not allow it."""
+    if (source.st_uid, source.st_gid) == (os.geteuid(), os.getegid()):
+        return True
+    try:
+        os.fchown(fd, source.st_uid, source.st_gid)
+    except PermissionError:
+        return False
+    return True
+
+
+def keep_metadata(fd: int, source: Path, *, exact: bool) -> None:
+    """Give the file open as ``fd`` the owner, group, mode and xattrs of ``source``.
+
+    With ``exact`` (a file that will replace ``source``) an owner that cannot be
+    kept is refused; otherwise (a backup) the mode narrows to the owner's bits.
+    """
+    info = source.stat()
+    mode = stat.S_IMODE(info.st_mode)
+    if not _chown_like(fd, info):
+        if exact:
+            raise StoreRefusal(f"{source}: cannot keep its owner {info.st_uid}:{info.st_gid} "
+                               "(run as that user, or as root); nothing was written")
+        mode &= 0o700
+    os.fchmod(fd, mode)
+    for name in _xattrs(source):
+        with contextlib.suppress(OSError):  # e.g. security.* labels a user may not set
+            os.setxattr(fd, name, os.getxattr(source, name))
+
+
+def _xattrs(path: Path) -> list[str]:
+    try:
+        return os.listxattr(path)
+    except (OSError, AttributeError):  # not supported by the file system, or not Linux
+        return []
+
+
+def create_like(path: Path, source: Path) -> int:
+    """Create ``path`` (which must not exist) private, then give it ``source``'s metadata."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        keep_metadata(fd, source, exact=False)
+    except BaseException:
+        os.close(fd)
+        remove_quietly(path)
+        raise
+    return fd
+
+
+def copy_backup(source: Path, target: Path) -> None:
+    """Copy ``source`` to ``target`` through a private ``.partial`` file, then rename."""
+    partial = target.with_name(target.name + ".partial")
+    fd = create_like(partial, source)
+    try:
+        with os.fdopen(fd, "wb") as sink, source.open("rb") as file:
+            shutil.copyfileobj(file, sink)
+            sink.flush()
+            os.fsync(sink.fileno())
+        os.replace(partial, target)
+    except BaseException:
+        remove_quietly(partial)
+        raise
+
+
+def refuse_read_only(path: Path) -> None:
+    """Refuse a store whose mode gives no one write access (root would write anyway)."""
+    mode = path.stat().st_mode
+    if not mode & 0o222 or not os.access(path, os.W_OK):
+        raise StoreRefusal(f"{path}: is read-only (mode {stat.S_IMODE(mode):04o}); make it "
+                           "writable to migrate it; nothing was written")
+
+
+class OpenFiles(NamedTuple):
+    """Processes holding a file open: ``(pid, name)`` pairs, and whether every process was seen."""
+
+    readers: list[tuple[int, str]]
+    writers: list[tuple[int, str]]
+    complete: bool
+
+    def describe(self, which: list[tuple[int, str]]) -> str:
+        return ", ".join(f"pid {pid} ({name})" for pid, name in which)
+
+
+def _fds(pid_dir: Path) -> Iterator[os.DirEntry[str]]:
+    with os.scandir(pid_dir / "fd") as entries:
+        yield from entries
+
+
+def _writes(pid_dir: Path, fd: str) -> bool:
+    try:
+        for line in (pid_dir / "fdinfo" / fd).read_text().splitlines():
+            if line.startswith("flags:"):
+                return int(line.split()[1], 8) & os.O_ACCMODE != os.O_RDONLY
+    except (OSError, ValueError):
+        pass
+    return True  # unknown: count it as a writer
+
+
+def _name(pid_dir: Path) -> str:
+    try:
+        return (pid_dir / "comm").read_text().strip()
+    except OSError:
+        return "?"
+
+
+def open_by_others(path: Path) -> OpenFiles:
+    """Every process (this one included) with ``path`` open, from ``/proc/*/fd`` on Linux.
+
+    ``complete`` is False where ``/proc`` is missing or some process's
+    descriptors could not be read (another user's, when not root).
+    """
+    readers: list[tuple[int, str]] = []
+    writers: list[tuple[int, str]] = []
+    try:
+        target = path.stat()
+        pids = [entry for entry in os.scandir(_PROC) if entry.name.isdigit()]
+    except OSError:
+        return OpenFiles([], [], False)
+    complete = True
+    for entry in pids:
+        pid_dir = Path(entry.path)
+        try:
+            for fd in _fds(pid_dir):
+                try:
+                    info = os.stat(fd.path)
+                except OSError:
+                    continue
+                if (info.st_dev, info.st_ino) == (target.st_dev, target.st_ino):
+                    found = (int(entry.name), _name(pid_dir))
+                    (writers if _writes(pid_dir, fd.name) else readers).append(found)
+        except FileNotFoundError:
+            continue  # the process ended
+        except OSError:
+            complete = False
+    return OpenFiles(readers, writers, complete)

@@ -1,0 +1,197 @@
+"""One stored row's JSON text: which rows to decode, and how to change only the summary.
+
+A migrated row differs from the original only inside the ``content`` string
+of each migrated summary: the new text is spliced into the row's own bytes,
+so numbers (``1e400``, ``-0``, ``2E3``), duplicate keys, spacing and escapes
+elsewhere in the row stay exactly as they were.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from json.decoder import scanstring  # type: ignore[attr-defined]
+from typing import TYPE_CHECKING, Any
+
+from .._items import MigrationResult, migrate_value
+from . import StoreReport, to_rewrite
+
+if TYPE_CHECKING:
+    from ..._codec import Codec
+
+__all__ = ["Prefilter", "RowError", "migrate_row", "parse_row", "splice"]
+
+_SPACE = re.compile(r"[ \t\n\r]*")
+_DECODER = json.JSONDecoder()
+# Characters JSON may write as a two-character escape; any other character
+# appears either as itself or inside a \uXXXX escape.
+_SHORT_ESCAPED = frozenset('"\\/\b\f\n\r\t')
+
+
+class RowError(ValueError):
+    """The row cannot be rewritten by splicing; it is reported and left alone."""
+
+
+class Prefilter:
+    """A cheap test on a row's raw bytes: can it hold a summary of this codec at all?
+
+    A summary's content contains the start marker. In the row's JSON text the
+    marker appears as itself, or with some character written as ``\\uXXXX``;
+    so a row holding neither the marker nor ``\\u`` cannot hold a summary.
+    """
+
+    __slots__ = ("_needle",)
+
+    def __init__(self, codec: Codec) -> None:
+        usable = not _SHORT_ESCAPED.intersection(codec.start)
+        self._needle = codec.start.encode("utf-8") if usable else None
+
+    def may_hold_summary(self, raw: bytes) -> bool:
+        needle = self._needle
+        return needle is None or needle in raw or b"\\u" in raw
+
+
+def parse_row(raw: bytes) -> tuple[Any, str | None, str | None]:
+    """(value, text, error) for a row's bytes: its JSON value, or why there is none."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return None, None, _utf8_error(exc)
+    try:
+        return json.loads(text), text, None
+    except json.JSONDecodeError as exc:
+        return None, text, f"invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
+    except RecursionError:
+        return None, text, "invalid JSON: nested too deeply"
+    except ValueError as exc:  # e.g. an integer over sys.get_int_max_str_digits() digits
+        return None, text, f"cannot be read as JSON: {exc}"
+
+
+def _skip_space(text: str, pos: int) -> int:
+    match = _SPACE.match(text, pos)
+    assert match is not None
+    return match.end()
+
+
+def _expect(text: str, pos: int, char: str) -> int:
+    if text[pos:pos + 1] != char:
+        raise RowError(f"unexpected JSON shape at offset {pos}")
+    return _skip_space(text, pos + 1)
+
+
+def _skip_value(text: str, pos: int) -> int:
+    if text[pos:pos + 1] == '"':
+        return int(scanstring(text, pos + 1, True)[1])
+    return int(_DECODER.raw_decode(text, pos)[1])
+
+
+def _content_span(text: str, pos: int) -> tuple[tuple[int, int] | None, int]:
+    """The span of the ``content`` string literal in the object at ``pos``, and its end."""
+    pos = _expect(text, pos, "{")
+    span: tuple[int, int] | None = None
+    seen = False
+    if text[pos:pos + 1] == "}":
+        return None, pos + 1
+    while True:
+        if text[pos:pos + 1] != '"':
+            raise RowError(f"unexpected JSON shape at offset {pos}")
+        key, pos = scanstring(text, pos + 1, True)
+        pos = _expect(text, _skip_space(text, pos), ":")
+        end = _skip_value(text, pos)
+        if key == "content":
+            if seen:
+                raise RowError("the item has more than one 'content' key")
+            seen, span = True, (pos, end)
+        pos = _skip_space(text, end)
+        if text[pos:pos + 1] == "}":
+            return span, pos + 1
+        pos = _expect(text, pos, ",")
+
+
+def _spans(text: str, is_list: bool) -> list[tuple[int, int] | None]:
+    pos = _skip_space(text, 0)
+    if not is_list:
+        return [_content_span(text, pos)[0]]
+    spans: list[tuple[int, int] | None] = []
+    pos = _expect(text, pos, "[")
+    while text[pos:pos + 1] not in ("]", ""):
+        if text[pos:pos + 1] == "{":
+            span, pos = _content_span(text, pos)
+        else:
+            span, pos = None, _skip_value(text, pos)
+        spans.append(span)
+        pos = _skip_space(text, pos)
+        if text[pos:pos + 1] == ",":
+            pos = _skip_space(text, pos + 1)
+    return spans
+
+
+def _literal(content: str, old_literal: str) -> str:
+    """``content`` as a JSON string, escaping non-ASCII only if the old literal did."""
+    if old_literal.isascii():
+        return json.dumps(content)
+    new = json.dumps(content, ensure_ascii=False)
+    try:
+        new.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: only an escape can hold it
+        return json.dumps(content)
+    return new
+
+
+def splice(text: str, results: list[MigrationResult], is_list: bool,
+           keep: list[bool]) -> str:
+    """``text`` with the content of each result whose ``keep`` is true replaced."""
+    spans = _spans(text, is_list)
+    if len(spans) != len(results):
+        raise RowError("the row's items could not be located in its text")
+    pieces: list[str] = []
+    last = 0
+    for result, span, wanted in zip(results, spans, keep, strict=True):
+        if not wanted:
+            continue
+        if span is None:
+            raise RowError("the summary's content could not be located in the row's text")
+        start, end = span
+        pieces += [text[last:start], _literal(result.item["content"], text[start:end])]
+        last = end
+    pieces.append(text[last:])
+    return "".join(pieces)
+
+
+def _utf8_error(exc: UnicodeDecodeError) -> str:
+    return f"not UTF-8 (invalid byte at offset {exc.start})"
+
+
+def migrate_row(raw: bytes, row: int, report: StoreReport, codec: Codec,
+                prefilter: Prefilter, legacy_only: bool) -> str | None:
+    """The new text of one stored row, or None when it stays as it is.
+
+    The row is counted in ``report``: scanned always; decoded only when its
+    bytes may hold a summary; reported when it is not UTF-8, or may hold a
+    summary but is not JSON, or cannot be rewritten in place.
+    """
+    report.rows_scanned += 1
+    if not prefilter.may_hold_summary(raw):
+        if not raw.isascii():
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                report.add_invalid(row, _utf8_error(exc))
+        return None
+    value, text, error = parse_row(raw)
+    if error is not None or text is None:
+        report.add_invalid(row, error or "unreadable")
+        return None
+    report.rows_decoded += 1
+    results = migrate_value(value, codec=codec).results
+    is_list = isinstance(value, list)
+    rewrite = to_rewrite(results, legacy_only)
+    new = None
+    blocked = None
+    if any(rewrite):
+        try:
+            new = splice(text, results, is_list, rewrite)
+        except (ValueError, RecursionError) as exc:
+            blocked = f"cannot be rewritten in place: {exc}"
+    report.add(row, results, is_list=is_list, rewrite=rewrite, blocked=blocked)
+    return new
