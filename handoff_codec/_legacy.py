@@ -19,7 +19,7 @@ from lark.exceptions import UnexpectedInput
 
 from . import _parsers as grammar
 from ._errors import DecodeError, DecodeReason, ReadFailure
-from ._reader import KNOWN_ROLES, json_object, lark_error, parse_current
+from ._reader import KNOWN_ROLES, Engine, json_object, lark_error, read_if_current
 from ._report import Decoded, Format, Recovery, RecoveryKind
 
 __all__ = ["parse_lenient"]
@@ -195,22 +195,18 @@ def _json_value(text: str) -> Any:
 
 
 def parse_lenient(
-    text: str, literals: tuple[tuple[str, str], ...], start: str, end: str, max_depth: int
+    text: str, literals: tuple[tuple[str, str], ...], start: str, end: str, max_depth: int,
+    engine: Engine = "fast",
 ) -> Decoded:
     """Read a summary of any generation, reporting every recovery.
 
-    Text in the current format is read by the strict parser; the lenient
-    grammar runs only when that fails, or when a plain record may be a legacy
-    form (see ``reader._Items``).
+    Text in the current format is read by the strict reader (``engine``); the
+    lenient grammar runs only when that fails, or when a plain record may be a
+    legacy form (see ``_reader.read``).
     """
-    try:
-        items = parse_current(text, literals, max_depth)
-    except DecodeError:
-        pass
-    else:
-        if not items.maybe_legacy:
-            return Decoded.model_construct(items=list(items), format=Format.CURRENT,
-                                           recoveries=[])
+    current = read_if_current(text, literals, max_depth, engine)
+    if current is not None and not current[1]:
+        return Decoded.model_construct(items=current[0], format=Format.CURRENT, recoveries=[])
     lark_parser = grammar.parser("legacy", transformer=_LINES, literals=literals)
     try:
         preamble, lines = cast(tuple[Token, list[_Line]], lark_parser.parse(text))
