@@ -14,8 +14,8 @@ if TYPE_CHECKING:
 
 from . import _limits as limits
 from ._encoder import encode_records
-from ._parsers import literal
 from ._errors import EncodeError
+from ._parsers import literal
 
 __all__ = ["DEFAULT_END", "DEFAULT_PREAMBLE", "DEFAULT_START", "LEGACY_PREAMBLE", "Codec"]
 

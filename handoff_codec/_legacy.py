@@ -151,7 +151,11 @@ class _Reader:
         if match is None:
             return None
         try:
-            item = json_object(match["json"], head.pos + match.start("json"), self.max_depth)
+            item = json_object(match["json"], head.pos + match.start("json"), self.max_depth,
+                               on_constant=lambda: self.note(
+                                   head.line, RecoveryKind.NON_STANDARD_JSON,
+                                   "NaN or Infinity, which JSON (RFC 8259) does not allow; "
+                                   "read as a float, as json.loads does"))
             self.json = True
             return item
         except ReadFailure as failure:

@@ -23,17 +23,19 @@ import functools
 import json
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from . import _limits as limits
 from . import _parsers as grammar
 from ._errors import DecodeError, DecodeReason, ReadFailure
 
 if TYPE_CHECKING:
-    from lark import Token
+    from lark import Token, Tree
     from lark.exceptions import UnexpectedInput
 
-__all__ = ["KNOWN_ROLES", "Engine", "describe", "json_object", "lark_error", "read", "read_if_current"]
+__all__ = [
+    "KNOWN_ROLES", "Engine", "describe", "json_object", "lark_error", "read", "read_if_current",
+]
 
 Item = dict[str, Any]
 Engine = Literal["fast", "lark"]
@@ -151,12 +153,14 @@ def _envelope(literals: Literals) -> tuple[str, str, str]:
 
 
 @functools.cache
-def _record() -> tuple[re.Pattern[str], int, int]:
-    """``PLAIN_RECORD | JSON_RECORD`` as one pattern, and the JSON group's numbers."""
-    pattern = re.compile(
-        f"(?:{grammar.terminal('PLAIN_RECORD').pattern})|(?:{grammar.terminal('JSON_RECORD').pattern})"
-    )
-    return pattern, pattern.groupindex["json_index"], pattern.groupindex["json"]
+def _record() -> re.Pattern[str]:
+    """``PLAIN_RECORD | JSON_RECORD``, their groups numbered 1 to 6 in that order."""
+    plain, json_record = grammar.terminal("PLAIN_RECORD"), grammar.terminal("JSON_RECORD")
+    pattern = re.compile(f"(?:{plain.pattern})|(?:{json_record.pattern})")
+    order = ("index", "role", "name", "content", "json_index", "json")
+    if tuple(sorted(pattern.groupindex, key=pattern.groupindex.__getitem__)) != order:
+        raise AssertionError(f"record groups {pattern.groupindex} are not {order}")
+    return pattern
 
 
 def _read_fast(text: str, literals: Literals, max_depth: int) -> tuple[list[Item], bool] | None:
@@ -173,24 +177,21 @@ def _read_fast(text: str, literals: Literals, max_depth: int) -> tuple[list[Item
     if text.startswith(empty, pos):
         pos += len(empty)
     else:
-        record, json_index, json_group = _record()
         append = items.append
-        check_depth = text.count("{") + text.count("[") > max_depth
         try:
             # Pattern.scanner(...).match: each match anchored where the last ended.
-            for match in iter(record.scanner(text, pos).match, None):  # type: ignore[attr-defined]
-                index, role, name, content = match.group(1, 2, 3, 4)
+            for match in iter(_record().scanner(text, pos).match, None):  # type: ignore[attr-defined]
+                index, role, name, content, json_index, json_text = match.groups()
                 if role is not None:
                     if name is None:
                         append({"role": role, "content": content})
                     else:
                         append({"role": role, "name": name, "content": content})
-                    if not maybe_legacy and (role not in KNOWN_ROLES or content[:1] == "["):
+                    if role not in KNOWN_ROLES or content[:1] == "[":
                         maybe_legacy = True
                 else:
-                    index = match.group(json_index)
-                    start, stop = match.span(json_group)
-                    append(_json_in_place(text, start, stop, max_depth, check_depth))
+                    index = json_index
+                    append(_json_fast(json_text, match.start(6), max_depth))
                 if index != str(len(items)):
                     raise _out_of_sequence(index, len(items), match.start())
                 pos = match.end()
@@ -206,17 +207,17 @@ def _read_fast(text: str, literals: Literals, max_depth: int) -> tuple[list[Item
     return items, maybe_legacy
 
 
-def _json_in_place(text: str, start: int, stop: int, max_depth: int, check_depth: bool) -> Item:
-    """The object of a JSON record at ``text[start:stop]``, scanned without a copy."""
-    if not check_depth or text.count("{", start, stop) + text.count("[", start, stop) <= max_depth:
+def _json_fast(text: str, pos: int, max_depth: int) -> Item:
+    """:func:`json_object`, the C scanner called directly on the common case."""
+    if len(text) <= max_depth or text.count("{") + text.count("[") <= max_depth:
         try:
-            value, end = _scan_once(text, start)
+            value, end = _scan_once(text, 0)
         except (StopIteration, ValueError, RecursionError):
             pass
         else:
-            if end == stop and type(value) is dict:
+            if end == len(text) and type(value) is dict:
                 return value
-    return json_object(text[start:stop], start, max_depth)  # says why, or reads trailing spaces
+    return json_object(text, pos, max_depth)  # says why, or reads trailing spaces
 
 
 # --------------------------------------------------------------- the LALR engine
@@ -227,10 +228,10 @@ def _read_lark(text: str, literals: Literals, max_depth: int) -> tuple[list[Item
         tree = grammar.parser("summary", literals=literals).parse(text)
     except UnexpectedInput as exc:
         raise lark_error(text, exc) from None
-    body = tree.children[2]
+    body = cast("Tree[Token]", tree.children[2])
     items: list[Item] = []
     maybe_legacy = False
-    for run in body.children if body.data == "records" else ():
+    for run in cast("list[Token]", body.children) if body.data == "records" else ():
         maybe_legacy = _records(run, max_depth, items) or maybe_legacy
     return items, maybe_legacy
 

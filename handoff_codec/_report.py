@@ -28,6 +28,7 @@ class RecoveryKind(str, Enum):
     LIST_CONTENT = "list_content"
     NOT_JSON = "not_json"
     UNRECOGNISED = "unrecognised"
+    NON_STANDARD_JSON = "non_standard_json"  # NaN or Infinity in a JSON record
 
 
 class Recovery(BaseModel):
