@@ -20,9 +20,9 @@ import handoff_codec
 from handoff_codec import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START, DecodeError, DecodeReason
 from handoff_codec._errors import ReadFailure
 from handoff_codec._reader import _read_fast, read
-from tests.support.strategies import json_values, texts
+from tests.support.strategies import json_values, texts, transcripts
 
-LITERALS = handoff_codec.default_codec._literals  # noqa: SLF001
+LITERALS = handoff_codec.default_codec._literals
 HEAD = f"{DEFAULT_PREAMBLE}\n{DEFAULT_START}\n"
 SIGNATURE = "(signed hmac-sha256 " + "ab" * 32 + ")\n"
 EXAMPLES = settings(max_examples=2000, deadline=None)
@@ -63,7 +63,19 @@ fragments = st.sampled_from([
     "(no previous turns recorded)\n", "1. user: a\n", "2. {}\n", "1. {\"a\": NaN}\n",
     "1. ", ". ", "\n", ":", "{", "(", ")", "9",
 ])
-arbitrary = st.lists(st.one_of(fragments, texts), max_size=8).map("".join)
+soup = st.lists(st.one_of(fragments, texts), max_size=8).map("".join)
+
+
+@st.composite
+def edited_summaries(draw: st.DrawFn) -> str:
+    """A summary as written, then a span of it replaced by arbitrary text."""
+    text = handoff_codec.dumps(draw(transcripts))
+    start = draw(st.integers(0, len(text)))
+    stop = draw(st.integers(start, min(len(text), start + 3)))
+    return text[:start] + draw(st.one_of(fragments, texts, st.just(""))) + text[stop:]
+
+
+arbitrary = st.one_of(soup, edited_summaries(), transcripts.map(handoff_codec.dumps))
 
 
 @EXAMPLES
@@ -76,7 +88,10 @@ def test_engines_agree_on_arbitrary_text(text: str, max_depth: int) -> None:
 
 # ------------------------------------------- arbitrary bodies in a valid envelope
 json_texts = st.one_of(
+    st.integers(1, 6).map(lambda depth: '{"a": ' + "[" * depth + "]" * depth + "}"),
     st.dictionaries(texts, json_values, max_size=3).map(json.dumps),
+    st.dictionaries(texts, json_values, max_size=3).map(
+        lambda d: json.dumps(d, ensure_ascii=False)),
     st.dictionaries(texts, json_values, max_size=3).map(lambda d: json.dumps(d, indent=1)),
     st.sampled_from([
         "{}", '{"a": 1}', '{"a": 1} ', ' {"a": 1}', '{"a": NaN}', '{"a": -Infinity}',
@@ -84,7 +99,14 @@ json_texts = st.one_of(
         '{"a":\t1}', '{"a": "\\u2028"}', '{"a": ' + "9" * 5000 + "}",
     ]),
 )
+# Text on one line (the grammar's lines end at "\n" only), now and then any text.
+line_texts = st.one_of(*[texts.map(lambda t: t.replace("\n", " "))] * 4, texts)
 numbers = st.sampled_from(["0", "01", "", "x", "1 ", "99999999999999999999"])
+
+
+def rarely(draw: st.DrawFn) -> bool:
+    """True about one time in ten."""
+    return draw(st.sampled_from([False] * 9 + [True]))
 
 
 @st.composite
@@ -92,24 +114,24 @@ def bodies(draw: st.DrawFn) -> str:
     """Record lines, mostly numbered in order, then an ending that is mostly right."""
     lines = []
     for index in range(1, draw(st.integers(0, 6)) + 1):
-        number = str(index) if draw(st.integers(0, 7)) else draw(numbers)
-        form = draw(st.sampled_from(["plain", "named", "json", "json", "text"]))
+        number = draw(numbers) if rarely(draw) else str(index)
+        form = "text" if rarely(draw) else draw(st.sampled_from(["plain", "named", "json"]))
         if form == "plain":
-            role = draw(st.one_of(st.sampled_from(["user", "assistant", "x", ""]), texts))
-            lines.append(f"{number}. {role}: {draw(texts)}")
+            role = draw(st.one_of(st.sampled_from(["user", "assistant", "x", ""]), line_texts))
+            lines.append(f"{number}. {role}: {draw(line_texts)}")
         elif form == "named":
-            lines.append(f"{number}. {draw(texts)} ({draw(texts)}): {draw(texts)}")
+            lines.append(f"{number}. {draw(line_texts)} ({draw(line_texts)}): {draw(line_texts)}")
         elif form == "json":
             lines.append(f"{number}. {draw(json_texts)}")
         else:
             lines.append(draw(texts))
-    if not lines or not draw(st.integers(0, 9)):
+    if not lines or rarely(draw):
         lines.insert(0, draw(st.sampled_from(["(no previous turns recorded)", ""])))
-    ending = draw(st.sampled_from(["\n" + DEFAULT_END] * 6 + [
-        DEFAULT_END, "\n" + DEFAULT_END + "\n", "\n" + DEFAULT_END + "x", "", "\n",
-        "\n" + DEFAULT_END[:-1],
-    ]))
-    signature = draw(st.sampled_from(["", "", SIGNATURE, SIGNATURE[1:]]))
+    ending = "\n" + DEFAULT_END
+    if rarely(draw):
+        ending = draw(st.sampled_from([DEFAULT_END, "\n" + DEFAULT_END + "\n", "", "\n",
+                                       "\n" + DEFAULT_END + "x", "\n" + DEFAULT_END[:-1]]))
+    signature = draw(st.sampled_from([SIGNATURE, SIGNATURE[1:]])) if rarely(draw) else ""
     return HEAD + signature + "\n".join(lines) + ending
 
 
