@@ -20,6 +20,7 @@ error even when one of its records is also out of sequence or not JSON.
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import re
 from collections.abc import Callable
@@ -154,10 +155,14 @@ def _envelope(literals: Literals) -> tuple[str, str, str]:
 
 @functools.cache
 def _record() -> re.Pattern[str]:
-    """``PLAIN_RECORD | JSON_RECORD``, their groups numbered 1 to 6 in that order."""
-    plain, json_record = grammar.terminal("PLAIN_RECORD"), grammar.terminal("JSON_RECORD")
-    pattern = re.compile(f"(?:{plain.pattern})|(?:{json_record.pattern})")
-    order = ("index", "role", "name", "content", "json_index", "json")
+    """``JSON_RECORD | PLAIN_RECORD``, their groups numbered 1 to 6 in that order.
+
+    No line matches both (a plain role never starts with "{"), so the order
+    only decides which is tried first: JSON, which fails at once on a plain line.
+    """
+    json_record, plain = grammar.terminal("JSON_RECORD"), grammar.terminal("PLAIN_RECORD")
+    pattern = re.compile(f"(?:{json_record.pattern})|(?:{plain.pattern})")
+    order = ("json_index", "json", "index", "role", "name", "content")
     if tuple(sorted(pattern.groupindex, key=pattern.groupindex.__getitem__)) != order:
         raise AssertionError(f"record groups {pattern.groupindex} are not {order}")
     return pattern
@@ -178,28 +183,33 @@ def _read_fast(text: str, literals: Literals, max_depth: int) -> tuple[list[Item
         pos += len(empty)
     else:
         append = items.append
+        match = None
         try:
             # Pattern.scanner(...).match: each match anchored where the last ended.
-            for match in iter(_record().scanner(text, pos).match, None):  # type: ignore[attr-defined]
-                index, role, name, content, json_index, json_text = match.groups()
-                if role is not None:
+            scan = _record().scanner(text, pos).match  # type: ignore[attr-defined]
+            for match, number in zip(iter(scan, None), map(str, itertools.count(1))):
+                json_index, json_text, index, role, name, content = match.groups()
+                if json_text is None:
                     if name is None:
                         append({"role": role, "content": content})
                     else:
                         append({"role": role, "name": name, "content": content})
-                    if role not in KNOWN_ROLES or content[:1] == "[":
+                    if content[:1] == "[" or role not in KNOWN_ROLES:
                         maybe_legacy = True
+                    if index != number:
+                        raise _out_of_sequence(index, len(items), match.start())
                 else:
-                    index = json_index
-                    append(_json_fast(json_text, match.start(6), max_depth))
-                if index != str(len(items)):
-                    raise _out_of_sequence(index, len(items), match.start())
-                pos = match.end()
+                    append(_json_fast(json_text, match.start(2), max_depth))
+                    if json_index != number:
+                        raise _out_of_sequence(json_index, len(items), match.start())
         except ReadFailure:
-            run = grammar.terminal("RECORDS").match(text, pos)
+            assert match is not None
+            run = grammar.terminal("RECORDS").match(text, match.start())
             if run is not None and len(text) - run.end() == len(end) and text.endswith(end):
                 raise  # the syntax is sound: the parser would reach this record too
             return None
+        if match is not None:
+            pos = match.end()
         if not items:
             return None
     if len(text) - pos != len(end) or not text.endswith(end):
