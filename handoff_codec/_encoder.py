@@ -65,7 +65,7 @@ def _json_record(item: Mapping[str, Any], index: int, max_depth: int) -> str:
         raise EncodeError(f"item {index} is not JSON-compatible: {exc}") from exc
     if limits.depth_exceeded_at(text, max_depth) is not None:
         raise EncodeError(f"item {index} nests deeper than max_depth={max_depth}")
-    if "\x85" in text or "\u2028" in text or "\u2029" in text:
+    if not text.isascii() and ("\x85" in text or "\u2028" in text or "\u2029" in text):
         return text.translate(_ESCAPE_RAW_BREAKS)
     return text
 

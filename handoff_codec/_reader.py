@@ -185,9 +185,11 @@ def _read_fast(text: str, literals: Literals, max_depth: int) -> tuple[list[Item
         append = items.append
         match = None
         try:
-            # Pattern.scanner(...).match: each match anchored where the last ended.
+            # Pattern.scanner(...).match: each match anchored where the last ended;
+            # the record numbers "1", "2", ... made in C alongside (an endless iterator).
             scan = _record().scanner(text, pos).match  # type: ignore[attr-defined]
-            for match, number in zip(iter(scan, None), map(str, itertools.count(1))):
+            numbers = map(str, itertools.count(1))
+            for match, number in zip(iter(scan, None), numbers, strict=False):
                 json_index, json_text, index, role, name, content = match.groups()
                 if json_text is None:
                     if name is None:
