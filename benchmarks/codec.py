@@ -1,22 +1,32 @@
-"""Encode and decode speed against openai-agents, on the same 10,000-item transcript.
+"""Encode, decode and flatten speed against openai-agents 0.24, and the json floor.
 
-    python -m benchmarks.codec [--items 10000] [--repeat 7]
+    python -m benchmarks.codec [--items 10000] [--repeat 15] [--json]
 
-Prints median times and the median of paired ratios (SDK time / our time,
-runs alternating: above 1 means we are faster), and the cold import time of
-handoff_codec. Timings on a shared machine are noisy; compare the ratios.
+Each row times handoff_codec, the Agents SDK's own functions
+(``agents.handoffs.history``) and, where it applies, the json module on the
+same items, in turns within one process: every repetition runs each once,
+the order rotating, so that a slow moment of a shared machine hits all of
+them. Printed: median times, the median of the per-repetition ratios
+(``speed-up`` = SDK time / our time, above 1 means we are faster; ``x json``
+= our time / json time, the cost over the json module's C code), and the cold
+import time of handoff_codec with the heavy modules it must not load.
+
+The transcript mixes, like a real one: 70% one-line messages with ":" and
+"()" in them, 10% multi-line messages, 5% empty ones, 15% function calls and
+their outputs. Both readers read the same text, the SDK's own summary.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import random
 import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import handoff_codec
@@ -25,111 +35,154 @@ WORDS = (
     "the agent asked for the invoice number and the user replied with the order "
     "details so billing can check the refund policy before the handoff"
 ).split()
+HEAVY_MODULES = ("lark", "pydantic", "openai")
+
+Item = dict[str, Any]
 
 
-def transcript(count: int, seed: int = 0) -> list[dict[str, Any]]:
-    """A mixed transcript: messages (some multi-line, some empty), tool calls and outputs."""
+def transcript(count: int, seed: int = 0) -> list[Item]:
+    """A mixed transcript: one-line, multi-line and empty messages, tool calls and outputs."""
     rng = random.Random(seed)
 
     def text(words: int) -> str:
         return " ".join(rng.choice(WORDS) for _ in range(words))
 
-    items: list[dict[str, Any]] = []
+    def one_line() -> str:
+        # "note: ..." and "(...)" as people write them: colons and parentheses.
+        return (f"{text(rng.randint(2, 6))}: {text(rng.randint(8, 20))} "
+                f"({text(rng.randint(1, 4))}) {text(rng.randint(3, 12))}")
+
+    items: list[Item] = []
     while len(items) < count:
         kind = rng.random()
-        if kind < 0.4:
-            items.append({"role": "user", "content": text(rng.randint(20, 50))})
-        elif kind < 0.6:
+        role = rng.choice(("user", "assistant"))
+        if kind < 0.70:
+            items.append({"role": role, "content": one_line()})
+        elif kind < 0.80:
             lines = [text(rng.randint(5, 12)) for _ in range(rng.randint(2, 5))]
             items.append({"role": "assistant", "content": "\n".join(lines)})
-        elif kind < 0.65:
+        elif kind < 0.85:
             items.append({"role": "assistant", "content": ""})
         else:
             call_id = f"call_{len(items)}"
-            items.append(
-                {
-                    "type": "function_call",
-                    "call_id": call_id,
-                    "name": "lookup_order",
-                    "arguments": json.dumps({"query": text(rng.randint(3, 10))}),
-                }
-            )
-            items.append(
-                {
-                    "type": "function_call_output",
-                    "call_id": call_id,
-                    "output": text(rng.randint(10, 30)),
-                }
-            )
+            arguments = json.dumps({"query": text(rng.randint(3, 10))})
+            items.append({"type": "function_call", "call_id": call_id,
+                          "name": "lookup_order", "arguments": arguments})
+            items.append({"type": "function_call_output", "call_id": call_id,
+                          "output": text(rng.randint(10, 30))})
     return items[:count]
 
 
-def paired_medians(
-    ours: Callable[[], object], theirs: Callable[[], object], repeat: int
-) -> tuple[float, float, float]:
-    """Median times of both, run alternately, and the median of the per-pair ratios."""
-    our_times, their_times = [], []
-    for _ in range(repeat):
-        for func, times in ((ours, our_times), (theirs, their_times)):
+def conversation(summary: Item, count: int = 40, seed: int = 1) -> list[Item]:
+    """``count`` items of a conversation whose first item is ``summary``."""
+    return [summary, *transcript(count - 1, seed)]
+
+
+def paired(funcs: Sequence[Callable[[], object]], repeat: int) -> list[list[float]]:
+    """Times of each function, ``repeat`` rounds, each round running all in a rotated order."""
+    times: list[list[float]] = [[] for _ in funcs]
+    for round_ in range(repeat):
+        for offset in range(len(funcs)):
+            which = (round_ + offset) % len(funcs)
+            gc.collect()
             start = time.perf_counter()
-            func()
-            times.append(time.perf_counter() - start)
-    ratios = [t / o for o, t in zip(our_times, their_times, strict=True)]
-    return statistics.median(our_times), statistics.median(their_times), statistics.median(ratios)
+            funcs[which]()
+            times[which].append(time.perf_counter() - start)
+    return times
 
 
-def import_seconds(statement: str, repeat: int) -> float:
-    times = []
+def _median_ratio(top: list[float], bottom: list[float]) -> float:
+    return statistics.median(t / b for t, b in zip(top, bottom, strict=True))
+
+
+def import_check(repeat: int) -> dict[str, Any]:
+    """Cold import of handoff_codec in fresh interpreters: median ms, heavy modules loaded."""
+    probe = ("import sys, time, json; s = time.perf_counter(); import handoff_codec; "
+             "t = time.perf_counter() - s; "
+             f"print(json.dumps([t, [m for m in {HEAVY_MODULES!r} if m in sys.modules]]))")
+    seconds, loaded = [], set()
     for _ in range(repeat):
-        start = time.perf_counter()
-        subprocess.run([sys.executable, "-c", statement], check=True)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        out = subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True,
+                             text=True).stdout
+        took, heavy = json.loads(out)
+        seconds.append(took)
+        loaded.update(heavy)
+    return {"import_ms": statistics.median(seconds) * 1e3, "heavy_modules_loaded": sorted(loaded)}
+
+
+def run(count: int, repeat: int) -> dict[str, Any]:
+    """All rows, as a dict (the ``--json`` output)."""
+    from agents.handoffs.history import (
+        _build_summary_message,
+        _extract_nested_history_transcript,
+        _flatten_nested_history_messages,
+    )
+
+    items = transcript(count)
+    summary = _build_summary_message(items)  # type: ignore[arg-type]
+    text: str = summary["content"]  # type: ignore[index]
+    as_json = json.dumps(items)
+    # Both readers read the same text to the same items.
+    assert handoff_codec.loads(text) == handoff_codec.loads(text, strict=True) == items
+    assert _extract_nested_history_transcript(summary) == items
+
+    nested = conversation(_build_summary_message(transcript(2000)))  # type: ignore[arg-type]
+    assert handoff_codec.flatten(nested) == _flatten_nested_history_messages(nested)  # type: ignore[arg-type]
+
+    rows: list[tuple[str, Callable[[], object], Callable[[], object], Callable[[], object] | None]]
+    rows = [
+        ("encode", lambda: handoff_codec.dumps(items),
+         lambda: _build_summary_message(items), lambda: json.dumps(items)),  # type: ignore[arg-type]
+        ("decode (lenient)", lambda: handoff_codec.loads(text),
+         lambda: _extract_nested_history_transcript(summary), lambda: json.loads(as_json)),
+        ("decode (strict)", lambda: handoff_codec.loads(text, strict=True),
+         lambda: _extract_nested_history_transcript(summary), lambda: json.loads(as_json)),
+        ("flatten 40 items", lambda: handoff_codec.flatten(nested),
+         lambda: _flatten_nested_history_messages(nested), None),  # type: ignore[arg-type]
+    ]
+    result: dict[str, Any] = {
+        "items": count, "repeat": repeat, "summary_mb": len(text.encode()) / 1e6,
+        "python": sys.version.split()[0], "rows": {},
+    }
+    for name, ours, theirs, floor in rows:
+        funcs = [ours, theirs] if floor is None else [ours, theirs, floor]
+        for func in funcs:
+            func()  # warm caches (parsers, compiled patterns)
+        times = paired(funcs, repeat)
+        row = {
+            "ours_ms": statistics.median(times[0]) * 1e3,
+            "sdk_ms": statistics.median(times[1]) * 1e3,
+            "speed_up": _median_ratio(times[1], times[0]),
+        }
+        if floor is not None:
+            row["json_ms"] = statistics.median(times[2]) * 1e3
+            row["x_json"] = _median_ratio(times[0], times[2])
+        result["rows"][name] = row
+    result.update(import_check(repeat))
+    return result
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--items", type=int, default=10_000)
-    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--repeat", type=int, default=15)
+    parser.add_argument("--json", action="store_true", help="print the results as JSON")
     args = parser.parse_args(argv)
 
-    from agents.handoffs.history import _build_summary_message, _extract_nested_history_transcript
-
-    items = transcript(args.items)
-    ours = handoff_codec.summarize(items)
-    theirs = _build_summary_message(items)  # type: ignore[arg-type]
-    size = sum(len(json.dumps(item)) for item in items) / len(items)
-    print(
-        f"transcript: {len(items)} items, {size:.0f} JSON characters per item, "
-        f"summary {len(ours['content']) / 1e6:.2f} MB"
-    )
-    assert handoff_codec.loads(ours["content"]) == items  # warm the parser caches
-    rows = [
-        ("encode", lambda: handoff_codec.dumps(items), lambda: _build_summary_message(items)),  # type: ignore[arg-type]
-        (
-            "decode",
-            lambda: handoff_codec.loads(ours["content"]),
-            lambda: _extract_nested_history_transcript(theirs),
-        ),
-        (
-            "decode --strict",
-            lambda: handoff_codec.loads(ours["content"], strict=True),
-            lambda: _extract_nested_history_transcript(theirs),
-        ),
-    ]
-    print(f"{'operation':<16}{'handoff_codec':>16}{'openai-agents':>16}{'speed-up':>10}")
-    for name, our_func, their_func in rows:
-        our_time, their_time, ratio = paired_medians(our_func, their_func, args.repeat)
-        print(f"{name:<16}{our_time * 1e3:>13.1f} ms{their_time * 1e3:>13.1f} ms{ratio:>9.2f}x")
-
-    baseline = import_seconds("pass", args.repeat)
-    ours_import = import_seconds("import handoff_codec", args.repeat)
-    agents_import = import_seconds("import agents", args.repeat)
-    print(
-        f"cold import: handoff_codec {ours_import * 1e3:.0f} ms, "
-        f"agents {agents_import * 1e3:.0f} ms, "
-        f"bare interpreter {baseline * 1e3:.0f} ms (medians of {args.repeat})"
-    )
+    result = run(args.items, args.repeat)
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return
+    print(f"transcript: {result['items']} items, summary {result['summary_mb']:.2f} MB, "
+          f"median of {result['repeat']} paired rounds, Python {result['python']}")
+    print(f"{'operation':<18}{'handoff_codec':>14}{'openai-agents':>15}{'speed-up':>10}"
+          f"{'json':>11}{'x json':>8}")
+    for name, row in result["rows"].items():
+        floor = (f"{row['json_ms']:>8.1f} ms{row['x_json']:>7.2f}x" if "json_ms" in row else "")
+        print(f"{name:<18}{row['ours_ms']:>11.1f} ms{row['sdk_ms']:>12.1f} ms"
+              f"{row['speed_up']:>9.2f}x{floor}")
+    heavy = ", ".join(result["heavy_modules_loaded"]) or "none of " + ", ".join(HEAVY_MODULES)
+    print(f"import handoff_codec: {result['import_ms']:.0f} ms (median), loads {heavy}")
 
 
 if __name__ == "__main__":

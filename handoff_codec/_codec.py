@@ -8,15 +8,20 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
+    from ._reader import Engine
     from ._report import Decoded, Recovery
     from ._signing import FlattenReport
 
 from . import _limits as limits
-from ._encoder import EMPTY_TRANSCRIPT, encode_records
+from ._encoder import encode_records
 from ._errors import EncodeError
+from ._parsers import literal
 
 __all__ = ["DEFAULT_END", "DEFAULT_PREAMBLE", "DEFAULT_START", "LEGACY_PREAMBLE", "Codec"]
 
+# The grammar's PREAMBLE, START_MARKER and END_MARKER, and legacy.lark's
+# LEGACY_PREAMBLE, here so that `import handoff_codec` does not read the
+# grammar (a test checks that they are equal).
 DEFAULT_PREAMBLE = (
     "For context, here is the conversation so far between the user and the previous agent:"
 )
@@ -72,8 +77,14 @@ class Codec:
 
     # ------------------------------------------------------------ writing
     def dumps(self, items: Iterable[Mapping[str, Any]]) -> str:
-        """The summary text for a list of Responses-API input items (signed if ``key``)."""
-        records = encode_records(items, self.max_depth) or [EMPTY_TRANSCRIPT]
+        """The summary text for a list of Responses-API input items (signed if ``key``).
+
+        Raises EncodeError (a ValueError) for what this codec would refuse to
+        read back: an item that is not a mapping or not JSON-compatible
+        (NaN and Infinity included), JSON nested deeper than ``max_depth``,
+        more than ``max_records`` items, or text over ``max_bytes``.
+        """
+        records = encode_records(items, self.max_depth) or [literal("EMPTY_TRANSCRIPT")]
         if len(records) > self.max_records:
             raise EncodeError(f"more than max_records={self.max_records} items")
         text = "\n".join((self.preamble, self.start, *records, self.end))
@@ -95,30 +106,48 @@ class Codec:
         return (("PREAMBLE", self.preamble), ("START_MARKER", self.start),
                 ("END_MARKER", self.end))
 
-    def loads(self, text: str, *, strict: bool = False) -> list[Item]:
+    def loads(self, text: str, *, strict: bool = False, engine: Engine = "fast") -> list[Item]:
         """The items of a summary.
 
-        ``strict=True`` accepts only the current format. The default also reads
-        every form written by openai-agents 0.6 to 0.19; :meth:`decode` says
-        what it recovered.
+        ``strict=True`` accepts only the current format (``grammar/summary.lark``).
+        The default also reads every form written by openai-agents 0.6 to 0.19;
+        :meth:`decode` says what it recovered. ``engine="lark"`` reads with the
+        LALR parser generated from the grammar instead of the default
+        single-pass reader; both give the same result.
+
+        Raises TypeError when ``text`` is not a str, and DecodeError (a
+        ValueError) when it cannot be read: text over ``max_bytes`` bytes of
+        UTF-8 or ``max_records`` records (reason ``limit``), text that breaks
+        the grammar (``syntax``), records not numbered 1, 2, 3, ...
+        (``numbering``), a JSON record that is not an RFC 8259 object
+        (``json``; NaN and Infinity are read only leniently) or that nests
+        deeper than ``max_depth`` (``depth``).
         """
-        if strict:
-            from ._reader import parse_strict
-
-            self._check(text)
-            return parse_strict(text, self._literals, self.max_depth)
-        return self.decode(text).items
-
-    def decode(self, text: str, *, strict: bool = False) -> Decoded:
-        """Items plus a report: the writer generation and every recovery made."""
-        from ._legacy import parse_lenient
-        from ._report import Decoded, Format
-
-        if strict:
-            items = self.loads(text, strict=True)
-            return Decoded.model_construct(items=items, format=Format.CURRENT, recoveries=[])
         self._check(text)
-        return parse_lenient(text, self._literals, self.start, self.end, self.max_depth)
+        if strict:
+            from ._reader import read
+
+            return read(text, self._literals, self.max_depth, engine)[0]
+        return self._lenient(text, engine).items
+
+    def decode(self, text: str, *, strict: bool = False, engine: Engine = "fast") -> Decoded:
+        """Items plus a report: the writer generation and every recovery made.
+
+        Reads as :meth:`loads` does, and raises what it raises.
+        """
+        self._check(text)
+        if strict:
+            from ._reader import read
+            from ._report import Decoded, Format
+
+            items = read(text, self._literals, self.max_depth, engine)[0]
+            return Decoded.model_construct(items=items, format=Format.CURRENT, recoveries=[])
+        return self._lenient(text, engine)
+
+    def _lenient(self, text: str, engine: Engine) -> Decoded:
+        from ._legacy import parse_lenient
+
+        return parse_lenient(text, self._literals, self.start, self.end, self.max_depth, engine)
 
     def _check(self, text: object) -> None:
         """A TypeError for a non-str, a DecodeError for text over a limit."""

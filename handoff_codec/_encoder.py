@@ -1,54 +1,61 @@
 """The canonical encoder: items to summary text.
 
-Which record form an item gets is decided by the grammar (``CANON_PLAIN`` in
-``grammar/summary.lark``); this module only formats.
+Which record form an item gets is decided by the grammar (``KNOWN_ROLE`` and
+``CANON_PLAIN`` in ``grammar/summary.lark``); this module only formats.
 """
 
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from . import _limits as limits
 from . import _parsers as grammar
 from ._errors import EncodeError
+from ._reader import KNOWN_ROLES
 
-__all__ = ["EMPTY_TRANSCRIPT", "encode_records"]
-
-EMPTY_TRANSCRIPT = "(no previous turns recorded)"
+__all__ = ["encode_records", "plain_line"]
 
 # json.dumps(ensure_ascii=False) leaves these raw, and str.splitlines() breaks
 # at them. They can only occur inside JSON strings, where \uXXXX is valid.
 _ESCAPE_RAW_BREAKS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
-# Keys sorted, so equal items give equal text; non-ASCII kept readable.
-_to_json = json.JSONEncoder(ensure_ascii=False, sort_keys=True).encode
-_PLAIN_KEYS = frozenset({"role", "name", "content"})
-
-Match = Callable[[str], "re.Match[str] | None"]
+# RFC 8259 JSON (no NaN or Infinity), keys sorted so equal items give equal
+# text, non-ASCII kept readable.
+_to_json = json.JSONEncoder(ensure_ascii=False, sort_keys=True, allow_nan=False).encode
 
 
-def _plain_line(item: Mapping[str, Any], canon: Match) -> str | None:
-    """The plain ``role (name): content`` line for ``item``, if ``canon`` accepts it."""
-    if "role" not in item or "content" not in item or not item.keys() <= _PLAIN_KEYS:
-        return None
-    role, content = item["role"], item["content"]
-    if not isinstance(role, str) or not isinstance(content, str):
-        return None
-    name = item.get("name")
-    if name is None and "name" not in item:
-        line = f"{role}: {content}"
-    elif isinstance(name, str):
-        line = f"{role} ({name}): {content}"
+def plain_line(item: Mapping[str, Any]) -> str | None:
+    """The plain ``role: content`` / ``role (name): content`` line for ``item``, if any.
+
+    Only an item of exactly these string fields, with a ``KNOWN_ROLE``, whose
+    line matches ``CANON_PLAIN`` is written plain. Most content is printable
+    (``str.isprintable()``: no line break, no whitespace but " "), does not
+    start or end with " " and does not start with "[": such content matches the grammar's
+    ``CANON_CONTENT`` without running the pattern. Every other line is
+    matched against ``CANON_PLAIN`` itself.
+    """
+    size = len(item)
+    if size == 2:
+        name = None
+    elif size == 3 and "name" in item:
+        name = item["name"]
+        if not isinstance(name, str):
+            return None
     else:
         return None
-    # The line must match, and read back as these very fields: a role such as
-    # "assistant (bot)" would otherwise read back as a role and a name.
-    match = canon(line)
-    if match is None or match.group("role", "name", "content") != (role, name, content):
+    if "role" not in item or "content" not in item:
         return None
-    return line
+    role, content = item["role"], item["content"]
+    if not isinstance(role, str) or not isinstance(content, str) or role not in KNOWN_ROLES:
+        return None
+    if name is None:
+        line = f"{role}: {content}"
+        if content.isprintable() and content[:1] not in " [" and content[-1:] != " ":
+            return line
+    else:
+        line = f"{role} ({name}): {content}"
+    return line if grammar.terminal("CANON_PLAIN").fullmatch(line) else None
 
 
 def _json_record(item: Mapping[str, Any], index: int, max_depth: int) -> str:
@@ -58,7 +65,7 @@ def _json_record(item: Mapping[str, Any], index: int, max_depth: int) -> str:
         raise EncodeError(f"item {index} is not JSON-compatible: {exc}") from exc
     if limits.depth_exceeded_at(text, max_depth) is not None:
         raise EncodeError(f"item {index} nests deeper than max_depth={max_depth}")
-    if "\x85" in text or "\u2028" in text or "\u2029" in text:
+    if not text.isascii() and ("\x85" in text or "\u2028" in text or "\u2029" in text):
         return text.translate(_ESCAPE_RAW_BREAKS)
     return text
 
@@ -71,12 +78,11 @@ def encode_records(
     Raises EncodeError for an item that is not a JSON-compatible mapping or
     that nests deeper than ``max_depth``, which a reader would refuse.
     """
-    canon = grammar.terminal("CANON_PLAIN").fullmatch
     lines = []
     for number, item in enumerate(items, 1):
         if type(item) is not dict and not isinstance(item, Mapping):
             raise EncodeError(f"item {number - 1} is a {type(item).__name__}, not a mapping")
-        body = _plain_line(item, canon)
+        body = plain_line(item)
         if body is None:
             body = _json_record(item, number - 1, max_depth)
         lines.append(f"{number}. {body}")

@@ -16,7 +16,7 @@ fallback and records it in a :class:`HandoffReport`:
   bytes is closed and the next items go into a new summary message.
 * ``media``: a message carrying an image, file or audio part is forwarded
   verbatim at its place (the next model sees the image itself); the summary
-  holds a one-line reference, ``[image forwarded as item 4]``, where 4 is the
+  holds a one-line reference, ``(image forwarded as item 4)``, where 4 is the
   item's 1-based position in the next agent's input.
 * ``unexpanded`` / ``unreadable``: an earlier summary that reading would make
   lose a line, or that cannot be read, is kept as a message (see
@@ -53,8 +53,10 @@ Item = dict[str, Any]
 
 # Content-part types that carry binary data or a file reference.
 MEDIA_PARTS = {"input_image": "image", "input_file": "file", "input_audio": "audio"}
-_REFERENCE = re.compile(r"\[(?:image|file|audio)(?: and (?:image|file|audio))* "
-                        r"forwarded as item [1-9][0-9]*\]")
+# In parentheses, not brackets: content starting with "[" is written as a JSON
+# record (see CANON_PLAIN), and a reference should read as a plain turn.
+_REFERENCE = re.compile(r"\((?:image|file|audio)(?: and (?:image|file|audio))* "
+                        r"forwarded as item [1-9][0-9]*\)")
 _SIGNATURE_LINE_BYTES = len("(signed hmac-sha256 )\n") + 64
 
 
@@ -173,7 +175,7 @@ class HistoryWriter:
             if self._segment_full(self._body_size(probe) or 0):
                 self.flush()
             position = len(self.out) + 2 + len(self._held)
-            reference = f"[{' and '.join(kinds)} forwarded as item {position}]"
+            reference = f"({' and '.join(kinds)} forwarded as item {position})"
             entry = {"role": item["role"], "content": reference}
             self._append(entry, self._body_size(entry))
             self._held.append(dict(item))

@@ -24,7 +24,7 @@ from lark.exceptions import UnexpectedInput
 
 from . import _parsers as grammar
 from ._errors import DecodeError, DecodeReason, ReadFailure
-from ._reader import KNOWN_ROLES, json_object, lark_error, parse_current
+from ._reader import KNOWN_ROLES, Engine, json_object, lark_error, read_if_current
 from ._report import Decoded, Format, Recovery, RecoveryKind
 
 __all__ = ["parse_lenient"]
@@ -217,12 +217,14 @@ class _Reader:
             return item
         # Both plain patterns need a ":"; without one, skip their scan.
         plain = self.plain_match(text) if ":" in text else None
-        if plain is None or (plain["role"] not in KNOWN_ROLES and plain["name"] is None):
+        if plain is None or (plain["role"] not in KNOWN_ROLES
+                             and (plain["name"] is None or plain["role"][-1:] != ")")):
             # `user (team:alice): q` reads as role "user (team" by the first
-            # colon; a known role with a name holding ":" or "(" is likelier.
-            # A record that already reads with a name, such as the Agents
-            # SDK's `assistant (bot) (0): ` for role "assistant (bot)" and
-            # name "0", keeps that reading.
+            # colon, and `assistant (agent (v2)): a` as role "assistant (agent"
+            # and name "v2)": a known role with a name holding ":" or "(" is
+            # likelier. A role that closes its own parenthesis and has a name,
+            # as in the Agents SDK's `assistant (bot) (0): ` for role
+            # "assistant (bot)" and name "0", keeps that reading.
             plain = (self.named_match(text) if ":" in text else None) or plain
         if plain is not None:
             return self.plain_record(record, plain)
@@ -242,7 +244,11 @@ class _Reader:
         if match is None:
             return None
         try:
-            item = json_object(match["json"], record.pos + match.start("json"), self.max_depth)
+            item = json_object(match["json"], record.pos + match.start("json"), self.max_depth,
+                               on_constant=lambda: self.note(
+                                   record.line, RecoveryKind.NON_STANDARD_JSON,
+                                   "NaN or Infinity, which JSON (RFC 8259) does not allow; "
+                                   "read as a float, as json.loads does"))
             self.json = True
             return item
         except ReadFailure as failure:
@@ -341,22 +347,18 @@ def _json_value(text: str) -> Any:
 
 
 def parse_lenient(
-    text: str, literals: tuple[tuple[str, str], ...], start: str, end: str, max_depth: int
+    text: str, literals: tuple[tuple[str, str], ...], start: str, end: str, max_depth: int,
+    engine: Engine = "fast",
 ) -> Decoded:
     """Read a summary of any generation, reporting every recovery.
 
-    Text in the current format is read by the strict parser; the lenient
-    grammar runs only when that fails, or when a plain record may be a legacy
-    form (see ``reader._Items``).
+    Text in the current format is read by the strict reader (``engine``); the
+    lenient grammar runs only when that fails, or when a plain record may be a
+    legacy form (see ``_reader.read``).
     """
-    try:
-        items = parse_current(text, literals, max_depth)
-    except DecodeError:
-        pass
-    else:
-        if not items.maybe_legacy:
-            return Decoded.model_construct(items=list(items), format=Format.CURRENT,
-                                           recoveries=[])
+    current = read_if_current(text, literals, max_depth, engine)
+    if current is not None and not current[1]:
+        return Decoded.model_construct(items=current[0], format=Format.CURRENT, recoveries=[])
     lark_parser = grammar.parser("legacy", transformer=_ENVELOPE, literals=literals)
     try:
         preamble, body, offset = cast(tuple[Token, str, int], lark_parser.parse(text))

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from lark import Lark
     from lark.lexer import TerminalDef
 
-__all__ = ["grammar_text", "parser", "terminal"]
+__all__ = ["grammar_text", "literal", "parser", "terminal"]
 
 
 def _grammar_dir() -> Path:
@@ -38,13 +38,13 @@ def grammar_text(name: str) -> str:
 def parser(
     name: str,
     *,
-    transformer: Any,
     literals: tuple[tuple[str, str], ...],
+    transformer: Any = None,
 ) -> Lark:
     """An LALR parser for ``grammar/<name>.lark``.
 
     ``literals`` replaces the patterns of the named string terminals (the
-    preamble and markers of a Codec). ``transformer`` runs while parsing, so
+    preamble and markers of a Codec). A ``transformer`` runs while parsing, so
     no parse tree is built. The result is cached for each distinct argument set.
     """
     from lark import Lark
@@ -76,3 +76,12 @@ def terminal(name: str, grammar: str = "summary") -> re.Pattern[str]:
     lexer_only = Lark(grammar_text(grammar), parser=None, lexer="basic",
                       import_paths=[str(_grammar_dir())])
     return re.compile(lexer_only.get_terminal(name).pattern.to_regexp())
+
+
+def literal(name: str, grammar: str = "summary") -> str:
+    """The string that terminal ``name``, defined by one string literal, matches."""
+    pattern = terminal(name, grammar).pattern
+    text = re.sub(r"\\(.)", r"\1", pattern)  # re.escape undone
+    if re.escape(text) != pattern:
+        raise ValueError(f"terminal {name} is not one string literal")
+    return text

@@ -1,76 +1,125 @@
 """The strict reader: summary text in the current format to items.
 
-The LALR parser comes from ``grammar/summary.lark``; record fields are the
-named groups of the record terminals, matched by the same regular expressions
-the lexer used.
+Two engines implement ``grammar/summary.lark``, and tests check that they
+agree on arbitrary text (the same items, or the same error):
+
+``"fast"`` (the default)
+    One pass. The envelope is compared as strings; the records are read by
+    successive anchored matches of the grammar's own record terminals
+    (``PLAIN_RECORD`` or ``JSON_RECORD``), the JSON of a record decoded by the
+    json module's C scanner in place. Text that does not follow the grammar is
+    handed to the LALR parser, so a syntax error is always worded by the parser.
+``"lark"``
+    The LALR parser generated from the grammar reads the envelope and the run
+    of records as one token; each record is then matched again for its fields.
+
+Syntax comes first: text that does not follow the grammar raises a syntax
+error even when one of its records is also out of sequence or not JSON.
 """
 
 from __future__ import annotations
 
 import functools
+import itertools
 import json
+import re
 from collections.abc import Callable
-from typing import Any, cast
-
-from lark import Token, Transformer
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from . import _limits as limits
 from . import _parsers as grammar
 from ._errors import DecodeError, DecodeReason, ReadFailure
 
-__all__ = ["KNOWN_ROLES", "json_object", "lark_error", "parse_current", "parse_strict"]
+if TYPE_CHECKING:
+    from lark import Token, Tree
+    from lark.exceptions import UnexpectedInput
 
-# What each terminal means to a reader of an error message.
+__all__ = [
+    "KNOWN_ROLES", "Engine", "describe", "json_object", "lark_error", "read", "read_if_current",
+]
+
+Item = dict[str, Any]
+Engine = Literal["fast", "lark"]
+Literals = tuple[tuple[str, str], ...]
+
+# The roles of the grammar's KNOWN_ROLE (a test checks that they are the same).
+KNOWN_ROLES = frozenset({"user", "assistant", "system", "developer"})
+
+# What each terminal of both grammars means to a reader of an error message.
 _DESCRIPTIONS = {
     "PREAMBLE": "the preamble line",
+    "LEGACY_PREAMBLE": "the short legacy preamble",
     "START_MARKER": "the start marker line",
     "END_MARKER": "the end marker line",
     "EMPTY_TRANSCRIPT": "'(no previous turns recorded)'",
-    "RECORDS": "a numbered record 'N. role: content' or 'N. {json}'",
-    "_NL": "a line break",
-    "LEGACY_PREAMBLE": "the short legacy preamble",
     "EMPTY_LINE": "'(no previous turns recorded)'",
-    "NUMBERED_LINE": "a numbered record",
-    "TEXT_LINE": "a line",
     "_SIGNATURE": "a signature line",
+    "_NL": "a line break",
+    "RECORDS": "a numbered record 'N. role: content' or 'N. {json}'",
+    "JSON_RECORD": "a numbered record 'N. {json}'",
+    "PLAIN_RECORD": "a numbered record 'N. role: content'",
+    "LINES": "a line of the transcript",
+    "NUMBERED_LINE": "a numbered record",
+    "TEXT_LINE": "a line of the transcript",
     "$END": "the end of the text",
 }
 
 
+def describe(terminal: str) -> str:
+    """A terminal of the grammars, in words (never the terminal's own name)."""
+    return _DESCRIPTIONS.get(terminal, "text that follows the summary grammar")
+
+
+# --------------------------------------------------------------- JSON records
+class _NonStandard(ValueError):
+    """NaN, Infinity or -Infinity, which RFC 8259 JSON does not allow."""
+
+
+def _refuse(name: str) -> Any:
+    raise _NonStandard(name)
+
+
+_STRICT_JSON = json.JSONDecoder(parse_constant=_refuse)
 # The C scanner behind json.loads (not in the type stubs): (value, end) or StopIteration.
-_scan_once: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+_scan_once: Callable[[str, int], tuple[Any, int]] = _STRICT_JSON.scan_once  # type: ignore[attr-defined]
+# A JSON string (skipped whole), or a constant outside strings.
+_CONSTANT = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|(?P<constant>-?Infinity|NaN)', re.DOTALL)
+_JSON_EXPECTED = ("a JSON object",)
 
 
-def _loads(text: str) -> Any:
-    """``json.loads``, with the C scanner called directly on the common case."""
-    try:
-        value, end = _scan_once(text, 0)
-    except StopIteration:
-        end = -1
-    if end != len(text):  # an error, or trailing whitespace: let json say which
-        value = json.loads(text)
-    return value
+def _too_deep(pos: int, max_depth: int) -> ReadFailure:
+    return ReadFailure(f"JSON record nested too deeply: more than max_depth={max_depth} levels",
+                       pos, _JSON_EXPECTED, DecodeReason.DEPTH)
 
 
-def json_object(text: str, pos: int, max_depth: int) -> dict[str, Any]:
+def json_object(
+    text: str, pos: int, max_depth: int, *, on_constant: Callable[[], object] | None = None
+) -> Item:
     """Decode the JSON object ``text``, found at offset ``pos`` of the summary.
 
+    NaN, Infinity and -Infinity are refused, unless ``on_constant`` is given:
+    then they are read as floats and ``on_constant()`` is called once.
     Raises ReadFailure with an absolute position: reason ``depth`` past
     ``max_depth`` levels, ``json`` for anything that is not a JSON object.
     """
     deep = limits.depth_exceeded_at(text, max_depth)
     if deep is not None:
-        raise ReadFailure(f"JSON record nested too deeply: more than max_depth={max_depth} "
-                          "levels", pos + deep, _JSON_EXPECTED, DecodeReason.DEPTH)
+        raise _too_deep(pos + deep, max_depth)
     try:
-        value = _loads(text)
+        value = _STRICT_JSON.decode(text)
     except json.JSONDecodeError as exc:
         raise ReadFailure(f"invalid JSON record: {exc.msg}", pos + exc.pos, _JSON_EXPECTED,
                           DecodeReason.JSON) from None
+    except _NonStandard:
+        if on_constant is None:
+            found = next(m for m in _CONSTANT.finditer(text) if m["constant"])
+            raise ReadFailure(f"invalid JSON record: {found['constant']} is not JSON "
+                              "(RFC 8259)", pos + found.start(), _JSON_EXPECTED,
+                              DecodeReason.JSON) from None
+        value = json.loads(text)
+        on_constant()
     except RecursionError:  # a max_depth above what the json module can nest
-        raise ReadFailure(f"JSON record nested too deeply: more than max_depth={max_depth} "
-                          "levels", pos, _JSON_EXPECTED, DecodeReason.DEPTH) from None
+        raise _too_deep(pos, max_depth) from None
     except ValueError as exc:  # an int over the digit limit
         raise ReadFailure(f"invalid JSON record: {exc}", pos, _JSON_EXPECTED,
                           DecodeReason.JSON) from None
@@ -80,76 +129,155 @@ def json_object(text: str, pos: int, max_depth: int) -> dict[str, Any]:
     return value
 
 
-_JSON_EXPECTED = ("a JSON object",)
+def _out_of_sequence(index: str, number: int, pos: int) -> ReadFailure:
+    return ReadFailure(f"record number {index!r} out of sequence", pos,
+                       (f"record {number}",), DecodeReason.NUMBERING)
 
 
-KNOWN_ROLES = frozenset({"user", "assistant", "system", "developer"})
+def _is_maybe_legacy(role: str, content: str) -> bool:
+    """Whether the lenient reader may read this plain record otherwise.
 
-
-class _Items(list[dict[str, Any]]):
-    """The items of a summary, and whether a plain record may be a legacy form.
-
-    The lenient reader reads ``other: {json}`` as a typed item, as the Agents
-    SDK does, ``user (a:b): x`` as a named user turn, and reports content that
-    may be a legacy JSON list. A summary whose plain records all have a known
-    role and no content starting with "[" reads the same in both modes.
+    It reads ``other: {json}`` as a typed item, as the Agents SDK does,
+    ``user (a:b): x`` as a named user turn, and reports content that may be a
+    legacy JSON list.
     """
+    return role not in KNOWN_ROLES or content[:1] == "["
 
+
+# --------------------------------------------------------------- the fast engine
+@functools.cache
+def _envelope(literals: Literals) -> tuple[str, str, str]:
+    """The text before the body, the empty body line, and the end marker."""
+    values = dict(literals)
+    head = f"{values['PREAMBLE']}\n{values['START_MARKER']}\n"
+    return head, grammar.literal("EMPTY_TRANSCRIPT") + "\n", values["END_MARKER"]
+
+
+@functools.cache
+def _record() -> re.Pattern[str]:
+    """``JSON_RECORD | PLAIN_RECORD``, their groups numbered 1 to 6 in that order.
+
+    No line matches both (a plain role never starts with "{"), so the order
+    only decides which is tried first: JSON, which fails at once on a plain line.
+    """
+    json_record, plain = grammar.terminal("JSON_RECORD"), grammar.terminal("PLAIN_RECORD")
+    pattern = re.compile(f"(?:{json_record.pattern})|(?:{plain.pattern})")
+    order = ("json_index", "json", "index", "role", "name", "content")
+    if tuple(sorted(pattern.groupindex, key=pattern.groupindex.__getitem__)) != order:
+        raise AssertionError(f"record groups {pattern.groupindex} are not {order}")
+    return pattern
+
+
+def _read_fast(text: str, literals: Literals, max_depth: int) -> tuple[list[Item], bool] | None:
+    """The items and the legacy note; None when the text breaks the grammar."""
+    head, empty, end = _envelope(literals)
+    if not text.startswith(head):
+        return None
+    pos = len(head)
+    signature = grammar.terminal("_SIGNATURE").match(text, pos)
+    if signature is not None:
+        pos = signature.end()
+    items: list[Item] = []
     maybe_legacy = False
-
-
-class _Strict(Transformer[Token, list[dict[str, Any]]]):
-    """Builds items while the parser reduces; no tree is built."""
-
-    def __init__(self, max_depth: int) -> None:
-        super().__init__()
-        self.max_depth = max_depth
-
-    def start(self, children: list[Any]) -> list[dict[str, Any]]:
-        records: list[dict[str, Any]] = children[2]
-        return records
-
-    def no_records(self, _children: list[Token]) -> _Items:
-        return _Items()
-
-    def records(self, runs: list[Token]) -> _Items:
-        plain = grammar.terminal("PLAIN_RECORD").match
-        json_record = grammar.terminal("JSON_RECORD").match
-        items = _Items()
+    if text.startswith(empty, pos):
+        pos += len(empty)
+    else:
         append = items.append
-        for run in runs:
-            text, pos, end, start = str(run), 0, len(run), run.start_pos or 0
-            while pos < end:
-                match = plain(text, pos)
-                if match is not None:
-                    index, role, name, content = match.group("index", "role", "name", "content")
+        match = None
+        try:
+            # Pattern.scanner(...).match: each match anchored where the last ended;
+            # the record numbers "1", "2", ... made in C alongside (an endless iterator).
+            scan = _record().scanner(text, pos).match  # type: ignore[attr-defined]
+            numbers = map(str, itertools.count(1))
+            for match, number in zip(iter(scan, None), numbers, strict=False):
+                json_index, json_text, index, role, name, content = match.groups()
+                if json_text is None:
                     if name is None:
                         append({"role": role, "content": content})
                     else:
                         append({"role": role, "name": name, "content": content})
-                    if role not in KNOWN_ROLES or content[:1] == "[":
-                        items.maybe_legacy = True
+                    if content[:1] == "[" or role not in KNOWN_ROLES:
+                        maybe_legacy = True
+                    if index != number:
+                        raise _out_of_sequence(index, len(items), match.start())
                 else:
-                    match = json_record(text, pos)
-                    assert match is not None  # the lexer matched one of the two here
-                    index = match["json_index"]
-                    append(json_object(match["json"], start + match.start("json"),
-                                       self.max_depth))
-                if index != str(len(items)):
-                    raise ReadFailure(f"record number {index!r} out of sequence", start + pos,
-                                      (f"record {len(items)}",), DecodeReason.NUMBERING)
-                pos = match.end()
-        return items
+                    append(_json_fast(json_text, match.start(2), max_depth))
+                    if json_index != number:
+                        raise _out_of_sequence(json_index, len(items), match.start())
+        except ReadFailure:
+            assert match is not None
+            run = grammar.terminal("RECORDS").match(text, match.start())
+            if run is not None and len(text) - run.end() == len(end) and text.endswith(end):
+                raise  # the syntax is sound: the parser would reach this record too
+            return None
+        if match is not None:
+            pos = match.end()
+        if not items:
+            return None
+    if len(text) - pos != len(end) or not text.endswith(end):
+        return None
+    return items, maybe_legacy
 
 
-@functools.cache
-def _strict(max_depth: int) -> _Strict:
-    """One transformer, and so one cached parser, per depth limit."""
-    return _Strict(max_depth)
+def _json_fast(text: str, pos: int, max_depth: int) -> Item:
+    """:func:`json_object`, the C scanner called directly on the common case."""
+    if len(text) <= max_depth or text.count("{") + text.count("[") <= max_depth:
+        try:
+            value, end = _scan_once(text, 0)
+        except (StopIteration, ValueError, RecursionError):
+            pass
+        else:
+            if end == len(text) and type(value) is dict:
+                return value
+    return json_object(text, pos, max_depth)  # says why, or reads trailing spaces
+
+
+# --------------------------------------------------------------- the LALR engine
+def _read_lark(text: str, literals: Literals, max_depth: int) -> tuple[list[Item], bool]:
+    from lark.exceptions import UnexpectedInput
+
+    try:
+        tree = grammar.parser("summary", literals=literals).parse(text)
+    except UnexpectedInput as exc:
+        raise lark_error(text, exc) from None
+    body = cast("Tree[Token]", tree.children[2])
+    items: list[Item] = []
+    maybe_legacy = False
+    for run in cast("list[Token]", body.children) if body.data == "records" else ():
+        maybe_legacy = _records(run, max_depth, items) or maybe_legacy
+    return items, maybe_legacy
+
+
+def _records(run: Token, max_depth: int, items: list[Item]) -> bool:
+    """Append the items of the ``RECORDS`` token ``run``; whether one may be legacy."""
+    plain = grammar.terminal("PLAIN_RECORD").match
+    json_record = grammar.terminal("JSON_RECORD").match
+    text, pos, start = str(run), 0, run.start_pos or 0
+    maybe_legacy = False
+    while pos < len(text):
+        match = plain(text, pos)
+        if match is not None:
+            index, role, name, content = match.group("index", "role", "name", "content")
+            item = {"role": role, "content": content}
+            if name is not None:
+                item = {"role": role, "name": name, "content": content}
+            maybe_legacy = maybe_legacy or _is_maybe_legacy(role, content)
+        else:
+            match = json_record(text, pos)
+            assert match is not None  # the lexer matched one of the two here
+            index = match["json_index"]
+            item = json_object(match["json"], start + match.start("json"), max_depth)
+        items.append(item)
+        if index != str(len(items)):
+            raise _out_of_sequence(index, len(items), start + pos)
+        pos = match.end()
+    return maybe_legacy
 
 
 def lark_error(text: str, exc: UnexpectedInput) -> DecodeError:
-    """Translate a Lark error into a DecodeError that names what was expected."""
+    """Translate a Lark error into a DecodeError that says, in words, what was expected."""
+    from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedToken
+
     if isinstance(exc, UnexpectedToken):
         names = exc.accepts or exc.expected
         found = f"{exc.token!s}"[:40]
@@ -163,7 +291,7 @@ def lark_error(text: str, exc: UnexpectedInput) -> DecodeError:
         what = "unexpected end of text"
     else:  # pragma: no cover - Lark raises only the three above
         names, what = set(), "malformed summary"
-    expected = tuple(sorted({_DESCRIPTIONS.get(n, n) for n in names}))
+    expected = tuple(sorted({describe(n) for n in names}))
     pos = getattr(exc, "pos_in_stream", None)
     at_end = isinstance(exc, UnexpectedEOF) or (
         isinstance(exc, UnexpectedToken) and exc.token.type == "$END"
@@ -174,20 +302,40 @@ def lark_error(text: str, exc: UnexpectedInput) -> DecodeError:
     return DecodeError(message, text, pos, expected, DecodeReason.SYNTAX)
 
 
-def parse_strict(
-    text: str, literals: tuple[tuple[str, str], ...], max_depth: int
-) -> list[dict[str, Any]]:
-    """Parse a current-format summary, raising DecodeError on any deviation."""
-    return list(parse_current(text, literals, max_depth))
+# --------------------------------------------------------------- the entry point
+def read(
+    text: str, literals: Literals, max_depth: int, engine: Engine = "fast"
+) -> tuple[list[Item], bool]:
+    """The items of a current-format summary, and whether it may read otherwise leniently.
 
-
-def parse_current(text: str, literals: tuple[tuple[str, str], ...], max_depth: int) -> _Items:
-    """Like :func:`parse_strict`, keeping the note of plain records that may be legacy."""
-    lark_parser = grammar.parser("summary", transformer=_strict(max_depth), literals=literals)
+    The flag is true when a plain record has a role that is not a
+    ``KNOWN_ROLE`` or content that starts with "[": the lenient reader may
+    read such a record as a legacy form. Raises DecodeError on any deviation
+    from the grammar, a record out of sequence, or a JSON record that is not
+    an RFC 8259 object within ``max_depth`` levels.
+    """
     try:
-        result = cast(_Items, lark_parser.parse(text))
-    except UnexpectedInput as exc:
-        raise lark_error(text, exc) from None
+        if engine == "fast":
+            result = _read_fast(text, literals, max_depth)
+            if result is not None:
+                return result
+        elif engine != "lark":
+            raise ValueError(f"engine must be 'fast' or 'lark', not {engine!r}")
+        return _read_lark(text, literals, max_depth)
     except ReadFailure as failure:
         raise failure.at(text) from None
-    return result
+
+
+def read_if_current(
+    text: str, literals: Literals, max_depth: int, engine: Engine = "fast"
+) -> tuple[list[Item], bool] | None:
+    """:func:`read`, or None (without working out why) when ``text`` is not current."""
+    if engine == "fast":
+        try:
+            return _read_fast(text, literals, max_depth)
+        except ReadFailure:
+            return None
+    try:
+        return read(text, literals, max_depth, engine)
+    except DecodeError:
+        return None

@@ -37,6 +37,7 @@ class RecoveryKind(_Named):
     RENUMBERED = "renumbered"  # a record numbered out of sequence
     NOT_JSON = "not_json"
     UNRECOGNISED = "unrecognised"
+    NON_STANDARD_JSON = "non_standard_json"  # NaN or Infinity in a JSON record
 
 
 class Recovery(BaseModel):

@@ -98,8 +98,6 @@ def test_memory_stays_a_small_multiple_of_the_input(name: str) -> None:
     assert peak <= 10 * len(text), f"{peak / len(text):.0f} times the input"
 
 
-@pytest.mark.xfail(strict=True, reason="the encoder writes this string as a plain record, "
-                   "which now reads as list content; it must write a JSON record instead")
 def test_a_string_that_looks_like_list_content_round_trips() -> None:
     items = [{"role": "user", "content": json.dumps(IMAGE)}]
     assert handoff_codec.loads(handoff_codec.dumps(items)) == items

@@ -185,7 +185,7 @@ def test_a_33_mib_image_is_forwarded_and_the_summary_holds_a_reference(
     assert [m is photo or m == photo for m in out] == [False, True, False]
     summaries = _summaries(out)
     assert all(len(s) < 500 and "AAAA" not in s for s in summaries)
-    assert "2. user: [image forwarded as item 2]" in summaries[0]
+    assert "2. user: (image forwarded as item 2)" in summaries[0]
     # Read back (by us, and by the SDK), the conversation is all there, in order.
     assert [i for i in handoff_codec.flatten(out) if "forwarded as item" not in str(
         i["content"])] == items
@@ -205,7 +205,7 @@ def test_media_references_of_an_earlier_handoff_are_not_repeated(
     twice = nest(once)
     assert twice == once
     assert [f.detail for f in reports[-1].fallbacks] == [
-        "[image forwarded as item 2]", "[file forwarded as item 4]"]
+        "(image forwarded as item 2)", "(file forwarded as item 4)"]
 
 
 def test_sdk_writes_base64_into_the_summary_text() -> None:
