@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from . import _migrate_server
 from ._options import add_codec_options, codec_from
 
 LIST_LIMIT = 20  # untouched rows listed in the text summary; --json lists them all
@@ -46,6 +47,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                         help="show a progress bar on stderr (default: when stderr is a TTY)")
     add_codec_options(parser)
+    _migrate_server.add_options(parser)
     parser.set_defaults(func=run)
 
 
@@ -107,6 +109,8 @@ def run(args: argparse.Namespace) -> int:
     from ..migrate.stores.sqlite import migrate_sqlite
 
     codec = codec_from(args)
+    if _migrate_server.handles(args.path):
+        return _migrate_server.run(args, codec)
     path = Path(args.path)
     progress = _progress_factory(args.progress)
     report: StoreReport
