@@ -143,7 +143,7 @@ class SqlStore:
         import sqlalchemy as sa
 
         session_ids = sorted({sid for sid, _ in rows})
-        self.fill({sid: [] for sid in session_ids})  # tables
+        self.get_items(session_ids[0])  # the SDK creates its tables
         data = [(sid, json.dumps(item, separators=(",", ":"))) for sid, item in rows]
         engine = sa.create_engine(self.sync_url)
         sessions, messages = self.tables["sessions_table"], self.tables["messages_table"]
@@ -268,3 +268,24 @@ def check_migration_cycle(store: SqlStore | RedisStore, url: str, backup: str,
     assert restored["restored"] == len(changed) and restored["changed_since"] == 0
     assert store.rows() == before
     return real
+
+
+def bulk_rows(rows: int, *, legacy_every: int = 5, sessions: int = 50) -> list[tuple[str, Item]]:
+    """``rows`` rows over ``sessions`` sessions; every ``legacy_every``-th a legacy summary."""
+    summaries = [summary for _, _, summary in fixture_summaries()] + CRAFTED
+    out: list[tuple[str, Item]] = []
+    for n in range(rows):
+        if n % legacy_every == 0:
+            item = summaries[(n // legacy_every) % len(summaries)]
+        else:
+            item = dict(PLAIN[n % len(PLAIN)])
+            item["id"] = f"item-{n}"
+        out.append((f"session-{n % sessions}", item))
+    return out
+
+
+def counts(report: dict[str, Any]) -> dict[str, Any]:
+    """The totals of a report that must not depend on how a run was split or resumed."""
+    keys = ("rows_scanned", "items_scanned", "summaries_found", "migrated", "already_current",
+            "untouched", "invalid_rows", "changed_under_us", "formats", "migrated_by_format")
+    return {key: report[key] for key in keys}
