@@ -261,7 +261,7 @@ def _run_shard(store: ServerStore, options: OnlineOptions,
             report.backups = [str(backup)]
             header = {"handoff_codec_backup": BACKUP_FORMAT, "store": store.where,
                       "kind": store.kind, "shard": str(shard)}
-            out = _open_backup(backup, header, append=report.resumed)
+            out = _open_backup(backup, header, append=options.resume)
         with out or contextlib.nullcontext():
             for batch in store.batches(position, options.batch_size, shard):
                 _run_batch(store, batch, rule, redact, report, out)
