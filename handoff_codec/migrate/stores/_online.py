@@ -69,6 +69,9 @@ class ServerReport(StoreReport):
     """What a server-store run found and did, for one shard or merged over shards."""
 
     shards: list[str] = Field(default_factory=list)
+    # add_row turns each UntouchedRow the base class appends into one with its key.
+    untouched_rows: list[ServerUntouched] = Field(  # type: ignore[assignment]
+        default_factory=list)
     changed_under_us: int = 0
     batches: int = 0
     backups: list[str] = Field(default_factory=list)
@@ -84,16 +87,17 @@ class ServerReport(StoreReport):
             if outcome.migration is not None and outcome.migration.changed:
                 self.migrated -= sum(r.changed for r in outcome.migration.results)
                 self.untouched += 1
-                self.untouched_rows.append(UntouchedRow(row=_row_number(row),
-                                                        reason=outcome.error))
+                self.untouched_rows.append(ServerUntouched(
+                    row=_row_number(row), reason=outcome.error, key=[]))
             elif outcome.migration is None:
                 self.add_invalid(_row_number(row), outcome.error)
         key = _key_json(row.key)
         for i in range(before, len(self.untouched_rows)):
             fields = self.untouched_rows[i].model_dump()
+            fields["key"] = key
             if redact:
                 fields["reason"] = "left as it is (reason withheld: encrypted store)"
-            self.untouched_rows[i] = ServerUntouched(**fields, key=key)
+            self.untouched_rows[i] = ServerUntouched(**fields)
 
     def merge(self, other: ServerReport) -> None:
         """Add another shard's counts to this report."""
