@@ -46,8 +46,18 @@ class EncryptedRule:
         self._master = sdk._ensure_fernet_key_bytes(encryption_key)
         self._codec = codec
         self._ciphers: OrderedDict[str, Fernet] = OrderedDict()
+        self._fixed: Fernet | None = None
+
+    @classmethod
+    def for_cipher(cls, cipher: Fernet, codec: Codec | None = None) -> EncryptedRule:
+        """The rule for one session whose derived Fernet cipher is known (read-repair)."""
+        rule = cls("unused", codec)
+        rule._fixed = cipher
+        return rule
 
     def _cipher(self, session_id: str) -> Fernet:
+        if self._fixed is not None:
+            return self._fixed
         cipher = self._ciphers.get(session_id)
         if cipher is None:
             cipher = self._sdk._derive_session_fernet_key(self._master, session_id)

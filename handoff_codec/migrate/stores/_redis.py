@@ -89,9 +89,9 @@ class RedisStore:
     kind = "redis"
 
     def __init__(self, url: str, *, key_prefix: str = DEFAULT_PREFIX,
-                 lock_ttl: float = 60.0) -> None:
+                 lock_ttl: float = 60.0, client: redis.Redis | None = None) -> None:
         try:
-            self._redis: redis.Redis = redis.Redis.from_url(url)
+            self._redis: redis.Redis = client or redis.Redis.from_url(url)
             self._redis.ping()
         except (ValueError, redis.RedisError) as exc:
             raise StoreError(f"{_hide_password(url)}: {exc}") from None
@@ -157,6 +157,12 @@ class RedisStore:
             if rows or cursor == 0:
                 yield Batch(rows, {"cursor": cursor, "key": None, "index": 0})
                 rows = []
+
+    def session_rows(self, session_id: str) -> list[Row]:
+        """Every row of one session, in list order."""
+        key = self._prefix + b":" + session_id.encode("utf-8") + _MESSAGES
+        return [Row((key, n), session_id, _bytes(value))
+                for n, value in enumerate(self._redis.lrange(key, 0, -1))]
 
     def commit(self, changes: Sequence[Change], settle: Settle | None) -> list[bool]:
         written: list[bool] = []

@@ -168,6 +168,16 @@ class SQLAlchemyStore:
             yield Batch([Row((key,), str(sid), _as_bytes(data)) for key, sid, data in rows],
                         last)
 
+    def session_rows(self, session_id: str) -> list[Row]:
+        """Every row of one session, in key order."""
+        table, pk = self._table, self._pk
+        query = (sa.select(pk, self._data_column()).where(table.c.session_id == session_id)
+                 .order_by(pk))
+        with self._engine.connect() as conn:
+            rows = conn.execute(query).all()
+            conn.rollback()
+        return [Row((key,), session_id, _as_bytes(data)) for key, data in rows]
+
     # -- writing ---------------------------------------------------------------
 
     def commit(self, changes: Sequence[Change], settle: Settle | None) -> list[bool]:
