@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from typing import Any
 
 __all__ = ["add_options", "handles", "run"]
@@ -36,36 +37,30 @@ def _shard(text: str) -> Any:
     return shard
 
 
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
+def _at_least(convert: Callable[[str], Any], minimum: float) -> Callable[[str], Any]:
+    """An argparse type: ``convert(text)``, refused below ``minimum``."""
+    def parse(text: str) -> Any:
+        try:
+            value = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if not value >= minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum:g}")
+        return value
 
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not value >= 0:
-        raise argparse.ArgumentTypeError("must be at least 0")
-    return value
+    return parse
 
 
 def add_options(parser: argparse.ArgumentParser) -> None:
     """The options only server stores (URLs) use."""
     group = parser.add_argument_group(
         "server stores (STORE is a URL: postgresql://, mysql://, sqlite:///, redis://)")
-    group.add_argument("--pause", type=_seconds, default=0.0, metavar="SECONDS",
+    group.add_argument("--pause", type=_at_least(float, 0), default=0.0, metavar="SECONDS",
                        help="sleep between batches, to leave the server to the application "
                             "(default: 0)")
     group.add_argument("--shard", type=_shard, default=None, metavar="K/N",
                        help="migrate only the sessions of shard K of N (by session id)")
-    group.add_argument("--workers", type=_count, default=1, metavar="N",
+    group.add_argument("--workers", type=_at_least(int, 1), default=1, metavar="N",
                        help="run N shards in N local processes and merge their reports")
     group.add_argument("--resume", action="store_true",
                        help="continue each shard from its checkpoint")
