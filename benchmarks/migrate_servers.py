@@ -7,8 +7,8 @@
 
 For each worker count, a fresh store is built beside the one named (a new
 database on the same server, a new Redis key prefix, a new SQLite file) with
-the rows of ``benchmarks.migrate`` (about 20% legacy summaries, 100 rows per
-session), then a fresh process migrates it as ``handoff-codec migrate URL
+the rows of ``benchmarks.migrate`` (``--legacy-share``, default 20%, legacy
+summaries; 100 rows per session), then a fresh process migrates it as ``handoff-codec migrate URL
 --workers N`` does, backup file included, and reports rows per second, and the
 peak RSS of the largest worker process. The store is dropped afterwards.
 """
@@ -34,7 +34,7 @@ from .migrate import legacy_summary, ordinary_item
 ROWS_PER_SESSION = 100
 
 
-def _rows(rows: int, seed: int = 0) -> Iterator[tuple[str, str]]:
+def _rows(rows: int, share: float, seed: int = 0) -> Iterator[tuple[str, str]]:
     rng = random.Random(seed)
     pool = min(rows, 5000)
     legacy = [json.dumps(legacy_summary(rng, rng.randint(5, 50)), separators=(",", ":"))
@@ -42,11 +42,11 @@ def _rows(rows: int, seed: int = 0) -> Iterator[tuple[str, str]]:
     ordinary = [json.dumps(ordinary_item(rng, n), separators=(",", ":")) for n in range(pool)]
     sessions = max(1, rows // ROWS_PER_SESSION)
     for _ in range(rows):
-        data = rng.choice(legacy) if rng.random() < 0.2 else rng.choice(ordinary)
+        data = rng.choice(legacy) if rng.random() < share else rng.choice(ordinary)
         yield f"session-{rng.randrange(sessions)}", data
 
 
-def _sql_build(url: str, rows: int) -> None:
+def _sql_build(url: str, rows: int, share: float) -> None:
     import sqlalchemy as sa
 
     from handoff_codec.migrate.stores._sqlalchemy import engine_url
@@ -72,13 +72,13 @@ def _sql_build(url: str, rows: int) -> None:
                 cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
                 with cursor.copy("COPY agent_messages (session_id, message_data) FROM STDIN"
                                  ) as copy:
-                    for row in _rows(rows):
+                    for row in _rows(rows, share):
                         copy.write_row(row)
                 return
             batch: list[dict[str, str]] = []
             insert = sa.text("INSERT INTO agent_messages (session_id, message_data) "
                              "VALUES (:s, :m)")
-            for sid, data in _rows(rows):
+            for sid, data in _rows(rows, share):
                 batch.append({"s": sid, "m": data})
                 if len(batch) == 5000:
                     conn.execute(insert, batch)
@@ -89,12 +89,12 @@ def _sql_build(url: str, rows: int) -> None:
         engine.dispose()
 
 
-def _redis_build(url: str, prefix: str, rows: int) -> None:
+def _redis_build(url: str, prefix: str, rows: int, share: float) -> None:
     import redis
 
     client = redis.Redis.from_url(url)
     pipe = client.pipeline(transaction=False)
-    for n, (sid, data) in enumerate(_rows(rows)):
+    for n, (sid, data) in enumerate(_rows(rows, share)):
         pipe.rpush(f"{prefix}:{sid}:messages", data)
         if n % 10_000 == 9_999:
             pipe.execute()
@@ -103,14 +103,15 @@ def _redis_build(url: str, prefix: str, rows: int) -> None:
 
 
 @contextmanager
-def _fresh_store(url: str, rows: int) -> Iterator[tuple[str, list[str]]]:
+def _fresh_store(url: str, rows: int, share: float = 0.2
+                 ) -> Iterator[tuple[str, list[str]]]:
     """A new store of ``rows`` rows beside ``url``: (its URL, extra migrate arguments)."""
     scheme = url.partition("://")[0].split("+", 1)[0]
     name = "handoff_bench_" + uuid.uuid4().hex[:10]
     if scheme.startswith("redis"):
         import redis
 
-        _redis_build(url, name, rows)
+        _redis_build(url, name, rows, share)
         try:
             yield url, ["--key-prefix", name]
         finally:
@@ -124,7 +125,7 @@ def _fresh_store(url: str, rows: int) -> Iterator[tuple[str, list[str]]]:
     if scheme == "sqlite":
         with tempfile.TemporaryDirectory(prefix="migrate-bench-") as folder:
             store = f"sqlite:///{Path(folder) / 'sessions.db'}"
-            _sql_build(store, rows)
+            _sql_build(store, rows, share)
             yield store, []
         return
     import sqlalchemy as sa
@@ -137,7 +138,7 @@ def _fresh_store(url: str, rows: int) -> Iterator[tuple[str, list[str]]]:
         conn.exec_driver_sql(f"CREATE DATABASE {quote}{name}{quote}")
     store = sa.make_url(url).set(database=name).render_as_string(hide_password=False)
     try:
-        _sql_build(store, rows)
+        _sql_build(store, rows, share)
         yield store, []
     finally:
         force = " WITH (FORCE)" if admin.dialect.name == "postgresql" else ""
@@ -185,6 +186,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--workers", default="1", metavar="N,N,...",
                         help="worker counts to measure (default: 1)")
     parser.add_argument("--batch-size", type=int, default=1000)
+    parser.add_argument("--legacy-share", type=float, default=0.2, metavar="F",
+                        help="the share of rows that are legacy summaries (default: 0.2; "
+                             "0 measures the store machinery alone)")
     parser.add_argument("--run", nargs=2, metavar=("URL", "WORKERS"), help=argparse.SUPPRESS)
     parser.add_argument("--extra", default="[]", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -194,7 +198,7 @@ def main(argv: list[str]) -> int:
         return 0
     for workers in [int(n) for n in args.workers.split(",")]:
         started = time.perf_counter()
-        with _fresh_store(args.store, args.rows) as (url, extra):
+        with _fresh_store(args.store, args.rows, args.legacy_share) as (url, extra):
             built = time.perf_counter() - started
             out = subprocess.run(
                 [sys.executable, "-m", "benchmarks.migrate", "--store", args.store,
@@ -202,7 +206,8 @@ def main(argv: list[str]) -> int:
                  "--extra", json.dumps(extra)],
                 check=True, capture_output=True, text=True).stdout
         result = json.loads(out.splitlines()[-1])
-        print(f"{args.store.partition('://')[0]} {args.rows:,} rows, {workers} worker(s) "
+        print(f"{args.store.partition('://')[0]} {args.rows:,} rows "
+              f"({args.legacy_share:.0%} legacy), {workers} worker(s) "
               f"(built in {built:.0f} s): {result['rows_per_second']:,.0f} rows/s "
               f"({result['migrated']:,} of {result['summaries']:,} summaries migrated in "
               f"{result['seconds']:.1f} s); peak RSS per worker "
