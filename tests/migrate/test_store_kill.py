@@ -9,6 +9,7 @@ import subprocess
 import time
 from pathlib import Path
 
+from handoff_codec.migrate.stores._protocol import migrate_row
 from tests.support.migrate_support import cli_command, cli_env, require_legacy_reader
 from tests.support.server_stores import SqlStore, bulk_rows, counts, run_migrate
 from tests.support.services import postgres_database
@@ -51,3 +52,35 @@ def test_killed_runs_leave_old_or_new_rows_and_resume_to_the_clean_totals(
         assert store.rows() == new
         assert counts(final) == counts(clean)
         assert json.loads(Path(backup).read_text().splitlines()[0])["handoff_codec_backup"] == 1
+
+
+def test_killed_redis_runs_leave_old_or_new_rows_and_resume_to_the_clean_store(
+        tmp_path: Path) -> None:
+    """Redis's checkpoint follows each batch's script: a resumed run may read one batch
+    again (already current then), never skip a row, so the final store is the clean one."""
+    require_legacy_reader()
+    from tests.support.server_stores import RedisStore
+    from tests.support.services import redis_prefix
+
+    rows = bulk_rows(3000, legacy_every=4)
+    with redis_prefix() as (url, prefix):
+        store = RedisStore(url, prefix)
+        store.bulk(rows)
+        old = store.rows()
+        backup = str(tmp_path / "killed.jsonl")
+        rng = random.Random(7)
+        for attempt in range(3):
+            resume = ("--resume",) if attempt else ()
+            proc = subprocess.Popen(cli_command(url, "--key-prefix", prefix, "--batch-size",
+                                                "25", "--backup-file", backup, *resume),
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                    env=cli_env())
+            time.sleep(rng.uniform(0.5, 2.0))
+            proc.send_signal(signal.SIGKILL)
+            proc.wait()
+            for key, value in store.rows().items():
+                assert value == old[key] or migrate_row(old[key], None).new == value
+        final = run_migrate(url, "--key-prefix", prefix, "--backup-file", backup, "--resume")
+        for key, value in store.rows().items():
+            assert value == (migrate_row(old[key], None).new or old[key])
+        assert final["untouched"] == 0 and final["rows_scanned"] >= len(rows)

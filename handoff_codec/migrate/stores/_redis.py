@@ -119,6 +119,8 @@ class RedisStore:
 
     def batches(self, after: Position, size: int, shard: Shard) -> Iterator[Batch]:
         pattern = _glob_escape(self._prefix) + b":*" + _MESSAGES
+        if after and after.get("end"):
+            return
         cursor = int(after["cursor"]) if after else 0
         resume_key = after["key"].encode("utf-8", "surrogateescape") if after and after.get(
             "key") else None
@@ -155,7 +157,8 @@ class RedisStore:
                     break
             resume_key = None
             if rows or cursor == 0:
-                yield Batch(rows, {"cursor": cursor, "key": None, "index": 0})
+                yield Batch(rows, {"cursor": cursor, "key": None, "index": 0,
+                                   "end": cursor == 0})
                 rows = []
 
     def session_rows(self, session_id: str) -> list[Row]:

@@ -101,7 +101,8 @@ class SQLAlchemyStore:
             CHECKPOINT_TABLE, sa.MetaData(),
             sa.Column("messages_table", sa.String(255), primary_key=True),
             sa.Column("shard", sa.String(64), primary_key=True),
-            sa.Column("state", sa.Text, nullable=False))
+            sa.Column("state", sa.Text().with_variant(sa_mysql.LONGTEXT(), "mysql"),
+                      nullable=False))
 
     def _reflect(self, name: str) -> tuple[sa.Table, sa.Column[Any]]:
         inspector = sa.inspect(self._engine)
