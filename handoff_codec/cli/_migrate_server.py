@@ -71,6 +71,8 @@ def add_options(parser: argparse.ArgumentParser) -> None:
                        help="put back the rows of a backup file (repeatable)")
     group.add_argument("--key-prefix", default="agents:session", metavar="P",
                        help="RedisSession key prefix (default: agents:session)")
+    group.add_argument("--lock-ttl", type=_at_least(float, 1), default=60.0, metavar="SECONDS",
+                       help="expiry of a Redis shard lock, renewed every batch (default: 60)")
     group.add_argument("--encryption-key-env", metavar="VAR",
                        help="the rows are EncryptedSession envelopes; the key is in the "
                             "environment variable VAR")
@@ -87,7 +89,8 @@ def run(args: argparse.Namespace, codec: Any) -> int:
         shard=args.shard or Shard(), workers=args.workers, resume=args.resume,
         backup=args.backup_file, write_backup=args.backup,
         messages_table=args.messages_table, sessions_table=args.sessions_table,
-        key_prefix=args.key_prefix, encryption_key_env=args.encryption_key_env, codec=codec)
+        key_prefix=args.key_prefix, lock_ttl=args.lock_ttl,
+        encryption_key_env=args.encryption_key_env, codec=codec)
     try:
         if args.restore:
             result: Any = restore(args.restore, options)

@@ -36,8 +36,9 @@ def test_killed_runs_leave_old_or_new_rows_and_resume_to_the_clean_totals(
         killed = 0
         for attempt in range(KILLS):
             resume = ("--resume",) if attempt else ()
-            proc = subprocess.Popen(cli_command(url, "--batch-size", "25", "--backup-file",
-                                                backup, *resume),
+            # --pause stretches the run, so that every kill lands in the middle of it.
+            proc = subprocess.Popen(cli_command(url, "--batch-size", "25", "--pause", "0.05",
+                                                "--backup-file", backup, *resume),
                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                     env=cli_env())
             time.sleep(rng.uniform(0.3, 2.5))
@@ -47,7 +48,7 @@ def test_killed_runs_leave_old_or_new_rows_and_resume_to_the_clean_totals(
             assert now.keys() == old.keys()
             torn = [key for key, value in now.items() if value not in (old[key], new[key])]
             assert not torn
-        assert killed >= KILLS // 2  # most runs were cut short, not finished
+        assert killed >= KILLS - 1  # the runs were cut short, not finished
         final = run_migrate(url, "--batch-size", "25", "--backup-file", backup, "--resume")
         assert store.rows() == new
         assert counts(final) == counts(clean)
@@ -71,8 +72,10 @@ def test_killed_redis_runs_leave_old_or_new_rows_and_resume_to_the_clean_store(
         rng = random.Random(7)
         for attempt in range(3):
             resume = ("--resume",) if attempt else ()
+            time.sleep(2.2 if attempt else 0)  # the killed run's lock expires
             proc = subprocess.Popen(cli_command(url, "--key-prefix", prefix, "--batch-size",
-                                                "25", "--backup-file", backup, *resume),
+                                                "25", "--lock-ttl", "2", "--backup-file",
+                                                backup, *resume),
                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                     env=cli_env())
             time.sleep(rng.uniform(0.5, 2.0))
@@ -80,6 +83,7 @@ def test_killed_redis_runs_leave_old_or_new_rows_and_resume_to_the_clean_store(
             proc.wait()
             for key, value in store.rows().items():
                 assert value == old[key] or migrate_row(old[key], None).new == value
+        time.sleep(2.2)
         final = run_migrate(url, "--key-prefix", prefix, "--backup-file", backup, "--resume")
         for key, value in store.rows().items():
             assert value == (migrate_row(old[key], None).new or old[key])

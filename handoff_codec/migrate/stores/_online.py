@@ -145,6 +145,7 @@ class OnlineOptions:
     messages_table: str = "agent_messages"
     sessions_table: str = "agent_sessions"
     key_prefix: str = "agents:session"
+    lock_ttl: float = 60.0
     encryption_key_env: str | None = None
     codec: Codec | None = None
 
@@ -155,7 +156,8 @@ def open_store(options: OnlineOptions) -> ServerStore:
     if scheme in REDIS_SCHEMES:
         from ._redis import RedisStore
 
-        return RedisStore(options.url, key_prefix=options.key_prefix)
+        return RedisStore(options.url, key_prefix=options.key_prefix,
+                          lock_ttl=options.lock_ttl)
     from ._sqlalchemy import SQLAlchemyStore
 
     return SQLAlchemyStore(options.url, messages_table=options.messages_table,

@@ -59,8 +59,8 @@ class Shard:
 def shard_of(session_id: str, count: int) -> int:
     """The shard of a session: the first 32 bits of MD5(UTF-8 session id), modulo ``count``.
 
-    MD5 is used because PostgreSQL, MySQL/MariaDB and Python all compute it, so
-    a SQL store filters its shard on the server.
+    MD5 is stable across processes, machines and Python versions (``hash()`` is
+    not), and databases compute it too (``md5(session_id)``), to inspect a shard.
     """
     digest = hashlib.md5(session_id.encode("utf-8"), usedforsecurity=False).digest()
     return int.from_bytes(digest[:4], "big") % count

@@ -196,8 +196,9 @@ class RedisStore:
     def lock(self, shard: Shard) -> Iterator[None]:
         key, token = self._lock_base + str(shard), secrets.token_hex(16)
         if not self._redis.set(key, token, nx=True, px=self._lock_ms):
+            left = max(0, int(self._redis.pttl(key))) / 1000
             raise StoreError(f"{self.where}: shard {shard} is being migrated by another run "
-                             f"(lock {key})")
+                             f"(lock {key}; a killed run's lock expires in {left:.0f} s)")
         self._held = (key, token)
         try:
             yield

@@ -2,8 +2,9 @@
 
 Rows are addressed by the messages table's primary key (one integer column:
 ``id`` in the SDK's schema); a table without one is refused. A batch is read
-with ``WHERE pk > :last ORDER BY pk LIMIT :n`` (on the shard's sessions, the
-shard computed on the server), and written in one short transaction:
+with ``WHERE pk > :last ORDER BY pk LIMIT :n`` (with ``--shard K/N``: the keys and
+session ids of the next ``n * N`` rows, then the data of this shard's rows among
+them, by key), and written in one short transaction:
 
 * PostgreSQL, MySQL/MariaDB: ``SELECT pk, message_data ... FOR UPDATE SKIP LOCKED``
   on the batch's changed rows, so we never wait for a writer's lock (a writer
@@ -57,12 +58,6 @@ def engine_url(url: str) -> sa.URL:
     if parsed.get_backend_name() == "sqlite" and parsed.get_driver_name() == "aiosqlite":
         parsed = parsed.set(drivername="sqlite")
     return parsed
-
-
-def _sqlite_shard(session_id: str, count: int) -> int:
-    from ._protocol import shard_of
-
-    return shard_of(session_id, count)
 
 
 class SQLAlchemyStore:
@@ -128,45 +123,31 @@ class SQLAlchemyStore:
             return sa.cast(column, sa.LargeBinary)
         return column
 
-    def _shard_filter(self, shard: Shard) -> sa.ColumnElement[bool]:
-        sid = self._table.c.session_id
-        count = shard.count
-        if self.dialect == "postgresql":
-            expr: sa.ColumnElement[Any] = sa.literal_column(
-                f"(('x' || substr(md5({self._q(sid.name)}), 1, 8))::bit(32)::bigint % {count})")
-        elif self.dialect == "mysql":
-            expr = sa.literal_column(
-                f"(CAST(CONV(SUBSTR(MD5({self._q(sid.name)}), 1, 8), 16, 10) AS UNSIGNED)"
-                f" % {count})")
-        elif self.dialect == "sqlite":
-            expr = sa.func.handoff_codec_shard(sid, count)
-        else:
-            raise StoreError(f"{self.where}: --shard is not supported on {self.dialect}")
-        return expr == shard.index
-
-    def _q(self, name: str) -> str:
-        return str(self._engine.dialect.identifier_preparer.quote(name))
-
     def batches(self, after: Position, size: int, shard: Shard) -> Iterator[Batch]:
         table, pk = self._table, self._pk
-        query = sa.select(pk, table.c.session_id, self._data_column().label("data"))
-        if shard.count > 1:
-            query = query.where(self._shard_filter(shard))
-        query = query.order_by(pk).limit(size)
+        data = self._data_column().label("data")
+        # With shards, the keys and session ids of the next size * N rows are read,
+        # and the data of this shard's rows among them: two index-range queries.
+        span = size * shard.count
+        keys_query = sa.select(pk, table.c.session_id).order_by(pk).limit(span)
         last = after
         while True:
-            page = query if last is None else query.where(pk > last)
+            page = keys_query if last is None else keys_query.where(pk > last)
             with self._engine.connect() as conn:
-                rows = conn.execute(page).all()
+                found = conn.execute(page).all()
+                keys = [row[0] for row in found]
+                if keys != sorted(set(keys)) or (last is not None and keys and keys[0] <= last):
+                    raise StoreError(f"{self.where}: the key {pk.name!r} did not advance after "
+                                     f"{last!r}; stopping rather than reading rows twice")
+                mine = [key for key, sid in found if shard.holds(str(sid))]
+                rows = conn.execute(
+                    sa.select(pk, table.c.session_id, data).where(pk.in_(mine)).order_by(pk)
+                ).all() if mine else []
                 conn.rollback()
-            if not rows:
+            if not found:
                 return
-            keys = [row[0] for row in rows]
-            if keys != sorted(set(keys)) or (last is not None and keys[0] <= last):
-                raise StoreError(f"{self.where}: the key {pk.name!r} did not advance after "
-                                 f"{last!r}; stopping rather than reading rows twice")
             last = keys[-1]
-            yield Batch([Row((key,), str(sid), _as_bytes(data)) for key, sid, data in rows],
+            yield Batch([Row((key,), str(sid), _as_bytes(value)) for key, sid, value in rows],
                         last)
 
     def session_rows(self, session_id: str) -> list[Row]:
@@ -213,7 +194,13 @@ class SQLAlchemyStore:
         return ok
 
     def _ensure_checkpoints(self) -> None:
-        self._checkpoints.create(self._engine, checkfirst=True)
+        try:
+            self._checkpoints.create(self._engine, checkfirst=True)
+        except sa.exc.DBAPIError:
+            # Shards starting together race to create it (PostgreSQL reports the loser's
+            # CREATE TABLE as a unique violation); the winner's table is as good.
+            if not sa.inspect(self._engine).has_table(CHECKPOINT_TABLE):
+                raise
 
     def _checkpoint_key(self, shard: Shard) -> dict[str, str]:
         return {"messages_table": self._messages_name, "shard": str(shard)}
@@ -287,8 +274,6 @@ def _as_bytes(data: Any) -> bytes:
 
 
 def _register_sqlite_functions(dbapi_connection: Any, _record: Any) -> None:
-    dbapi_connection.create_function("handoff_codec_shard", 2, _sqlite_shard,
-                                     deterministic=True)
     dbapi_connection.isolation_level = None  # SQLAlchemy's "begin" event issues BEGIN
 
 
