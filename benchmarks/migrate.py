@@ -187,6 +187,11 @@ def measure(rows: int, batch_size: int) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    arguments = sys.argv[1:] if argv is None else argv
+    if any(arg == "--store" or arg.startswith("--store=") for arg in arguments):
+        from .migrate_servers import main as main_servers  # server stores: --store URL
+
+        return main_servers(arguments)
     parser = argparse.ArgumentParser(prog="python -m benchmarks.migrate",
                                      description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--rows", type=int, help="measure one size only")

@@ -58,6 +58,7 @@ try:
     )
     from agents.handoffs.history import default_handoff_history_mapper
     from agents.items import RunItem, ToolApprovalItem, TResponseInputItem
+    from agents.memory import SessionABC as _SessionABC
 except ImportError as exc:  # pragma: no cover - exercised in a subprocess by the tests
     raise ImportError(
         "handoff_codec.agents needs the OpenAI Agents SDK (the 'agents' package, "
@@ -336,3 +337,124 @@ def _nest(
     )
     _declare_owned(result, owned)
     return result, report
+
+
+
+
+class UpgradingSession(_SessionABC):
+    """Read-repair: a ``Session`` that wraps any SDK session and upgrades legacy summaries.
+
+    ``get_items()`` and ``pop_item()`` return canonical items (each legacy summary
+    read and rewritten on the way out by :func:`handoff_codec.migrate.migrate_item`);
+    writes pass through unchanged. With ``write_back=True``, a read that found a
+    legacy summary also rewrites the session's stored rows, each by compare-and-swap
+    (a row changed meanwhile is left alone), for ``SQLAlchemySession``,
+    ``SQLiteSession`` (file databases), ``RedisSession``, and ``EncryptedSession``
+    around one of those. Write-back needs the store's extra (``[postgres]``,
+    ``[mysql]``, ``[redis]``) and runs in a worker thread.
+
+        session = UpgradingSession(SQLAlchemySession.from_url("s1", url=...), write_back=True)
+        await Runner.run(agent, "Hello", session=session)
+    """
+
+    def __init__(self, inner: Any, *, codec: Codec | None = None,
+                 write_back: bool = False) -> None:
+        self.inner = inner
+        self.session_id: str = inner.session_id
+        self._codec = _active_codec(codec)
+        self._write_back = write_back
+        self._store: Any = None
+        if write_back:
+            self._store_factory()  # fail now, not at the first read, when unsupported
+
+    @property
+    def session_settings(self) -> Any:
+        return getattr(self.inner, "session_settings", None)
+
+    @session_settings.setter
+    def session_settings(self, value: Any) -> None:
+        self.inner.session_settings = value
+
+    def _upgrade(self, items: list[TResponseInputItem]) -> tuple[list[TResponseInputItem], bool]:
+        from .migrate import migrate_item
+
+        results = [migrate_item(item, codec=self._codec) for item in items]
+        return [cast(TResponseInputItem, r.item) for r in results], any(r.changed for r in results)
+
+    async def get_items(self, limit: int | None = None) -> list[TResponseInputItem]:
+        items, changed = self._upgrade(await self.inner.get_items(limit))
+        if changed and self._write_back:
+            import asyncio
+
+            await asyncio.to_thread(self._rewrite_stored_rows)
+        return items
+
+    async def add_items(self, items: list[TResponseInputItem]) -> None:
+        await self.inner.add_items(items)
+
+    async def pop_item(self) -> TResponseInputItem | None:
+        item = await self.inner.pop_item()
+        return None if item is None else self._upgrade([item])[0][0]
+
+    async def clear_session(self) -> None:
+        await self.inner.clear_session()
+
+    def _store_factory(self) -> tuple[Any, Any]:
+        """The store holding the inner session's rows, and the per-row rule."""
+        from .migrate.stores._protocol import migrate_row
+
+        session, codec = self.inner, self._codec
+        rule: Any = lambda row: migrate_row(row.value, codec)  # noqa: E731
+        if hasattr(session, "underlying_session") and hasattr(session, "cipher"):
+            from .migrate.stores._encrypted import EncryptedRule
+
+            rule = EncryptedRule.for_cipher(session.cipher, codec)
+            session = session.underlying_session
+        kind = type(session).__name__
+        if kind == "SQLAlchemySession":
+            from .migrate.stores._sqlalchemy import SQLAlchemyStore
+
+            url = session.engine.url.render_as_string(hide_password=False)
+            return (lambda: SQLAlchemyStore(url, messages_table=session._messages.name,
+                                            sessions_table=session._sessions.name)), rule
+        if kind in ("SQLiteSession", "AdvancedSQLiteSession") and \
+                str(session.db_path) != ":memory:":
+            from .migrate.stores._sqlalchemy import SQLAlchemyStore
+
+            url = f"sqlite:///{session.db_path}"
+            return (lambda: SQLAlchemyStore(url, messages_table=session.messages_table,
+                                            sessions_table=session.sessions_table)), rule
+        if kind == "RedisSession":
+            import redis
+
+            from .migrate.stores._redis import RedisStore
+
+            options = session._redis.connection_pool.connection_kwargs
+            keep = ("host", "port", "db", "username", "password", "path")
+            client = redis.Redis(**{k: options[k] for k in keep if k in options})
+            return (lambda: RedisStore("redis://", key_prefix=session._key_prefix,
+                                       client=client)), rule
+        raise TypeError(f"write_back is not supported for {kind}; use write_back=False")
+
+    def _rewrite_stored_rows(self) -> None:
+        from .migrate.stores._protocol import Change
+
+        factory, rule = self._store_factory()
+        if self._store is None:
+            self._store = factory()
+        changes = []
+        for row in self._store.session_rows(self.session_id):
+            new = rule(row).new
+            if new is not None:
+                changes.append(Change(row, new))
+        if changes:
+            self._store.commit(changes, None)
+
+    def close_write_back(self) -> None:
+        """Close the write-back connection (the inner session is the caller's to close)."""
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+
+
+__all__ += ["UpgradingSession"]

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from .._codec import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START
+from . import _migrate_server
 from ._options import add_codec_options, codec_from
 
 LIST_LIMIT = 20  # untouched rows listed in the text summary; --json lists them all
@@ -61,6 +62,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                         help="show a progress bar on stderr (default: when stderr is a TTY)")
     add_codec_options(parser)
+    _migrate_server.add_options(parser)
     parser.set_defaults(func=run)
 
 
@@ -134,6 +136,8 @@ def _migrate(path: Path, args: argparse.Namespace) -> Any:
 def run(args: argparse.Namespace) -> int:
     from ..migrate.stores import StoreError, StoreRefusal
 
+    if _migrate_server.handles(args.path):
+        return _migrate_server.run(args, codec_from(args))
     path = Path(args.path)
     try:
         report = _migrate(path, args)

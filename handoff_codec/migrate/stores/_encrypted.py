@@ -1,0 +1,95 @@
+"""Rows of an ``EncryptedSession``: decrypt, migrate, re-encrypt, all in memory.
+
+``EncryptedSession`` (openai-agents 0.24) stores each item as the envelope
+``{"__enc__": 1, "v": 1, "kid": "hkdf-v1", "payload": <Fernet token>}`` in the
+session it wraps, with a Fernet key derived per session by HKDF from the user's
+key. This rule uses the SDK's own derivation and JSON helpers, decrypts a
+token, applies the per-row rule to the plaintext, and encrypts the new
+plaintext *at the token's original timestamp*, so the SDK's TTL check expires
+the item exactly when it would have. Only envelopes reach the store and the
+backup; reasons for rows left alone are withheld, as they could quote plaintext.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import OrderedDict
+from typing import TYPE_CHECKING, Any
+
+from . import StoreError
+from ._protocol import Row, RowOutcome, migrate_text, splice
+
+if TYPE_CHECKING:
+    from cryptography.fernet import Fernet
+
+    from ..._codec import Codec
+
+__all__ = ["EncryptedRule"]
+
+_CACHED_SESSIONS = 256
+
+
+class EncryptedRule:
+    """The per-row rule for ``EncryptedSession`` envelopes, with the user's key."""
+
+    redacts = True
+
+    def __init__(self, encryption_key: str, codec: Codec | None = None) -> None:
+        try:
+            from agents.extensions.memory import encrypt_session as sdk
+            from cryptography.fernet import InvalidToken
+        except ImportError as exc:
+            raise StoreError("encrypted sessions need openai-agents with its 'encrypt' extra "
+                             "(cryptography)") from exc
+        self._sdk = sdk
+        self._invalid_token = InvalidToken
+        self._master = sdk._ensure_fernet_key_bytes(encryption_key)
+        self._codec = codec
+        self._ciphers: OrderedDict[str, Fernet] = OrderedDict()
+        self._fixed: Fernet | None = None
+
+    @classmethod
+    def for_cipher(cls, cipher: Fernet, codec: Codec | None = None) -> EncryptedRule:
+        """The rule for one session whose derived Fernet cipher is known (read-repair)."""
+        rule = cls("unused", codec)
+        rule._fixed = cipher
+        return rule
+
+    def _cipher(self, session_id: str) -> Fernet:
+        if self._fixed is not None:
+            return self._fixed
+        cipher = self._ciphers.get(session_id)
+        if cipher is None:
+            cipher = self._sdk._derive_session_fernet_key(self._master, session_id)
+            self._ciphers[session_id] = cipher
+            if len(self._ciphers) > _CACHED_SESSIONS:
+                self._ciphers.popitem(last=False)
+        else:
+            self._ciphers.move_to_end(session_id)
+        return cipher
+
+    def __call__(self, row: Row) -> RowOutcome:
+        try:
+            text = row.value.decode("utf-8")
+            envelope: Any = json.loads(text)
+        except (ValueError, RecursionError):
+            return RowOutcome(None, None, "not an EncryptedSession envelope")
+        if not self._sdk._is_encrypted_envelope(envelope):
+            return RowOutcome(None, None, "not an EncryptedSession envelope")
+        cipher = self._cipher(row.session_id)
+        try:
+            token = str(envelope["payload"]).encode("utf-8")
+            timestamp = cipher.extract_timestamp(token)
+            plaintext = cipher.decrypt(token).decode("utf-8")
+        except (self._invalid_token, UnicodeDecodeError):
+            return RowOutcome(None, None, "cannot decrypt: wrong key or corrupt token")
+        new_text, outcome = migrate_text(plaintext, self._codec)
+        if new_text is None:
+            return RowOutcome(None, outcome.migration, outcome.error and "left as it is")
+        new_token = cipher.encrypt_at_time(new_text.encode("utf-8"), timestamp).decode("ascii")
+        new_envelope = dict(envelope, payload=new_token)
+        new_row = splice(text, envelope, new_envelope, field="payload")
+        if new_row is None:
+            return RowOutcome(None, outcome.migration, "the envelope cannot be rewritten "
+                              "without changing its other bytes; left as it is")
+        return RowOutcome(new_row.encode("utf-8"), outcome.migration)

@@ -1,0 +1,229 @@
+"""``RedisSession`` keys through redis-py, in the SDK's own key layout.
+
+``RedisSession`` (openai-agents 0.24) keeps a session's items as JSON strings in
+the list ``{key_prefix}:{session_id}:messages`` (with the hash
+``{key_prefix}:{session_id}`` and the counter ``{key_prefix}:{session_id}:counter``
+beside it); the default prefix is ``agents:session``. A row is one list element,
+keyed by (list key, index).
+
+Lists are found with ``SCAN ... MATCH {prefix}:*:messages TYPE list`` and read
+with ``LRANGE`` in batches. A batch is written by one Lua script that, for each
+row, does ``LSET`` only if ``LINDEX`` still returns the value read, and stores the
+checkpoint in the same step: Redis runs the script atomically, so no lock is
+held beyond it, and an SDK writer's ``WATCH`` simply retries. ``LSET`` keeps the
+key's TTL. The checkpoint (``handoff-codec:migrate:{prefix}:checkpoint:{K/N}``)
+holds the SCAN cursor of the page being read, the list and the index; a resumed
+run reads that page again from that list on, so rows may be read twice (they
+are then already current), never skipped. A shard's run holds the lock key
+``handoff-codec:migrate:{prefix}:lock:{K/N}`` (``SET NX PX``), renewed every batch.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from . import StoreError
+from ._protocol import Batch, Change, Checkpoint, Position, Row, Settle, Shard
+
+try:
+    import redis
+except ImportError as exc:  # pragma: no cover - depends on the install
+    raise StoreError("Redis stores need redis-py: pip install 'handoff-codec[redis]'") from exc
+
+__all__ = ["DEFAULT_PREFIX", "RedisStore"]
+
+DEFAULT_PREFIX = "agents:session"
+_MESSAGES = b":messages"
+
+# KEYS: the n lists, then the checkpoint key (optional).
+# ARGV: n, then index/old/new for each row, then the checkpoint value (optional).
+_SWAP = """
+local n = tonumber(ARGV[1])
+local out = {}
+for i = 1, n do
+  local base = 1 + 3 * (i - 1)
+  local index = tonumber(ARGV[base + 1])
+  if redis.call('LINDEX', KEYS[i], index) == ARGV[base + 2] then
+    redis.call('LSET', KEYS[i], index, ARGV[base + 3])
+    out[i] = 1
+  else
+    out[i] = 0
+  end
+end
+if #KEYS > n then
+  redis.call('SET', KEYS[n + 1], ARGV[3 * n + 2])
+end
+return out
+"""
+
+_RENEW = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return 0
+"""
+
+_UNLOCK = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('DEL', KEYS[1])
+end
+return 0
+"""
+
+
+def _glob_escape(text: bytes) -> bytes:
+    out = bytearray()
+    for byte in text:
+        if byte in b"*?[]\\":
+            out.append(0x5C)
+        out.append(byte)
+    return bytes(out)
+
+
+class RedisStore:
+    """The ``RedisSession`` lists under one key prefix."""
+
+    kind = "redis"
+
+    def __init__(self, url: str, *, key_prefix: str = DEFAULT_PREFIX,
+                 lock_ttl: float = 60.0, client: redis.Redis | None = None) -> None:
+        try:
+            self._redis: redis.Redis = client or redis.Redis.from_url(url)
+            self._redis.ping()
+        except (ValueError, redis.RedisError) as exc:
+            raise StoreError(f"{_hide_password(url)}: {exc}") from None
+        self.where = _hide_password(url)
+        self._prefix = key_prefix.encode("utf-8")
+        own = f"handoff-codec:migrate:{key_prefix}"
+        self._checkpoint_base = f"{own}:checkpoint:"
+        self._lock_base = f"{own}:lock:"
+        self._lock_ms = int(lock_ttl * 1000)
+        self._swap_script = self._redis.register_script(_SWAP)
+        self._shard = Shard()
+        self._held: tuple[str, str] | None = None
+
+    def prepare(self, shard: Shard) -> None:
+        self._shard = shard
+
+    def _session_id(self, key: bytes) -> str | None:
+        head = self._prefix + b":"
+        if not key.startswith(head) or not key.endswith(_MESSAGES):
+            return None
+        try:
+            return key[len(head):-len(_MESSAGES)].decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+
+    def batches(self, after: Position, size: int, shard: Shard) -> Iterator[Batch]:
+        pattern = _glob_escape(self._prefix) + b":*" + _MESSAGES
+        if after and after.get("end"):
+            return
+        cursor = int(after["cursor"]) if after else 0
+        resume_key = after["key"].encode("utf-8", "surrogateescape") if after and after.get(
+            "key") else None
+        resume_index = int(after["index"]) if after and after.get("key") else 0
+        rows: list[Row] = []
+        started = False
+        while not started or cursor != 0:
+            started = True
+            page_cursor = cursor
+            cursor, found = self._redis.scan(cursor, match=pattern, count=max(size, 100),
+                                             _type="list")
+            keys = [_bytes(k) for k in found]
+            if resume_key is not None:
+                if resume_key in keys:
+                    keys = keys[keys.index(resume_key):]
+                else:
+                    resume_index = 0
+            for key in keys:
+                session_id = self._session_id(key)
+                if session_id is None or not shard.holds(session_id):
+                    continue
+                index = resume_index if key == resume_key else 0
+                while True:
+                    values = self._redis.lrange(key, index, index + size - len(rows) - 1)
+                    rows.extend(Row((key, index + n), session_id, _bytes(value))
+                                for n, value in enumerate(values))
+                    index += len(values)
+                    if len(rows) >= size:
+                        yield Batch(rows, {"cursor": page_cursor,
+                                           "key": key.decode("utf-8", "surrogateescape"),
+                                           "index": index})
+                        rows = []
+                        continue
+                    break
+            resume_key = None
+            if rows or cursor == 0:
+                yield Batch(rows, {"cursor": cursor, "key": None, "index": 0,
+                                   "end": cursor == 0})
+                rows = []
+
+    def session_rows(self, session_id: str) -> list[Row]:
+        """Every row of one session, in list order."""
+        key = self._prefix + b":" + session_id.encode("utf-8") + _MESSAGES
+        return [Row((key, n), session_id, _bytes(value))
+                for n, value in enumerate(self._redis.lrange(key, 0, -1))]
+
+    def commit(self, changes: Sequence[Change], settle: Settle | None) -> list[bool]:
+        written: list[bool] = []
+        if changes:
+            self._renew_lock()
+            args: list[Any] = [len(changes)]
+            for change in changes:
+                args += [change.row.key[1], change.row.value, change.new]
+            result = self._swap_script(keys=[c.row.key[0] for c in changes], args=args)
+            written = [bool(flag) for flag in result]
+        if settle is not None:
+            # After the swap: a kill in between makes a resumed run read these rows
+            # again and find them current, never skip one.
+            self._redis.set(self._checkpoint_base + str(self._shard), settle(written).dumps())
+        return written
+
+    def load_checkpoint(self, shard: Shard) -> Checkpoint | None:
+        state = self._redis.get(self._checkpoint_base + str(shard))
+        return None if state is None else Checkpoint.loads(_bytes(state))
+
+    def _renew_lock(self) -> None:
+        if self._held is not None:
+            key, token = self._held
+            if not self._redis.eval(_RENEW, 1, key, token, self._lock_ms):
+                raise StoreError(f"{self.where}: lost the lock {key}")
+
+    @contextmanager
+    def lock(self, shard: Shard) -> Iterator[None]:
+        key, token = self._lock_base + str(shard), secrets.token_hex(16)
+        if not self._redis.set(key, token, nx=True, px=self._lock_ms):
+            left = max(0, int(self._redis.pttl(key))) / 1000
+            raise StoreError(f"{self.where}: shard {shard} is being migrated by another run "
+                             f"(lock {key}; a killed run's lock expires in {left:.0f} s)")
+        self._held = (key, token)
+        try:
+            yield
+        finally:
+            self._held = None
+            self._redis.eval(_UNLOCK, 1, key, token)
+
+    def row_key(self, key: Sequence[Any]) -> tuple[Any, ...]:
+        return (str(key[0]).encode("utf-8", "surrogateescape"), int(key[1]))
+
+    def close(self) -> None:
+        self._redis.close()
+
+
+def _bytes(value: bytes | str) -> bytes:
+    return value.encode("utf-8") if isinstance(value, str) else value
+
+
+def _hide_password(url: str) -> str:
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.rsplit("@", 1)[1]
+    user = parts.username or ""
+    return urlunsplit(parts._replace(netloc=f"{user}:***@{netloc}"))
+

@@ -1,0 +1,281 @@
+"""``SQLAlchemySession`` tables through SQLAlchemy 2: PostgreSQL, MySQL/MariaDB, SQLite.
+
+Rows are addressed by the messages table's primary key (one integer column:
+``id`` in the SDK's schema); a table without one is refused. A batch is read
+with ``WHERE pk > :last ORDER BY pk LIMIT :n`` (with ``--shard K/N``: the keys and
+session ids of the next ``n * N`` rows, then the data of this shard's rows among
+them, by key), and written in one short transaction:
+
+* PostgreSQL, MySQL/MariaDB: ``SELECT pk, message_data ... FOR UPDATE SKIP LOCKED``
+  on the batch's changed rows, so we never wait for a writer's lock (a writer
+  can wait for ours, at most one batch long, and never deadlocks with us); rows
+  still holding the value read are updated; the others (changed, deleted or
+  locked by a writer) are left alone and counted;
+* SQLite: ``UPDATE ... WHERE pk = ? AND message_data = ?`` row by row.
+
+The same transaction upserts the shard's checkpoint row in ``handoff_codec_checkpoints``
+(created on first use), so a killed run resumes exactly after its last batch.
+Two runs on one shard are kept apart by ``pg_try_advisory_lock`` / ``GET_LOCK``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from . import StoreError
+from ._protocol import Batch, Change, Checkpoint, Position, Row, Settle, Shard
+
+try:
+    import sqlalchemy as sa
+    from sqlalchemy.dialects import mysql as sa_mysql
+    from sqlalchemy.engine import Connection, Engine
+except ImportError as exc:  # pragma: no cover - depends on the install
+    raise StoreError("SQL stores need SQLAlchemy: pip install 'handoff-codec[postgres]' "
+                     "or 'handoff-codec[mysql]'") from exc
+
+__all__ = ["CHECKPOINT_TABLE", "SQLAlchemyStore", "engine_url"]
+
+CHECKPOINT_TABLE = "handoff_codec_checkpoints"
+_DRIVERS = {"postgresql": "postgresql+psycopg", "postgres": "postgresql+psycopg",
+            "mysql": "mysql+pymysql", "mariadb": "mysql+pymysql"}
+
+
+def engine_url(url: str) -> sa.URL:
+    """The SQLAlchemy URL, with this project's drivers where none is named."""
+    parsed = sa.make_url(url)
+    driver = _DRIVERS.get(parsed.drivername)
+    if driver:
+        parsed = parsed.set(drivername=driver)
+    if parsed.get_backend_name() == "postgresql" and parsed.get_driver_name() not in (
+            "psycopg", "psycopg2", "pg8000"):
+        parsed = parsed.set(drivername="postgresql+psycopg")
+    if parsed.get_backend_name() == "mysql" and parsed.get_driver_name() in (
+            "aiomysql", "asyncmy"):
+        parsed = parsed.set(drivername="mysql+pymysql")
+    if parsed.get_backend_name() == "sqlite" and parsed.get_driver_name() == "aiosqlite":
+        parsed = parsed.set(drivername="sqlite")
+    return parsed
+
+
+class SQLAlchemyStore:
+    """The messages table of ``SQLAlchemySession`` (or ``SQLiteSession``) in a database."""
+
+    kind = "sqlalchemy"
+
+    def __init__(self, url: str, *, messages_table: str = "agent_messages",
+                 sessions_table: str = "agent_sessions", lock_timeout: float = 5.0) -> None:
+        self._url = engine_url(url)
+        self.where = self._url.render_as_string(hide_password=True)
+        options: dict[str, Any] = {"isolation_level": "READ COMMITTED"}
+        if self._url.get_backend_name() == "sqlite":
+            options = {"connect_args": {"timeout": lock_timeout}}
+        try:
+            self._engine: Engine = sa.create_engine(self._url, **options)
+        except (ImportError, sa.exc.ArgumentError) as exc:
+            raise StoreError(f"{self.where}: {exc}") from None
+        self.dialect = self._engine.dialect.name
+        if self.dialect == "sqlite":
+            sa.event.listen(self._engine, "connect", _register_sqlite_functions)
+            sa.event.listen(self._engine, "begin", _begin_immediate)
+        self.kind = f"sqlalchemy-{self.dialect}"
+        self._lock_timeout = lock_timeout
+        self._messages_name = messages_table
+        self._sessions_name = sessions_table
+        try:
+            self._table, self._pk = self._reflect(messages_table)
+        except sa.exc.OperationalError as exc:
+            self._engine.dispose()
+            raise StoreError(f"{self.where}: {exc.orig}") from None
+        except BaseException:
+            self._engine.dispose()
+            raise
+        self._checkpoints = sa.Table(
+            CHECKPOINT_TABLE, sa.MetaData(),
+            sa.Column("messages_table", sa.String(255), primary_key=True),
+            sa.Column("shard", sa.String(64), primary_key=True),
+            sa.Column("state", sa.Text().with_variant(sa_mysql.LONGTEXT(), "mysql"),
+                      nullable=False))
+
+    def _reflect(self, name: str) -> tuple[sa.Table, sa.Column[Any]]:
+        inspector = sa.inspect(self._engine)
+        if not inspector.has_table(name):
+            raise StoreError(f"{self.where}: no table {name!r} (see --messages-table)")
+        table = sa.Table(name, sa.MetaData(), autoload_with=self._engine)
+        for column in ("session_id", "message_data"):
+            if column not in table.c:
+                raise StoreError(f"{self.where}: table {name!r} has no {column!r} column")
+        pk = list(table.primary_key.columns)
+        if len(pk) != 1 or not isinstance(pk[0].type, sa.Integer):
+            raise StoreError(f"{self.where}: table {name!r} has no single integer primary key; "
+                             "rows cannot be addressed one by one, so it is not migrated")
+        return table, pk[0]
+
+    # -- reading ---------------------------------------------------------------
+
+    def _data_column(self) -> sa.ColumnElement[Any]:
+        column = self._table.c.message_data
+        if self.dialect == "mysql":
+            return sa.cast(column, sa_mysql.BINARY())  # the bytes, whatever they are
+        if self.dialect == "sqlite":
+            return sa.cast(column, sa.LargeBinary)
+        return column
+
+    def batches(self, after: Position, size: int, shard: Shard) -> Iterator[Batch]:
+        table, pk = self._table, self._pk
+        data = self._data_column().label("data")
+        # With shards, the keys and session ids of the next size * N rows are read,
+        # and the data of this shard's rows among them: two index-range queries.
+        span = size * shard.count
+        keys_query = sa.select(pk, table.c.session_id).order_by(pk).limit(span)
+        last = after
+        while True:
+            page = keys_query if last is None else keys_query.where(pk > last)
+            with self._engine.connect() as conn:
+                found = conn.execute(page).all()
+                keys = [row[0] for row in found]
+                if keys != sorted(set(keys)) or (last is not None and keys and keys[0] <= last):
+                    raise StoreError(f"{self.where}: the key {pk.name!r} did not advance after "
+                                     f"{last!r}; stopping rather than reading rows twice")
+                mine = [key for key, sid in found if shard.holds(str(sid))]
+                rows = conn.execute(
+                    sa.select(pk, table.c.session_id, data).where(pk.in_(mine)).order_by(pk)
+                ).all() if mine else []
+                conn.rollback()
+            if not found:
+                return
+            last = keys[-1]
+            yield Batch([Row((key,), str(sid), _as_bytes(value)) for key, sid, value in rows],
+                        last)
+
+    def session_rows(self, session_id: str) -> list[Row]:
+        """Every row of one session, in key order."""
+        table, pk = self._table, self._pk
+        query = (sa.select(pk, self._data_column()).where(table.c.session_id == session_id)
+                 .order_by(pk))
+        with self._engine.connect() as conn:
+            rows = conn.execute(query).all()
+            conn.rollback()
+        return [Row((key,), session_id, _as_bytes(data)) for key, data in rows]
+
+    # -- writing ---------------------------------------------------------------
+
+    def commit(self, changes: Sequence[Change], settle: Settle | None) -> list[bool]:
+        if not changes and settle is None:
+            return []
+        with self._engine.begin() as conn:
+            written = self._swap(conn, changes) if changes else []
+            if settle is not None:
+                self._save_checkpoint(conn, settle(written))
+        return written
+
+    def _swap(self, conn: Connection, changes: Sequence[Change]) -> list[bool]:
+        table, pk = self._table, self._pk
+        ids = [change.row.key[0] for change in changes]
+        if self.dialect == "sqlite":
+            statement = (sa.update(table).where(pk == sa.bindparam("k"))
+                         .where(table.c.message_data == sa.bindparam("old"))
+                         .values(message_data=sa.bindparam("new")))
+            return [conn.execute(statement, {"k": c.row.key[0], "old": c.row.value.decode(),
+                                             "new": c.new.decode()}).rowcount == 1
+                    for c in changes]
+        current = dict(conn.execute(
+            sa.select(pk, self._data_column()).where(pk.in_(ids))
+            .with_for_update(skip_locked=True)).all())
+        ok = [_as_bytes(current[c.row.key[0]]) == c.row.value if c.row.key[0] in current
+              else False for c in changes]
+        todo = [{"k": c.row.key[0], "new": c.new.decode()}
+                for c, hit in zip(changes, ok, strict=True) if hit]
+        if todo:
+            conn.execute(sa.update(table).where(pk == sa.bindparam("k"))
+                         .values(message_data=sa.bindparam("new")), todo)
+        return ok
+
+    def _ensure_checkpoints(self) -> None:
+        try:
+            self._checkpoints.create(self._engine, checkfirst=True)
+        except sa.exc.DBAPIError:
+            # Shards starting together race to create it (PostgreSQL reports the loser's
+            # CREATE TABLE as a unique violation); the winner's table is as good.
+            if not sa.inspect(self._engine).has_table(CHECKPOINT_TABLE):
+                raise
+
+    def _checkpoint_key(self, shard: Shard) -> dict[str, str]:
+        return {"messages_table": self._messages_name, "shard": str(shard)}
+
+    def prepare(self, shard: Shard) -> None:
+        """Create the checkpoint table, and remember which shard's row to write."""
+        self._ensure_checkpoints()
+        self._shard = shard
+
+    def _save_checkpoint(self, conn: Connection, checkpoint: Checkpoint) -> None:
+        key = self._checkpoint_key(self._shard)
+        state = checkpoint.dumps()
+        table = self._checkpoints
+        updated = conn.execute(sa.update(table).where(
+            table.c.messages_table == key["messages_table"], table.c.shard == key["shard"])
+            .values(state=state)).rowcount
+        if not updated:
+            conn.execute(sa.insert(table).values(state=state, **key))
+
+    def load_checkpoint(self, shard: Shard) -> Checkpoint | None:
+        if not sa.inspect(self._engine).has_table(CHECKPOINT_TABLE):
+            return None
+        key = self._checkpoint_key(shard)
+        table = self._checkpoints
+        with self._engine.connect() as conn:
+            state = conn.execute(sa.select(table.c.state).where(
+                table.c.messages_table == key["messages_table"],
+                table.c.shard == key["shard"])).scalar_one_or_none()
+        return None if state is None else Checkpoint.loads(state)
+
+    @contextmanager
+    def lock(self, shard: Shard) -> Iterator[None]:
+        name = f"handoff-codec:{self._messages_name}:{shard}"
+        if self.dialect == "sqlite":  # SQLite has no advisory locks; its writes are serial
+            yield
+            return
+        with self._engine.connect() as conn:
+            if self.dialect == "postgresql":
+                number = int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big",
+                                        signed=True)
+                got = conn.execute(sa.text("SELECT pg_try_advisory_lock(:n)"),
+                                   {"n": number}).scalar()
+                release = sa.text("SELECT pg_advisory_unlock(:n)")
+                params: dict[str, Any] = {"n": number}
+            else:
+                name = name[:64]
+                got = conn.execute(sa.text("SELECT GET_LOCK(:n, 0)"), {"n": name}).scalar()
+                release = sa.text("SELECT RELEASE_LOCK(:n)")
+                params = {"n": name}
+            conn.commit()
+            if not got:
+                raise StoreError(f"{self.where}: shard {shard} of {self._messages_name!r} is "
+                                 "being migrated by another run")
+            try:
+                yield
+            finally:
+                conn.execute(release, params)
+                conn.commit()
+
+    def row_key(self, key: Sequence[Any]) -> tuple[Any, ...]:
+        return (int(key[0]),)
+
+    def close(self) -> None:
+        self._engine.dispose()
+
+
+def _as_bytes(data: Any) -> bytes:
+    if isinstance(data, str):
+        return data.encode("utf-8", "surrogatepass")
+    return bytes(data)
+
+
+def _register_sqlite_functions(dbapi_connection: Any, _record: Any) -> None:
+    dbapi_connection.isolation_level = None  # SQLAlchemy's "begin" event issues BEGIN
+
+
+def _begin_immediate(conn: Connection) -> None:
+    conn.exec_driver_sql("BEGIN IMMEDIATE")

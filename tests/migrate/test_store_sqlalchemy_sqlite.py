@@ -1,0 +1,15 @@
+"""Migrating ``SQLAlchemySession`` tables in a SQLite file, through ``sqlite:///``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.support.migrate_support import require_legacy_reader
+from tests.support.server_stores import SqlStore, check_migration_cycle
+
+
+def test_dry_run_real_run_second_run_and_restore(tmp_path: Path) -> None:
+    require_legacy_reader()
+    url = f"sqlite:///{tmp_path / 'sessions.db'}"
+    report = check_migration_cycle(SqlStore(url), url, str(tmp_path / "backup.jsonl"))
+    assert report["store"] == "sqlalchemy-sqlite"

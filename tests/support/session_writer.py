@@ -1,0 +1,68 @@
+"""An application writing through a real SDK session until told to stop (for online tests).
+
+    python -m tests.support.session_writer sql|redis URL PREFIX_OR_TABLE STOP_FILE
+
+Appends one item at a time to sessions ``session-0`` .. ``session-9`` and reads
+each session back, in a loop, until STOP_FILE exists; then prints
+``{"appended": [...], "errors": [...], "reads": N}`` on stdout.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+
+async def _loop(kind: str, url: str, prefix: str, stop: Path) -> dict[str, Any]:
+    appended: list[str] = []
+    errors: list[str] = []
+    reads = 0
+    if kind == "redis":
+        import redis.asyncio as aioredis
+        from agents.extensions.memory import RedisSession
+
+        client = aioredis.Redis.from_url(url)
+
+        def session(sid: str) -> Any:
+            return RedisSession(sid, redis_client=client, key_prefix=prefix)
+
+        close = client.aclose
+    else:
+        from agents.extensions.memory import SQLAlchemySession
+        from sqlalchemy.ext.asyncio import create_async_engine
+
+        engine = create_async_engine(url)
+
+        def session(sid: str) -> Any:
+            return SQLAlchemySession(sid, engine=engine)
+
+        close = engine.dispose
+    n = 0
+    while not stop.exists():
+        sid = f"session-{n % 10}"
+        text = f"appended-{n}"
+        try:
+            await session(sid).add_items([{"role": "user", "content": text}])
+            appended.append(text)
+            items = await session(sid).get_items(limit=3)
+            reads += 1
+            if {"role": "user", "content": text} not in items:
+                errors.append(f"{text} not read back")
+        except Exception as exc:
+            errors.append(f"{type(exc).__name__}: {exc}")
+        n += 1
+    await close()
+    return {"appended": appended, "errors": errors, "reads": reads}
+
+
+def main() -> int:
+    kind, url, prefix, stop = sys.argv[1:5]
+    print(json.dumps(asyncio.run(_loop(kind, url, prefix, Path(stop)))))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
