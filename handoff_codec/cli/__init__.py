@@ -24,6 +24,7 @@ import argparse
 import importlib
 import json
 import os
+import re
 import sys
 from collections.abc import Sequence
 from typing import NoReturn
@@ -34,6 +35,7 @@ COMMANDS = ("encode", "decode", "validate", "migrate", "replay")
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, EXIT_LOSSY = 0, 1, 2, 3
 # The positional arguments that name an input, checked before a subcommand runs.
 _PATH_ARGUMENTS = ("file", "path")
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
 
 
 class CliError(Exception):
@@ -69,10 +71,11 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _check_paths(args: argparse.Namespace) -> None:
-    """A usage error (exit 2) for an input path that does not exist."""
+    """A usage error (exit 2) for an input path that does not exist (URLs are the store's)."""
     for name in _PATH_ARGUMENTS:
         value = getattr(args, name, None)
-        if isinstance(value, str) and value != "-" and not os.path.lexists(value):
+        if (isinstance(value, str) and value != "-" and not _URL.match(value)
+                and not os.path.lexists(value)):
             raise CliError(f"{value}: no such file", EXIT_USAGE)
 
 
