@@ -186,6 +186,7 @@ class Codec:
         *,
         trust: Literal["any", "signed"] = "any",
         on_loss: Literal["keep", "drop"] = "keep",
+        restore_empty: bool = False,
     ) -> list[Item]:
         """A new list: every summary message expanded, every other item copied.
 
@@ -198,10 +199,16 @@ class Codec:
         summary anyway and drops those lines, as the Agents SDK's reader does.
         :meth:`flatten_report` says what happened to each message.
 
+        ``restore_empty=True`` then turns every turn whose whole text is a known
+        empty-turn placeholder (``"."``, ``(empty)``, LiteLLM's and others: see
+        :func:`handoff_codec.replay.restore_empty`) back into an empty turn, so
+        placeholders written for one provider do not pile up hop after hop.
+
         Raises ValueError for an unknown ``trust`` or ``on_loss``, or
         ``trust="signed"`` without a key; never DecodeError.
         """
-        return self.flatten_report(items, trust=trust, on_loss=on_loss).items
+        return self.flatten_report(items, trust=trust, on_loss=on_loss,
+                                   restore_empty=restore_empty).items
 
     def flatten_report(
         self,
@@ -209,8 +216,13 @@ class Codec:
         *,
         trust: Literal["any", "signed"] = "any",
         on_loss: Literal["keep", "drop"] = "keep",
+        restore_empty: bool = False,
     ) -> FlattenReport:
-        """:meth:`flatten`, plus one decision (with the reader's recoveries) per summary message."""
+        """:meth:`flatten`, plus one decision (with the reader's recoveries) per summary message.
+
+        With ``restore_empty``, ``placeholders`` says which turns were restored
+        and which start with a placeholder but go on (leaks: reported, not cut).
+        """
         from ._errors import DecodeError
         from ._signing import FlattenReport, Reason, TrustDecision, verify_text
 
@@ -244,7 +256,12 @@ class Codec:
                             index, False, Reason.LOSSY,
                             f"line(s) {', '.join(lines)} belong to no record", found))
             flat.append(copy.deepcopy(dict(item)))
-        return FlattenReport(flat, decisions)
+        if not restore_empty:
+            return FlattenReport(flat, decisions)
+        from .replay._placeholders import restore_empty_report
+
+        restored = restore_empty_report(flat)
+        return FlattenReport(restored.items, decisions, restored)
 
     def nest(self, items: Iterable[Mapping[str, Any]]) -> list[Item]:
         """``[summarize(flatten(items))]``, the shape of a HandoffHistoryMapper."""

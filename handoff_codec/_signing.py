@@ -83,6 +83,8 @@ class FlattenReport:
 
     items: list[dict[str, Any]]
     decisions: list[TrustDecision] = field(default_factory=list)
+    # With flatten(restore_empty=True): a handoff_codec.replay.RestoreReport.
+    placeholders: Any = None
 
     @property
     def kept(self) -> list[TrustDecision]:
