@@ -30,6 +30,8 @@ DEFAULT_START = "<CONVERSATION HISTORY>"
 DEFAULT_END = "</CONVERSATION HISTORY>"
 
 Item = dict[str, Any]
+Trust = Literal["any", "signed"]
+OnLoss = Literal["keep", "drop"]
 
 
 @dataclass(frozen=True)
@@ -180,14 +182,8 @@ class Codec:
             and rest.endswith("\n" + self.end)
         )
 
-    def flatten(
-        self,
-        items: Iterable[Mapping[str, Any]],
-        *,
-        trust: Literal["any", "signed"] = "any",
-        on_loss: Literal["keep", "drop"] = "keep",
-        restore_empty: bool = False,
-    ) -> list[Item]:
+    def flatten(self, items: Iterable[Mapping[str, Any]], *, trust: Trust = "any",
+                on_loss: OnLoss = "keep", restore_empty: bool = False) -> list[Item]:
         """A new list: every summary message expanded, every other item copied.
 
         ``items`` is not changed. A message that has the envelope is kept as it
@@ -210,14 +206,8 @@ class Codec:
         return self.flatten_report(items, trust=trust, on_loss=on_loss,
                                    restore_empty=restore_empty).items
 
-    def flatten_report(
-        self,
-        items: Iterable[Mapping[str, Any]],
-        *,
-        trust: Literal["any", "signed"] = "any",
-        on_loss: Literal["keep", "drop"] = "keep",
-        restore_empty: bool = False,
-    ) -> FlattenReport:
+    def flatten_report(self, items: Iterable[Mapping[str, Any]], *, trust: Trust = "any",
+                       on_loss: OnLoss = "keep", restore_empty: bool = False) -> FlattenReport:
         """:meth:`flatten`, plus one decision (with the reader's recoveries) per summary message.
 
         With ``restore_empty``, ``placeholders`` says which turns were restored

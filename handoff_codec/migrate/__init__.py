@@ -10,20 +10,5 @@ session databases).
 
 from __future__ import annotations
 
-from ._items import (
-    MigrationResult,
-    MigrationStatus,
-    ValueMigration,
-    migrate_item,
-    migrate_items,
-    migrate_value,
-)
-
-__all__ = [
-    "MigrationResult",
-    "MigrationStatus",
-    "ValueMigration",
-    "migrate_item",
-    "migrate_items",
-    "migrate_value",
-]
+from ._items import *  # noqa: F403  (the public names, listed in _items.__all__)
+from ._items import __all__ as __all__
