@@ -127,3 +127,13 @@ def test_decode_allow_loss_accepts_a_lossy_read() -> None:
 
 def test_decode_missing_path_exits_2() -> None:
     assert main(["decode", "/no/such/summary.txt"]) == 2
+
+
+def test_the_version_is_the_one_the_package_metadata_declares() -> None:
+    from pathlib import Path
+
+    import tomllib
+
+    pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
+    declared = tomllib.loads(pyproject.read_text("utf-8"))["project"]["version"]
+    assert handoff_codec.__version__ == declared
