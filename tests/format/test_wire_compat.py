@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import assume, given
 
 import handoff_codec
@@ -11,19 +12,24 @@ from tests.support.profiles import examples
 from tests.support.sdk import sdk_flatten, sdk_read, sdk_summarize
 from tests.support.strategies import messages, transcripts, without_sdk_stripped_keys
 
+# 2,000 examples each, as four shards of 500 that pytest-xdist runs side by side.
+SHARDS = pytest.mark.parametrize("shard", range(4))
 
-@examples(2000)
+
+@SHARDS
+@examples(500)
 @given(transcripts.filter(without_sdk_stripped_keys))
-def test_sdk_reader_reads_our_summaries_exactly(items: list[dict[str, Any]]) -> None:
+def test_sdk_reader_reads_our_summaries_exactly(shard: int, items: list[dict[str, Any]]) -> None:
     """The SDK flattens every summary with its own reader before any mapper runs."""
     message = handoff_codec.summarize(items)
     assert sdk_read(message) == items
     assert sdk_flatten([message]) == items
 
 
-@examples(2000)
+@SHARDS
+@examples(500)
 @given(transcripts.filter(without_sdk_stripped_keys))
-def test_we_read_whatever_the_sdk_reads_back(items: list[dict[str, Any]]) -> None:
+def test_we_read_whatever_the_sdk_reads_back(shard: int, items: list[dict[str, Any]]) -> None:
     """Wherever the SDK recovers L from its own summary, flatten recovers L too."""
     message = sdk_summarize(items)
     assume(sdk_read(message) == items)
