@@ -277,9 +277,7 @@ class _Reader:
         self.json = self.empty_plain = False
 
     def note(self, line: int, kind: RecoveryKind, message: str, *, lost: bool = False) -> None:
-        # Built without validation: every field is a value of its declared type.
-        self.recoveries.append(
-            Recovery.model_construct(line=line, kind=kind, message=message, lost=lost))
+        self.recoveries.append(Recovery(line=line, kind=kind, message=message, lost=lost))
 
     def kinds(self) -> set[RecoveryKind]:
         return {recovery.kind for recovery in self.recoveries}
