@@ -123,11 +123,20 @@ class _Numbered:
         self.starts = array("q")
         self.numbers = array("q")
         start, number = self.starts.append, self.numbers.append
-        for match in _legacy("RECORD_NUMBER").finditer(body):
-            start(match.start())
-            digits = match[1]
-            # 0 (never in sequence) for a number too long for int() to accept
-            number(int(digits) if len(digits) <= 18 else 0)
+        # RECORD_NUMBER matches only where a line starts: try it at each line
+        # start (found by str.find) rather than have the regex engine test
+        # every offset of the body for one.
+        numbered, find = _legacy("RECORD_NUMBER").match, body.find
+        pos = 0
+        while pos >= 0:
+            match = numbered(body, pos)
+            if match is not None:
+                start(pos)
+                digits = match[1]
+                # 0 (never in sequence) for a number too long for int() to accept
+                number(int(digits) if len(digits) <= 18 else 0)
+            newline = find("\n", pos)
+            pos = newline + 1 if newline >= 0 else -1
 
     def shaped(self) -> bytearray:
         """1 for each numbered line shaped like a record (``LEGACY_HEAD``), else 0."""

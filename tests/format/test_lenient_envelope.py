@@ -102,3 +102,15 @@ def test_heads_of_a_body_numbered_in_order_follow_the_rule(before: str, rests: l
     lines = _Numbered(body)
     inside = lines.inside_spilled_summaries(DEFAULT_START, DEFAULT_END)
     assert _record_heads(lines, DEFAULT_START, DEFAULT_END) == _heads_by_rule(lines, inside)
+
+
+@EXAMPLES
+@given(st.text(alphabet="0123456789.\n a", max_size=40))
+@example("1.\n2.\n")
+@example("\n1.")
+@example("x1.\n12345678901234567890.\n")
+def test_numbered_lines_are_the_record_number_matches(body: str) -> None:
+    lines = _Numbered(body)
+    matches = list(grammar.terminal("RECORD_NUMBER", "legacy").finditer(body))
+    assert list(lines.starts) == [match.start() for match in matches]
+    assert list(lines.numbers) == [int(m[1]) if len(m[1]) <= 18 else 0 for m in matches]
