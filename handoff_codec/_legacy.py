@@ -30,6 +30,7 @@ from ._report import Decoded, Format, Recovery, RecoveryKind
 __all__ = ["parse_lenient"]
 
 Item = dict[str, Any]
+Literals = tuple[tuple[str, str], ...]
 
 
 class _Envelope(Transformer[Token, tuple[Token, str, int]]):
@@ -51,6 +52,65 @@ class _Envelope(Transformer[Token, tuple[Token, str, int]]):
 _ENVELOPE = _Envelope()
 
 
+@functools.cache
+def _shapes(literals: Literals) -> tuple[tuple[tuple[str, str], ...], str, str] | None:
+    """For :func:`_split`: each preamble terminal with the text from it to the
+    body, the empty transcript and the end marker.
+
+    None when one preamble is a prefix of the other: the lexer's choice
+    between them is then left to the parser.
+    """
+    values = dict(literals)
+    preambles = (("PREAMBLE", values["PREAMBLE"]),
+                 ("LEGACY_PREAMBLE", grammar.literal("LEGACY_PREAMBLE", "legacy")))
+    (_, first), (_, second) = preambles
+    if first.startswith(second) or second.startswith(first):
+        return None
+    heads = tuple((name, f"{preamble}\n{values['START_MARKER']}\n") for name, preamble in preambles)
+    return heads, grammar.literal("EMPTY_TRANSCRIPT"), values["END_MARKER"]
+
+
+def _split(text: str, literals: Literals) -> tuple[str, str, int] | None:
+    """The envelope of ``grammar/legacy.lark`` read as the LALR parser reads it, in one pass.
+
+    The preamble terminal, the body (the ``RECORDS`` token: up to the last
+    line break) and its offset; None for any text this shortcut does not
+    cover (the empty transcript, or text that breaks the grammar), which the
+    parser then reads. A test checks that both agree.
+    """
+    shapes = _shapes(literals)
+    if shapes is None:
+        return None
+    heads, empty, end = shapes
+    found = next((shape for shape in heads if text.startswith(shape[1])), None)
+    if found is None:
+        return None
+    name, head = found
+    pos = len(head)
+    signature = grammar.terminal("_SIGNATURE").match(text, pos)
+    if signature is not None:
+        pos = signature.end()
+    if text.startswith(empty, pos):
+        return None
+    last = text.rfind("\n")  # the end marker holds no line break
+    if last < pos or text[last + 1:] != end:
+        return None
+    return name, text[pos:last + 1], pos
+
+
+def _envelope(text: str, literals: Literals) -> tuple[str, str, int]:
+    """The preamble terminal, the body and its offset; DecodeError for a broken envelope."""
+    split = _split(text, literals)
+    if split is not None:
+        return split
+    lark_parser = grammar.parser("legacy", transformer=_ENVELOPE, literals=literals)
+    try:
+        preamble, body, offset = cast(tuple[Token, str, int], lark_parser.parse(text))
+    except UnexpectedInput as exc:
+        raise lark_error(text, exc) from None
+    return preamble.type, body, offset
+
+
 def _legacy(name: str) -> re.Pattern[str]:
     return grammar.terminal(name, "legacy")
 
@@ -63,11 +123,20 @@ class _Numbered:
         self.starts = array("q")
         self.numbers = array("q")
         start, number = self.starts.append, self.numbers.append
-        for match in _legacy("RECORD_NUMBER").finditer(body):
-            start(match.start())
-            digits = match[1]
-            # 0 (never in sequence) for a number too long for int() to accept
-            number(int(digits) if len(digits) <= 18 else 0)
+        # RECORD_NUMBER matches only where a line starts: try it at each line
+        # start (found by str.find) rather than have the regex engine test
+        # every offset of the body for one.
+        numbered, find = _legacy("RECORD_NUMBER").match, body.find
+        pos = 0
+        while pos >= 0:
+            match = numbered(body, pos)
+            if match is not None:
+                start(pos)
+                digits = match[1]
+                # 0 (never in sequence) for a number too long for int() to accept
+                number(int(digits) if len(digits) <= 18 else 0)
+            newline = find("\n", pos)
+            pos = newline + 1 if newline >= 0 else -1
 
     def shaped(self) -> bytearray:
         """1 for each numbered line shaped like a record (``LEGACY_HEAD``), else 0."""
@@ -125,9 +194,22 @@ def _record_heads(lines: _Numbered, start: str, end: str) -> list[int]:
     lines numbered 1, 2, 3, ... from the first line, and, unless the summary
     shows a sign of the 0.6 to 0.17.0 writer, every other line shaped like
     a record.
+
+    When the numbered lines are numbered 1, 2, 3, ... from the first line
+    and none is inside a spilled summary, that run holds every one of them:
+    each starts a record, and the rest of the rule has nothing to add.
     """
-    shaped = lines.shaped()
     inside = lines.inside_spilled_summaries(start, end)
+    count = len(lines.starts)
+    if (count and lines.starts[0] == 0 and not any(inside)
+            and lines.numbers == array("q", range(1, count + 1))):
+        return list(range(count))
+    return _heads_by_rule(lines, inside)
+
+
+def _heads_by_rule(lines: _Numbered, inside: bytearray) -> list[int]:
+    """:func:`_record_heads` for any numbering: the best run, then the shaped lines."""
+    shaped = lines.shaped()
     best: dict[int, Run] = {}
     parents = array("q", [-1]) * len(lines.starts)
     for position, number in enumerate(lines.numbers):
@@ -359,13 +441,9 @@ def parse_lenient(
     current = read_if_current(text, literals, max_depth, engine)
     if current is not None and not current[1]:
         return Decoded.model_construct(items=current[0], format=Format.CURRENT, recoveries=[])
-    lark_parser = grammar.parser("legacy", transformer=_ENVELOPE, literals=literals)
-    try:
-        preamble, body, offset = cast(tuple[Token, str, int], lark_parser.parse(text))
-    except UnexpectedInput as exc:
-        raise lark_error(text, exc) from None
+    preamble, body, offset = _envelope(text, literals)
     reader = _Reader(max_depth)
-    if preamble.type == "LEGACY_PREAMBLE":
+    if preamble == "LEGACY_PREAMBLE":
         reader.note(1, RecoveryKind.LEGACY_PREAMBLE, "the short legacy preamble")
     lines = _Numbered(body)
     heads = _record_heads(lines, start, end)

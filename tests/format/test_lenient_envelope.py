@@ -1,0 +1,116 @@
+"""The lenient reader's shortcuts agree with the grammar's rules.
+
+The envelope split reads ``grammar/legacy.lark``'s envelope as its LALR
+parser does (or leaves the text to the parser), and the record heads of a
+body numbered 1, 2, 3, ... are the ones the general numbering rule finds.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+from lark import Token
+from lark.exceptions import UnexpectedInput
+
+import handoff_codec
+from handoff_codec import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START, Codec
+from handoff_codec import _parsers as grammar
+from handoff_codec._legacy import _ENVELOPE, _heads_by_rule, _Numbered, _record_heads, _split
+
+LITERALS = handoff_codec.default_codec._literals
+LEGACY_PREAMBLE = "For context, here is the conversation so far:"
+SIGNATURE = "(signed hmac-sha256 " + "ab" * 32 + ")\n"
+EXAMPLES = settings(max_examples=2000, deadline=None)
+
+pieces = st.sampled_from([
+    DEFAULT_PREAMBLE, LEGACY_PREAMBLE, DEFAULT_START, DEFAULT_END, "\n", "\n\n", SIGNATURE,
+    "(no previous turns recorded)", "1. user: hi\n", "2. assistant: a\nb\n", "x", " ",
+    DEFAULT_PREAMBLE + "\n" + DEFAULT_START + "\n", "\n" + DEFAULT_END,
+])
+
+
+def envelope_texts() -> st.SearchStrategy[str]:
+    return st.lists(st.one_of(pieces, st.text(max_size=8)), max_size=10).map("".join)
+
+
+def lark_envelope(text: str, literals: Any = LITERALS) -> tuple[str, str, int] | None:
+    parser = grammar.parser("legacy", transformer=_ENVELOPE, literals=literals)
+    try:
+        preamble, body, offset = parser.parse(text)
+    except UnexpectedInput:
+        return None
+    assert isinstance(preamble, Token)
+    return preamble.type, body, offset
+
+
+def assert_split_agrees(text: str, literals: Any = LITERALS) -> None:
+    split = _split(text, literals)
+    if split is not None:  # None leaves the text to the parser
+        assert split == lark_envelope(text, literals)
+
+
+@EXAMPLES
+@given(envelope_texts())
+@example(f"{DEFAULT_PREAMBLE}\n{DEFAULT_START}\n{DEFAULT_END}")
+@example(f"{DEFAULT_PREAMBLE}\n{DEFAULT_START}\n(no previous turns recorded)\n{DEFAULT_END}")
+@example(f"{DEFAULT_PREAMBLE}\n{DEFAULT_START}\n1. user: a\n{DEFAULT_END}\n")
+@example(f"{DEFAULT_PREAMBLE}\n{DEFAULT_START}\n{SIGNATURE}{SIGNATURE}1. user: a\n{DEFAULT_END}")
+def test_envelope_split_agrees_with_the_parser(text: str) -> None:
+    assert_split_agrees(text)
+
+
+@EXAMPLES
+@given(st.sampled_from([DEFAULT_PREAMBLE, LEGACY_PREAMBLE]), st.booleans(),
+       st.one_of(st.text(max_size=40), st.just("(no previous turns recorded)")),
+       st.sampled_from(["", "\n", " "]))
+def test_envelope_split_agrees_on_well_formed_envelopes(
+    preamble: str, signed: bool, body: str, tail: str
+) -> None:
+    text = f"{preamble}\n{DEFAULT_START}\n{SIGNATURE if signed else ''}{body}\n{DEFAULT_END}{tail}"
+    assert_split_agrees(text)
+
+
+def test_envelope_split_reads_the_common_envelopes() -> None:
+    body = "1. user: a\n2. assistant\n  more\n"
+    for preamble, kind in ((DEFAULT_PREAMBLE, "PREAMBLE"), (LEGACY_PREAMBLE, "LEGACY_PREAMBLE")):
+        for signature in ("", SIGNATURE):
+            text = f"{preamble}\n{DEFAULT_START}\n{signature}{body}{DEFAULT_END}"
+            offset = len(preamble) + len(DEFAULT_START) + 2 + len(signature)
+            assert _split(text, LITERALS) == (kind, body, offset) == lark_envelope(text)
+
+
+def test_envelope_split_leaves_ambiguous_preambles_to_the_parser() -> None:
+    # A preamble that the legacy one starts with: the lexer's choice decides.
+    codec = Codec(preamble="For context, here is the conversation")
+    text = f"{LEGACY_PREAMBLE}\n{DEFAULT_START}\n1. user: a\n{DEFAULT_END}"
+    assert _split(text, codec._literals) is None
+    assert codec.decode(text).items == [{"role": "user", "content": "a"}]
+
+
+bodies = st.lists(st.one_of(
+    st.sampled_from(["user: a", "assistant", "{}", "tool: {\"a\": 1}", "x", ""]),
+    st.text(alphabet="0123456789. :{}\nabu", max_size=12)), max_size=8)
+
+
+@EXAMPLES
+@given(st.sampled_from(["", "text\n", "\n"]), bodies)
+@example("text\n", ["user: a"])
+def test_heads_of_a_body_numbered_in_order_follow_the_rule(before: str, rests: list[str]) -> None:
+    body = before + "".join(f"{number}. {rest}\n" for number, rest in enumerate(rests, 1))
+    lines = _Numbered(body)
+    inside = lines.inside_spilled_summaries(DEFAULT_START, DEFAULT_END)
+    assert _record_heads(lines, DEFAULT_START, DEFAULT_END) == _heads_by_rule(lines, inside)
+
+
+@EXAMPLES
+@given(st.text(alphabet="0123456789.\n a", max_size=40))
+@example("1.\n2.\n")
+@example("\n1.")
+@example("x1.\n12345678901234567890.\n")
+def test_numbered_lines_are_the_record_number_matches(body: str) -> None:
+    lines = _Numbered(body)
+    matches = list(grammar.terminal("RECORD_NUMBER", "legacy").finditer(body))
+    assert list(lines.starts) == [match.start() for match in matches]
+    assert list(lines.numbers) == [int(m[1]) if len(m[1]) <= 18 else 0 for m in matches]
