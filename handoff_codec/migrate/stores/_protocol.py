@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .._items import ValueMigration, migrate_value
+from ._rows import splice as splice_content
 
 if TYPE_CHECKING:
     from ..._codec import Codec
@@ -161,6 +162,9 @@ def _error_text(exc: BaseException) -> str:
 def splice(text: str, old: Any, new: Any, field: str = "content") -> str | None:
     """``text`` (the JSON of ``old``) with each changed item's ``field`` string replaced.
 
+    Used for the fields of a whole stored envelope (an encrypted row's
+    ``payload``); a summary's ``content`` is replaced by ``_rows.splice``.
+
     Only the JSON string of each changed summary is replaced, in place, so every
     other byte of the row stays as it was (number spellings, key order, escapes).
     None when that cannot be done exactly (the string is not found exactly once,
@@ -178,11 +182,14 @@ def splice(text: str, old: Any, new: Any, field: str = "content") -> str | None:
                 break
         else:
             return None
+    return text if _reads_as(text, new) else None
+
+
+def _reads_as(text: str, value: Any) -> bool:
     try:
-        same = json.loads(text) == new
+        return bool(json.loads(text) == value)
     except (ValueError, RecursionError):
-        return None
-    return text if same else None
+        return False
 
 
 def migrate_text(text: str, codec: Codec | None) -> tuple[str | None, RowOutcome]:
@@ -194,7 +201,15 @@ def migrate_text(text: str, codec: Codec | None) -> tuple[str | None, RowOutcome
     migration = migrate_value(value, codec=codec)
     if not migration.changed:
         return None, RowOutcome(None, migration)
-    new_text = splice(text, value, migration.value)
+    # The same in-place rewrite as the SQLite and JSONL stores use.
+    results = migration.results
+    try:
+        new_text: str | None = splice_content(text, results, isinstance(value, list),
+                                              [r.changed for r in results])
+    except (ValueError, RecursionError):  # RowError: the content could not be located
+        new_text = None
+    if new_text is not None and not _reads_as(new_text, migration.value):
+        new_text = None
     if new_text is None:
         return None, RowOutcome(None, migration, "the summary cannot be replaced without "
                                 "changing other bytes of the row; left as it is")
