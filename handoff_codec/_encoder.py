@@ -55,7 +55,14 @@ def plain_line(item: Mapping[str, Any]) -> str | None:
             return line
     else:
         line = f"{role} ({name}): {content}"
-    return line if grammar.terminal("CANON_PLAIN").fullmatch(line) else None
+    if grammar.terminal("CANON_PLAIN").fullmatch(line) is None:
+        return None
+    # The line must also read back as these very fields: `developer (a): b): c`
+    # matches CANON_PLAIN, but as name "a" and content "b): c".
+    read = grammar.terminal("PLAIN_RECORD").fullmatch(f"1. {line}\n")
+    if read is None or read.group("role", "name", "content") != (role, name, content):
+        return None
+    return line
 
 
 def _json_record(item: Mapping[str, Any], index: int, max_depth: int) -> str:

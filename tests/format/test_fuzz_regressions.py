@@ -101,3 +101,14 @@ def test_known_role_with_a_colon_in_its_name_still_reads_as_named() -> None:
     text = HEAD + "1. user (team:alice): q\n2. assistant (a(b): r" + TAIL
     assert Codec().loads(text) == [{"role": "user", "name": "team:alice", "content": "q"},
                                    {"role": "assistant", "name": "a(b", "content": "r"}]
+
+
+def test_a_name_holding_close_paren_colon_is_not_written_plain() -> None:
+    # The atheris harness found this: `developer (nt): Hi A): x` matches
+    # CANON_PLAIN but reads back as name "nt" and content "Hi A): x".
+    items = [{"role": "developer", "name": "nt): Hi A", "content": "x"},
+             {"role": "developer", "name": "nt", "content": "Hi A): x"}]
+    text = Codec().dumps(items)
+    assert "1. {" in text and "2. developer (nt): Hi A): x" in text
+    assert Codec().loads(text) == items
+    assert Codec().loads(text, strict=True) == items
