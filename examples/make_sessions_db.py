@@ -3,10 +3,11 @@
     python examples/make_sessions_db.py [--out examples/sessions.db]
 
 The database has ``SQLiteSession``'s schema (it is created by
-``agents.SQLiteSession`` itself) and a few sessions whose items include
-summary messages written by the real ``openai-agents`` 0.6.0, 0.14.8, 0.17.1
-and 0.19.4 (taken from ``tests/fixtures/legacy_summaries.jsonl``), one written
-by 0.24.0, and ordinary items around them. Rows are inserted the way
+``agents.SQLiteSession`` itself) and the sessions listed in
+``examples/sessions.json``, whose items include summary messages written by the
+real ``openai-agents`` 0.6.0, 0.14.8, 0.17.1 and 0.19.4 (taken from
+``tests/fixtures/legacy_summaries.jsonl``), one written by 0.24.0, and ordinary
+items around them. Rows are inserted the way
 ``SQLiteSession.add_items`` writes them (``json.dumps(item)``), with fixed
 timestamps so that the file is the same on every run.
 
@@ -29,35 +30,9 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 FIXTURES = HERE.parent / "tests" / "fixtures" / "legacy_summaries.jsonl"
 
-# (session id, fixture version, fixture case, items that followed the handoff)
-SESSIONS: list[tuple[str, str, str, list[dict[str, Any]]]] = [
-    ("support-0.6.0", "0.6.0", "mixed_realistic", [
-        {"role": "user", "content": "And can you send the invoice to my new address?"},
-        {"role": "assistant", "content": "Done: the invoice is on its way."},
-    ]),
-    ("setup-0.6.0", "0.6.0", "multiline_crlf", [
-        {"role": "user", "content": "Thanks, that worked."},
-    ]),
-    ("orders-0.14.8", "0.14.8", "tool_call_roundtrip", [
-        {"type": "function_call", "call_id": "call_track_2", "name": "track_parcel",
-         "arguments": "{\"order\": \"A-1093\"}"},
-        {"type": "function_call_output", "call_id": "call_track_2",
-         "output": "in transit, arrives Thursday"},
-        {"id": "msg_7f3", "type": "message", "role": "assistant", "status": "completed",
-         "content": [{"type": "output_text", "text": "It arrives on Thursday.",
-                      "annotations": []}]},
-    ]),
-    ("billing-0.17.1", "0.17.1", "consecutive_empty_turns", [
-        {"role": "user", "content": "Is the refund processed?"},
-        {"role": "assistant", "content": "Yes, 42.50 EUR went back to your card today."},
-    ]),
-    ("travel-0.19.4", "0.19.4", "mixed_realistic", [
-        {"role": "user", "content": "Book the 9:40 train, please."},
-    ]),
-    ("fresh-0.24.0", "0.24.0", "named_turns", [
-        {"role": "user", "content": "Hello again!"},
-    ]),
-]
+# Each session: its id, the summary it holds (writer version, fixture case) and
+# the items that followed the handoff.
+SESSIONS_FILE = HERE / "sessions.json"
 
 
 def summaries() -> dict[tuple[str, str], dict[str, Any]]:
@@ -83,7 +58,10 @@ def build(out: Path) -> None:
         SQLiteSession("schema", temp).close()  # the SDK creates its own schema
         conn = sqlite3.connect(temp)
         minute = 0
-        for session_id, version, case, after in SESSIONS:
+        sessions = json.loads(SESSIONS_FILE.read_text(encoding="utf-8"))["sessions"]
+        for session in sessions:
+            session_id, version = session["session_id"], session["written_by"]
+            case, after = session["fixture_case"], session["after"]
             stamp = f"2025-06-0{1 + minute // 60} 10:{minute % 60:02d}:00"
             conn.execute("INSERT INTO agent_sessions VALUES (?, ?, ?)",
                          (session_id, stamp, stamp))

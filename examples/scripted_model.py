@@ -34,7 +34,6 @@ if TYPE_CHECKING:
     from agents.agent_output import AgentOutputSchemaBase
     from agents.model_settings import ModelSettings
     from agents.tool import Tool
-    from openai.types.responses.response_prompt_param import ResponsePromptParam
 
 __all__ = ["RecordedCall", "ScriptedModel", "handoff_call", "text", "tool_call"]
 
@@ -69,7 +68,11 @@ class ScriptedModel(Model):
         """How many scripted responses have not been used."""
         return len(self._script)
 
-    async def get_response(
+    async def get_response(self, *args: Any, **kwargs: Any) -> ModelResponse:
+        """The next scripted output. Takes ``Model.get_response``'s arguments (see ``_next``)."""
+        return ModelResponse(output=self._next(*args, **kwargs), usage=Usage(), response_id=None)
+
+    def _next(
         self,
         system_instructions: str | None,
         input: str | list[TResponseInputItem],
@@ -78,22 +81,13 @@ class ScriptedModel(Model):
         output_schema: AgentOutputSchemaBase | None,
         handoffs: list[Handoff],
         tracing: ModelTracing,
-        *,
-        previous_response_id: str | None,
-        conversation_id: str | None,
-        prompt: ResponsePromptParam | None,
-    ) -> ModelResponse:
-        output = self._next(system_instructions, input, tools, handoffs)
-        return ModelResponse(output=output, usage=Usage(), response_id=None)
-
-    def _next(
-        self,
-        system_instructions: str | None,
-        input: str | list[TResponseInputItem],
-        tools: list[Tool],
-        handoffs: list[Handoff],
+        **options: Any,  # previous_response_id, conversation_id, prompt
     ) -> list[TResponseOutputItem]:
-        """Record one call and return the next scripted output."""
+        """Record one call and return the next scripted output.
+
+        The arguments are those of ``agents.models.interface.Model.get_response``
+        and ``stream_response``, given by position or by name.
+        """
         received = [{"role": "user", "content": input}] if isinstance(input, str) else input
         items = cast(list[dict[str, Any]], copy.deepcopy(received))
         self.calls.append(
@@ -108,23 +102,11 @@ class ScriptedModel(Model):
             raise RuntimeError(f"ScriptedModel: script exhausted at call {len(self.calls)}")
         return copy.deepcopy(self._script.popleft())
 
-    async def stream_response(
-        self,
-        system_instructions: str | None,
-        input: str | list[TResponseInputItem],
-        model_settings: ModelSettings,
-        tools: list[Tool],
-        output_schema: AgentOutputSchemaBase | None,
-        handoffs: list[Handoff],
-        tracing: ModelTracing,
-        *,
-        previous_response_id: str | None,
-        conversation_id: str | None,
-        prompt: ResponsePromptParam | None,
-    ) -> AsyncIterator[TResponseStreamEvent]:
+    async def stream_response(self, *args: Any, **kwargs: Any
+                              ) -> AsyncIterator[TResponseStreamEvent]:
         """The scripted output as a stream: one ``output_item.done`` per item, then
         ``response.completed``."""
-        output = self._next(system_instructions, input, tools, handoffs)
+        output = self._next(*args, **kwargs)
         for index, item in enumerate(output):
             yield ResponseOutputItemDoneEvent(type="response.output_item.done", item=item,
                                               output_index=index, sequence_number=index)

@@ -3,15 +3,19 @@
 Every target receives Chat Completions messages (directly, or through an
 OpenAI-compatible proxy such as LiteLLM), so OpenAI's own rules apply to all
 of them; :data:`PROFILES` adds what each provider rejects on top. Each rule
-names a public report of the rejection; docs/replay.md has the whole table.
+names a public report of the rejection. The table itself is data, in
+``profiles.json`` beside this module; docs/replay.md shows it.
 """
 
 from __future__ import annotations
 
+import json
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, get_args
+from importlib import resources
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Literal, cast, get_args
 
 if TYPE_CHECKING:
     from ._problems import Severity
@@ -58,54 +62,26 @@ class Profile:
     sources: tuple[tuple[str, str], ...]
 
 
-# Rules every target inherits: they are OpenAI's, and every target is sent
-# Chat Completions messages.
-BASE_SOURCES: tuple[tuple[str, str], ...] = (
-    ("null-content", "https://github.com/langchain-ai/langchainjs/issues/4153"),
-    ("empty-content-list", "https://github.com/openai/openai-python/issues/1812"),
-)
+def _load_profiles() -> Mapping[str, Profile]:
+    """The table in ``profiles.json``, beside this module (shipped in the wheel)."""
+    table = json.loads(resources.files(__package__).joinpath("profiles.json")
+                       .read_text(encoding="utf-8"))
+    profiles = {
+        target: Profile(
+            target=cast(Target, target), provider=spec["provider"],
+            empty_text=spec["empty_text"], text_roles=tuple(spec["text_roles"]),
+            with_tool_calls=spec["with_tool_calls"], placeholder=spec["placeholder"],
+            needs_contents=spec["needs_contents"], sources=tuple(spec["sources"].items()),
+        )
+        for target, spec in table["targets"].items()
+    }
+    if tuple(profiles) != TARGETS:
+        raise RuntimeError(f"profiles.json names {tuple(profiles)}, not {TARGETS}")
+    return MappingProxyType(profiles)
 
-PROFILES: dict[str, Profile] = {
-    "chat_completions": Profile(
-        target="chat_completions", provider="OpenAI Chat Completions",
-        empty_text="none", text_roles=(), with_tool_calls=False, placeholder="",
-        needs_contents=False, sources=BASE_SOURCES,
-    ),
-    "anthropic": Profile(
-        target="anthropic", provider="Anthropic (and OpenAI-compatible proxies to it)",
-        empty_text="blank", text_roles=ALL_ROLES, with_tool_calls=True, placeholder=".",
-        needs_contents=False, sources=(
-            ("empty-text", "https://github.com/anthropics/claude-code/issues/59812"),
-            ("blank-text", "https://github.com/anthropics/claude-code/issues/23440"),
-            ("empty-content-list", "https://github.com/anthropics/claude-code/issues/3196"),
-        ),
-    ),
-    "bedrock": Profile(
-        target="bedrock", provider="AWS Bedrock (Converse)",
-        empty_text="blank", text_roles=ALL_ROLES, with_tool_calls=True, placeholder=".",
-        needs_contents=False, sources=(
-            ("empty-text", "https://github.com/OpenHands/OpenHands/issues/5339"),
-            ("blank-text", "https://github.com/NousResearch/hermes-agent/pull/63983"),
-            ("empty-content-list", "https://github.com/cline/cline/issues/9213"),
-        ),
-    ),
-    "gemini": Profile(
-        target="gemini", provider="Gemini / Vertex AI",
-        empty_text="empty", text_roles=ALL_ROLES, with_tool_calls=True, placeholder=".",
-        needs_contents=True, sources=(
-            ("empty-text", "https://github.com/google-gemini/deprecated-generative-ai-js/issues/361"),
-            ("empty-content-list", "https://github.com/vercel/ai/issues/3775"),
-            ("no-contents", "https://github.com/NousResearch/hermes-agent/issues/57940"),
-        ),
-    ),
-    "mistral": Profile(
-        target="mistral", provider="Mistral",
-        empty_text="empty", text_roles=("assistant",), with_tool_calls=False, placeholder=".",
-        needs_contents=False, sources=(
-            ("empty-text", "https://github.com/OpenHands/OpenHands/issues/8685"),
-        ),
-    ),
-}
+
+# One profile per target, read once; a read-only mapping.
+PROFILES: Mapping[str, Profile] = _load_profiles()
 
 Found = tuple[str, str, "Severity"]  # (code, message, severity)
 

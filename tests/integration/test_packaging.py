@@ -24,10 +24,11 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return next(out.glob("handoff_codec-*.whl"))
 
 
-def test_wheel_carries_the_grammar(wheel: Path) -> None:
+def test_wheel_carries_the_grammar_and_the_replay_table(wheel: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     assert "handoff_codec/grammar/summary.lark" in names
     assert "handoff_codec/grammar/legacy.lark" in names
+    assert "handoff_codec/replay/profiles.json" in names
 
 
 def test_wheel_works_outside_the_source_tree(wheel: Path, tmp_path: Path) -> None:
@@ -54,7 +55,9 @@ def test_wheel_works_outside_the_source_tree(wheel: Path, tmp_path: Path) -> Non
         "assert handoff_codec.loads(handoff_codec.dumps(items)) == items;"
         "assert handoff_codec.loads('\\n'.join([handoff_codec.DEFAULT_PREAMBLE,"
         " handoff_codec.DEFAULT_START, '1. user', handoff_codec.DEFAULT_END]))"
-        " == [{'role': 'user', 'content': ''}]"
+        " == [{'role': 'user', 'content': ''}];"
+        "from handoff_codec.replay._profiles import PROFILES, TARGETS;"
+        "assert tuple(PROFILES) == TARGETS"
     )
     env = {**os.environ, "PYTHONPATH": str(target)}
     subprocess.run([sys.executable, "-c", script], check=True, cwd=tmp_path, env=env, timeout=60)
