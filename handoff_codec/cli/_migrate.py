@@ -22,6 +22,7 @@ from typing import Any
 from .._codec import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START
 from . import _migrate_server
 from ._options import add_codec_options, codec_from
+from ._restored import placeholder_lines
 
 LIST_LIMIT = 20  # untouched rows listed in the text summary; --json lists them all
 _DEFAULT_ARGS = argparse.Namespace(preamble=DEFAULT_PREAMBLE, start=DEFAULT_START,
@@ -46,6 +47,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--legacy-only", action="store_true",
                         help="leave alone 0.20+ summaries whose only change would be "
                              "sorted JSON keys")
+    parser.add_argument("--restore-empty", action="store_true",
+                        help="also turn every turn whose whole text is a known empty-turn "
+                             "placeholder ('.', '(empty)', LiteLLM's...) back into an empty "
+                             "turn, in summaries and in stored items; a turn that starts with "
+                             "one and goes on is reported, never cut")
     parser.add_argument("--force", action="store_true",
                         help="JSONL: go ahead although another process has the file open "
                              "for writing, or it has other hard links")
@@ -125,7 +131,7 @@ def _migrate(path: Path, args: argparse.Namespace) -> Any:
     common: dict[str, Any] = {
         "codec": codec_from(args), "dry_run": args.dry_run, "backup": args.backup,
         "legacy_only": args.legacy_only, "list_changes": args.list,
-        "progress": _progress_factory(args.progress)}
+        "restore_empty": args.restore_empty, "progress": _progress_factory(args.progress)}
     if _store_kind(path, args.format) == "sqlite":
         return migrate_sqlite(path, sessions_table=args.sessions_table,
                               messages_table=args.messages_table,
@@ -190,6 +196,7 @@ def _summary(report: Any) -> str:
         ("left untouched", report.untouched),
     ]
     lines = [header, *(f"  {label + ':':<17} {value}" for label, value in fields)]
+    lines += placeholder_lines(report, "line" if report.store == "jsonl" else "row id")
     if report.migrated_with_loss_notes:
         lines.append(f"  note: {report.migrated_with_loss_notes} migrated summaries record "
                      "information their old writer had already lost (such as None versus '' "
@@ -220,6 +227,10 @@ def _changed(report: Any) -> str:
     for row in report.changed_rows:
         where = f"{noun} {row.row}" + (f" item {row.index}" if row.index is not None else "")
         what = "key order only" if row.key_order_only else (row.format or "summary")
+        if row.restored and row.format is None and not row.key_order_only:
+            what = "placeholder emptied"
+        elif row.restored:
+            what += f", {row.restored} placeholder turns emptied"
         lines.append(f"    {where}: {what}")
     return "\n".join(lines) + "\n"
 
@@ -237,7 +248,7 @@ def _next_step(report: Any, args: argparse.Namespace) -> str:
         lines.append(f"  left alone (--legacy-only): {report.skipped_key_order} rewrites that "
                      "would only sort JSON keys")
     lines += [f"  warning: {warning}" for warning in report.warnings]
-    if not report.migrated:
+    if not report.items_changed:
         return "\n".join([*lines, "next: nothing to migrate"]) + "\n"
     where = Path(report.path)
     backup = (f"{where.name}.bak-<UTC time> in {where.resolve().parent}" if args.backup
@@ -249,7 +260,8 @@ def _next_step(report: Any, args: argparse.Namespace) -> str:
 def _command(args: argparse.Namespace) -> str:
     """The real run's command line: this one's options, without --dry-run, --list, --json."""
     words = ["handoff-codec", "migrate", args.path]
-    flags = {"backup": "--no-backup", "legacy_only": "--legacy-only", "force": "--force"}
+    flags = {"backup": "--no-backup", "legacy_only": "--legacy-only", "force": "--force",
+             "restore_empty": "--restore-empty"}
     words += [flag for name, flag in flags.items()
               if getattr(args, name) is (name != "backup")]
     defaults = {"format": "auto", "sessions_table": "agent_sessions",

@@ -90,7 +90,8 @@ def run(args: argparse.Namespace, codec: Any) -> int:
         backup=args.backup_file, write_backup=args.backup,
         messages_table=args.messages_table, sessions_table=args.sessions_table,
         key_prefix=args.key_prefix, lock_ttl=args.lock_ttl,
-        encryption_key_env=args.encryption_key_env, codec=codec)
+        encryption_key_env=args.encryption_key_env, codec=codec,
+        restore_empty=args.restore_empty)
     try:
         if args.restore:
             result: Any = restore(args.restore, options)
@@ -113,6 +114,8 @@ def run(args: argparse.Namespace, codec: Any) -> int:
 
 
 def _summary(report: Any) -> str:
+    from ._restored import placeholder_lines
+
     if hasattr(report, "restored"):
         return (f"{report.path} (restore)\n  rows in backup:   {report.rows}\n"
                 f"  restored:         {report.restored}\n"
@@ -126,5 +129,6 @@ def _summary(report: Any) -> str:
               ("changed under us", report.changed_under_us)]
     lines += [f"  {label + ':':<17} {value}" for label, value in fields]
     lines += [f"    {row.key}: {row.reason}" for row in report.untouched_rows[:20]]
+    lines += placeholder_lines(report, None)
     lines += [f"  {'backup:':<17} {path}" for path in report.backups]
     return "\n".join(lines) + "\n"

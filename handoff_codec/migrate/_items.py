@@ -14,6 +14,14 @@ The rule for one item:
 * otherwise a new item: the same keys and values, in the same order, with only
   ``content`` replaced by the canonical text: ``migrated``.
 
+With ``restore_empty=True`` the rule also undoes empty-turn placeholders, with
+:func:`handoff_codec.replay.restore_empty_report`: a turn inside a summary
+whose whole text is a known placeholder is empty again in the canonical text
+(so a canonical summary holding one is ``migrated``), and an item that is not
+a summary but holds only a placeholder comes back emptied, ``restored``. A
+turn that starts with a placeholder and goes on is listed in ``leaks``, never
+cut.
+
 Only top-level items are considered; a summary quoted inside another item's
 content is data, not a message. Stores (JSONL files, SQLite session databases)
 build on :func:`migrate_value`; see ``handoff_codec.migrate.stores``.
@@ -30,6 +38,7 @@ from pydantic import BaseModel, ConfigDict
 
 from .._errors import DecodeError, EncodeError
 from .._report import Format, Recovery, RecoveryKind
+from ..replay._placeholders import Leak, Restored, restore_empty_report
 
 if TYPE_CHECKING:
     from .._codec import Codec
@@ -51,15 +60,19 @@ class MigrationStatus(str, Enum):
     ALREADY_CURRENT = "already_current"
     UNTOUCHED = "untouched"
     NOT_SUMMARY = "not_summary"
+    RESTORED = "restored"  # not a summary; its placeholder text emptied (restore_empty)
 
 
 class MigrationResult(BaseModel):
     """The outcome for one item.
 
     ``item`` is the item to store: the very object passed in unless ``status``
-    is ``migrated``, in which case it is a shallow copy with a new ``content``.
+    is ``migrated``, in which case it is a shallow copy with a new ``content``
+    (or ``restored``: a shallow copy with its placeholder emptied).
     ``format`` and ``recoveries`` come from the reader's report when the
     summary could be read; ``reason`` explains an ``untouched`` result.
+    ``restored`` and ``leaks`` (``restore_empty`` only) index the summary's
+    turns, or are index 0 for an item that is not a summary.
     """
 
     model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
@@ -70,16 +83,18 @@ class MigrationResult(BaseModel):
     format: Format | None = None
     recoveries: list[Recovery] = []
     key_order_only: bool = False  # migrated, and the only change is sorted JSON keys
+    restored: tuple[Restored, ...] = ()  # turns whose placeholder was emptied
+    leaks: tuple[Leak, ...] = ()  # turns that start with a placeholder and go on
 
     @property
     def changed(self) -> bool:
         """True when ``item`` differs from the input and must be written back."""
-        return self.status is MigrationStatus.MIGRATED
+        return self.status in (MigrationStatus.MIGRATED, MigrationStatus.RESTORED)
 
     @property
     def is_summary(self) -> bool:
         """True when the input was a summary message (read or not)."""
-        return self.status is not MigrationStatus.NOT_SUMMARY
+        return self.status not in (MigrationStatus.NOT_SUMMARY, MigrationStatus.RESTORED)
 
     @property
     def lossless(self) -> bool:
@@ -99,6 +114,8 @@ def _result(status: MigrationStatus, item: Any, **fields: Any) -> MigrationResul
     fields.setdefault("format", None)
     fields.setdefault("recoveries", [])
     fields.setdefault("key_order_only", False)
+    fields.setdefault("restored", ())
+    fields.setdefault("leaks", ())
     return MigrationResult.model_construct(status=status, item=item, **fields)
 
 
@@ -108,10 +125,24 @@ def _error_text(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
 
 
-def migrate_item(item: Any, *, codec: Codec | None = None) -> MigrationResult:
+def _restore_message(item: Mapping[str, Any]) -> MigrationResult:
+    """An item that is not a summary, with its placeholder text emptied if it is one."""
+    found = restore_empty_report([item])
+    if found.restored:
+        return _result(MigrationStatus.RESTORED, found.items[0], restored=found.restored,
+                       leaks=found.leaks)
+    return _result(MigrationStatus.NOT_SUMMARY, item, leaks=found.leaks)
+
+
+def migrate_item(item: Any, *, codec: Codec | None = None,
+                 restore_empty: bool = False) -> MigrationResult:
     """Migrate one top-level item (see the module docstring for the rule)."""
     codec = codec or _default_codec()
-    if not isinstance(item, Mapping) or not codec.is_summary(item):
+    if not isinstance(item, Mapping):
+        return _result(MigrationStatus.NOT_SUMMARY, item)
+    if not codec.is_summary(item):
+        if restore_empty:
+            return _restore_message(item)
         return _result(MigrationStatus.NOT_SUMMARY, item)
     content: str = item["content"]
     try:
@@ -122,14 +153,20 @@ def migrate_item(item: Any, *, codec: Codec | None = None) -> MigrationResult:
     except Exception as exc:  # a reader bug must not abort a whole store's migration
         return _result(MigrationStatus.UNTOUCHED, item,
                        reason=f"reader failed: {type(exc).__name__}: {_error_text(exc)}")
-    report = {"format": decoded.format, "recoveries": list(decoded.recoveries)}
+    report: dict[str, Any] = {"format": decoded.format,
+                              "recoveries": list(decoded.recoveries)}
     if not decoded.complete:
         lines = [r.line for r in decoded.recoveries if r.kind is RecoveryKind.UNRECOGNISED]
         return _result(MigrationStatus.UNTOUCHED, item, reason="line(s) "
                        f"{', '.join(map(str, lines))} belong to no record; rewriting would "
                        "drop them", **report)
+    items = decoded.items
+    restored: tuple[Restored, ...] = ()
+    if restore_empty:
+        found = restore_empty_report(items)
+        items, restored, report["leaks"] = found.items, found.restored, found.leaks
     try:
-        canonical = codec.dumps(decoded.items)
+        canonical = codec.dumps(items)
     except (EncodeError, RecursionError) as exc:
         return _result(MigrationStatus.UNTOUCHED, item,
                        reason=f"recovered items cannot be written: {_error_text(exc)}", **report)
@@ -143,13 +180,15 @@ def migrate_item(item: Any, *, codec: Codec | None = None) -> MigrationResult:
         check, error = None, _error_text(exc)
     else:
         error = "it reads back as different items"
-    if check != decoded.items:
+    if check != items:
         return _result(MigrationStatus.UNTOUCHED, item,
                        reason=f"canonical text does not round-trip: {error}", **report)
     migrated = dict(item)
     migrated["content"] = canonical
-    reordered = decoded.format is Format.CURRENT and _only_key_order(content, canonical)
-    return _result(MigrationStatus.MIGRATED, migrated, key_order_only=reordered, **report)
+    reordered = (not restored and decoded.format is Format.CURRENT
+                 and _only_key_order(content, canonical))
+    return _result(MigrationStatus.MIGRATED, migrated, key_order_only=reordered,
+                   restored=restored, **report)
 
 
 def _only_key_order(old: str, new: str) -> bool:
@@ -180,12 +219,12 @@ def _only_key_order(old: str, new: str) -> bool:
 
 
 def migrate_items(
-    items: Iterable[Any], *, codec: Codec | None = None
+    items: Iterable[Any], *, codec: Codec | None = None, restore_empty: bool = False
 ) -> Iterator[MigrationResult]:
     """One :class:`MigrationResult` per item, lazily: nothing is read ahead."""
     codec = codec or _default_codec()
     for item in items:
-        yield migrate_item(item, codec=codec)
+        yield migrate_item(item, codec=codec, restore_empty=restore_empty)
 
 
 class ValueMigration:
@@ -205,13 +244,15 @@ class ValueMigration:
         return any(r.changed for r in self.results)
 
 
-def migrate_value(value: Any, *, codec: Codec | None = None) -> ValueMigration:
+def migrate_value(value: Any, *, codec: Codec | None = None,
+                  restore_empty: bool = False) -> ValueMigration:
     """Migrate a stored JSON value: one item, or a list whose elements are items."""
     codec = codec or _default_codec()
     if isinstance(value, list):
-        results = [migrate_item(element, codec=codec) for element in value]
+        results = [migrate_item(element, codec=codec, restore_empty=restore_empty)
+                   for element in value]
         if any(r.changed for r in results):
             return ValueMigration([r.item for r in results], results)
         return ValueMigration(value, results)
-    result = migrate_item(value, codec=codec)
+    result = migrate_item(value, codec=codec, restore_empty=restore_empty)
     return ValueMigration(result.item, [result])

@@ -109,7 +109,7 @@ def _registry(extra: Iterable[str]) -> tuple[Placeholder, ...]:
     return PLACEHOLDERS + added
 
 
-def _field(item: Mapping[str, Any]) -> str | None:
+def content_key(item: Mapping[str, Any]) -> str | None:
     """Which key holds the turn's visible content: ``content``, ``output`` or none."""
     if item.get("type") == "function_call_output":
         return "output"
@@ -148,7 +148,7 @@ def restore_empty_report(items: Sequence[Any], *, extra: Iterable[str] = ()) -> 
     restored: list[Restored] = []
     leaks: list[Leak] = []
     for index, item in enumerate(items):
-        key = _field(item) if isinstance(item, Mapping) else None
+        key = content_key(item) if isinstance(item, Mapping) else None
         if key is None or key not in item:
             continue
         value, found = _emptied(item[key], known)

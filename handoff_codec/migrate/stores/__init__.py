@@ -9,14 +9,16 @@ here: the errors, the report and the progress hook.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
 from .._items import MigrationResult, MigrationStatus
 
 __all__ = [
     "ChangedRow",
+    "LeakRow",
+    "PlaceholderReport",
     "Progress",
     "ProgressFactory",
     "StoreError",
@@ -53,6 +55,21 @@ class Progress(Protocol):
 ProgressFactory = Callable[[int, str], Progress]
 
 
+class _Report(BaseModel):
+    """A report model that leaves its ``omit_if_none`` fields out of dumps while they
+    are None, so a run without ``restore_empty`` reports exactly what it always did."""
+
+    omit_if_none: ClassVar[tuple[str, ...]] = ()
+
+    @model_serializer(mode="wrap")
+    def _omit_none(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        for name in self.omit_if_none:
+            if name in data and data[name] is None:
+                del data[name]
+        return data
+
+
 class UntouchedRow(BaseModel):
     """A row (SQLite id, or JSONL line number) left as it was, and why."""
 
@@ -62,17 +79,70 @@ class UntouchedRow(BaseModel):
     format: str | None = None
 
 
-class ChangedRow(BaseModel):
+class ChangedRow(_Report):
     """A row (SQLite key, or JSONL line number) whose summary is (or would be) rewritten."""
+
+    omit_if_none = ("restored",)
 
     row: int
     index: int | None = None
     format: str | None = None
     key_order_only: bool = False  # a 0.20+ summary whose JSON records only get sorted keys
+    restored: int | None = None  # with restore_empty: the turns made empty again
 
 
-class StoreReport(BaseModel):
+class LeakRow(BaseModel):
+    """A turn that starts with a placeholder and goes on: reported, left as it is."""
+
+    row: int
+    index: int | None = None  # the element, when the row holds a JSON list of items
+    turn: int | None = None  # the turn inside the summary; None: the stored item itself
+    placeholder: str
+    text: str  # the start of the turn's visible text
+    key: list[Any] | None = None  # a server store's key for the row
+
+
+class PlaceholderReport(BaseModel):
+    """With ``restore_empty``: the placeholders made (or that would be made) empty again."""
+
+    turns: int = 0  # turns emptied, inside summaries and stored items alike
+    summaries: int = 0  # rewritten summaries that had a turn emptied
+    items: int = 0  # stored items (not summaries) emptied
+    by_placeholder: dict[str, int] = Field(default_factory=dict)
+    leaks: list[LeakRow] = Field(default_factory=list)
+
+    def count(self, result: MigrationResult) -> None:
+        """Count the turns ``result`` empties (it is written, or would be)."""
+        for restored in result.restored:
+            text = restored.placeholder.text
+            self.by_placeholder[text] = self.by_placeholder.get(text, 0) + 1
+        self.turns += len(result.restored)
+        if result.is_summary:
+            self.summaries += bool(result.restored)
+        else:
+            self.items += 1
+
+    def note_leaks(self, row: int, index: int | None, result: MigrationResult) -> None:
+        """List the turns of ``result`` that start with a placeholder and go on."""
+        summary = result.is_summary
+        self.leaks += [LeakRow(row=row, index=index, turn=leak.index if summary else None,
+                               placeholder=leak.placeholder.text, text=leak.text)
+                       for leak in result.leaks]
+
+    def merge(self, other: PlaceholderReport) -> None:
+        """Add another shard's counts."""
+        self.turns += other.turns
+        self.summaries += other.summaries
+        self.items += other.items
+        for text, n in other.by_placeholder.items():
+            self.by_placeholder[text] = self.by_placeholder.get(text, 0) + n
+        self.leaks += other.leaks
+
+
+class StoreReport(_Report):
     """What a store migration found and did (or would do, in a dry run)."""
+
+    omit_if_none = ("placeholders",)
 
     path: str
     store: str
@@ -96,6 +166,12 @@ class StoreReport(BaseModel):
     untouched_rows: list[UntouchedRow] = Field(default_factory=list)
     changed_rows: list[ChangedRow] | None = None  # with ``list_changes`` only
     warnings: list[str] = Field(default_factory=list)
+    placeholders: PlaceholderReport | None = None  # with ``restore_empty`` only
+
+    @property
+    def items_changed(self) -> int:
+        """Items (summaries and, with ``restore_empty``, others) rewritten, or that would be."""
+        return self.migrated + (self.placeholders.items if self.placeholders else 0)
 
     def add_invalid(self, row: int, reason: str) -> None:
         """A row that is not valid JSON: counted as untouched."""
@@ -112,13 +188,18 @@ class StoreReport(BaseModel):
         """
         for index, (result, wanted) in enumerate(zip(results, rewrite, strict=True)):
             self.items_scanned += 1
+            where = index if is_list else None
+            if self.placeholders is not None:
+                self.placeholders.note_leaks(row, where, result)
             if result.status is MigrationStatus.NOT_SUMMARY:
+                continue
+            if result.status is MigrationStatus.RESTORED:
+                self._count_restored(row, where, result, blocked)
                 continue
             self.summaries_found += 1
             name = result.format.value if result.format is not None else None
             if name is not None:
                 self.formats[name] = self.formats.get(name, 0) + 1
-            where = index if is_list else None
             reason = result.reason if blocked is None or not wanted else blocked
             if wanted and blocked is None:
                 self._count_migrated(row, where, result, name)
@@ -140,9 +221,28 @@ class StoreReport(BaseModel):
             self.migrated_with_loss_notes += 1
         if result.key_order_only:
             self.key_order_only += 1
+        restored = None
+        if self.placeholders is not None:
+            self.placeholders.count(result)
+            restored = len(result.restored)
         if self.changed_rows is not None:
             self.changed_rows.append(ChangedRow(row=row, index=index, format=name,
-                                                key_order_only=result.key_order_only))
+                                                key_order_only=result.key_order_only,
+                                                restored=restored))
+
+    def _count_restored(self, row: int, index: int | None, result: MigrationResult,
+                        blocked: str | None) -> None:
+        """An item that is not a summary, whose placeholder is (or would be) emptied."""
+        if blocked is not None:
+            self.untouched += 1
+            self.untouched_rows.append(UntouchedRow(row=row, index=index, reason=blocked))
+            return
+        if self.placeholders is None:
+            self.placeholders = PlaceholderReport()
+        self.placeholders.count(result)
+        if self.changed_rows is not None:
+            self.changed_rows.append(ChangedRow(row=row, index=index,
+                                                restored=len(result.restored)))
 
     @property
     def ok(self) -> bool:

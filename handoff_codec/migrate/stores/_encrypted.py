@@ -34,7 +34,8 @@ class EncryptedRule:
 
     redacts = True
 
-    def __init__(self, encryption_key: str, codec: Codec | None = None) -> None:
+    def __init__(self, encryption_key: str, codec: Codec | None = None, *,
+                 restore_empty: bool = False) -> None:
         try:
             from agents.extensions.memory import encrypt_session as sdk
             from cryptography.fernet import InvalidToken
@@ -45,6 +46,7 @@ class EncryptedRule:
         self._invalid_token = InvalidToken
         self._master = sdk._ensure_fernet_key_bytes(encryption_key)
         self._codec = codec
+        self._restore_empty = restore_empty
         self._ciphers: OrderedDict[str, Fernet] = OrderedDict()
         self._fixed: Fernet | None = None
 
@@ -83,7 +85,8 @@ class EncryptedRule:
             plaintext = cipher.decrypt(token).decode("utf-8")
         except (self._invalid_token, UnicodeDecodeError):
             return RowOutcome(None, None, "cannot decrypt: wrong key or corrupt token")
-        new_text, outcome = migrate_text(plaintext, self._codec)
+        new_text, outcome = migrate_text(plaintext, self._codec,
+                                         restore_empty=self._restore_empty)
         if new_text is None:
             return RowOutcome(None, outcome.migration, outcome.error and "left as it is")
         new_token = cipher.encrypt_at_time(new_text.encode("utf-8"), timestamp).decode("ascii")

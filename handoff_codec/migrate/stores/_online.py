@@ -32,7 +32,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
-from . import StoreError, StoreReport, UntouchedRow, to_rewrite
+from . import LeakRow, PlaceholderReport, StoreError, StoreReport, UntouchedRow, to_rewrite
 from ._protocol import Batch, Change, Checkpoint, Row, RowOutcome, ServerStore, Shard, migrate_row
 
 if TYPE_CHECKING:
@@ -80,13 +80,24 @@ class ServerReport(StoreReport):
     def add_row(self, row: Row, outcome: RowOutcome, *, redact: bool) -> None:
         """Count one row's outcome (call only for rows kept or written)."""
         before = len(self.untouched_rows)
+        leaks_before = len(self.placeholders.leaks) if self.placeholders else 0
+        blocked = outcome.error is not None and outcome.migration is not None \
+            and outcome.migration.changed
+        counts = self.placeholders.model_copy(deep=True) if blocked and self.placeholders \
+            else None
         if outcome.migration is not None:
             results = outcome.migration.results
             self.add(_row_number(row), results, is_list=len(results) != 1,
                      rewrite=to_rewrite(results, legacy_only=False))
+        if self.placeholders is not None:
+            self._key_leaks(row, leaks_before, redact)
         if outcome.error is not None:
             if outcome.migration is not None and outcome.migration.changed:
-                self.migrated -= sum(r.changed for r in outcome.migration.results)
+                self.migrated -= sum(r.changed and r.is_summary
+                                     for r in outcome.migration.results)
+                if counts is not None and self.placeholders is not None:
+                    counts.leaks = self.placeholders.leaks  # found, though nothing is written
+                    self.placeholders = counts
                 self.untouched += 1
                 self.untouched_rows.append(ServerUntouched(
                     row=_row_number(row), reason=outcome.error, key=[]))
@@ -100,6 +111,17 @@ class ServerReport(StoreReport):
                 fields["reason"] = "left as it is (reason withheld: encrypted store)"
             self.untouched_rows[i] = ServerUntouched(**fields)
 
+    def _key_leaks(self, row: Row, start: int, redact: bool) -> None:
+        """Give the leaks found in ``row`` (from index ``start``) the row's key."""
+        assert self.placeholders is not None
+        leaks = self.placeholders.leaks
+        for i in range(start, len(leaks)):
+            fields = leaks[i].model_dump()
+            fields["key"] = _key_json(row.key)
+            if redact:
+                fields["text"] = "(withheld: encrypted store)"
+            leaks[i] = LeakRow(**fields)
+
     def merge(self, other: ServerReport) -> None:
         """Add another shard's counts to this report."""
         for name, value in other:
@@ -109,6 +131,11 @@ class ServerReport(StoreReport):
                     setattr(self, name, mine or value)
             elif isinstance(value, int):
                 setattr(self, name, (mine or 0) + value)
+            elif isinstance(value, PlaceholderReport):
+                if mine is None:
+                    setattr(self, name, value.model_copy(deep=True))
+                else:
+                    mine.merge(value)
             elif isinstance(value, dict):
                 for key, count in value.items():
                     mine[key] = mine.get(key, 0) + count
@@ -149,6 +176,7 @@ class OnlineOptions:
     lock_ttl: float = 60.0
     encryption_key_env: str | None = None
     codec: Codec | None = None
+    restore_empty: bool = False
 
 
 def open_store(options: OnlineOptions) -> ServerStore:
@@ -166,16 +194,17 @@ def open_store(options: OnlineOptions) -> ServerStore:
 
 
 def _rule(options: OnlineOptions) -> tuple[Callable[[Row], RowOutcome], bool]:
+    restore = options.restore_empty
     if options.encryption_key_env is None:
         codec = options.codec
-        return (lambda row: migrate_row(row.value, codec)), False
+        return (lambda row: migrate_row(row.value, codec, restore_empty=restore)), False
     key = os.environ.get(options.encryption_key_env)
     if not key:
         raise StoreError(f"the environment variable {options.encryption_key_env} "
                          "(the EncryptedSession key) is not set")
     from ._encrypted import EncryptedRule
 
-    return EncryptedRule(key, options.codec), True
+    return EncryptedRule(key, options.codec, restore_empty=restore), True
 
 
 def run(options: OnlineOptions) -> ServerReport:
@@ -242,7 +271,8 @@ def run_shard(options: OnlineOptions) -> ServerReport:
 def _run_shard(store: ServerStore, options: OnlineOptions,
                rule: Callable[[Row], RowOutcome], redact: bool) -> ServerReport:
     shard, dry = options.shard, options.dry_run
-    report = ServerReport(path=store.where, store=store.kind, dry_run=dry, shards=[str(shard)])
+    report = ServerReport(path=store.where, store=store.kind, dry_run=dry, shards=[str(shard)],
+                          placeholders=PlaceholderReport() if options.restore_empty else None)
     if dry:
         for batch in store.batches(None, options.batch_size, shard):
             report.batches += 1

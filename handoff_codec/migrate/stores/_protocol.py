@@ -192,13 +192,14 @@ def _reads_as(text: str, value: Any) -> bool:
         return False
 
 
-def migrate_text(text: str, codec: Codec | None) -> tuple[str | None, RowOutcome]:
+def migrate_text(text: str, codec: Codec | None, *, restore_empty: bool = False
+                 ) -> tuple[str | None, RowOutcome]:
     """Apply the rule to a row's JSON text: the new text (None: keep), and the outcome."""
     try:
         value = json.loads(text)
     except (ValueError, RecursionError) as exc:  # ValueError: JSON errors, huge integers
         return None, RowOutcome(None, None, f"not JSON: {_error_text(exc)}")
-    migration = migrate_value(value, codec=codec)
+    migration = migrate_value(value, codec=codec, restore_empty=restore_empty)
     if not migration.changed:
         return None, RowOutcome(None, migration)
     # The same in-place rewrite as the SQLite and JSONL stores use.
@@ -216,10 +217,10 @@ def migrate_text(text: str, codec: Codec | None) -> tuple[str | None, RowOutcome
     return new_text, RowOutcome(new_text.encode("utf-8"), migration)
 
 
-def migrate_row(raw: bytes, codec: Codec | None) -> RowOutcome:
+def migrate_row(raw: bytes, codec: Codec | None, *, restore_empty: bool = False) -> RowOutcome:
     """Apply the rule to one stored row's bytes; never raises for a bad row."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         return RowOutcome(None, None, f"not UTF-8: {exc}")
-    return migrate_text(text, codec)[1]
+    return migrate_text(text, codec, restore_empty=restore_empty)[1]

@@ -3,7 +3,9 @@
 A migrated row differs from the original only inside the ``content`` string
 of each migrated summary: the new text is spliced into the row's own bytes,
 so numbers (``1e400``, ``-0``, ``2E3``), duplicate keys, spacing and escapes
-elsewhere in the row stay exactly as they were.
+elsewhere in the row stay exactly as they were. With ``restore_empty``, an
+item emptied of its placeholder differs only inside its ``content`` (or
+``output``) string, or inside the ``text`` strings of its text parts.
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ import re
 from json.decoder import scanstring  # type: ignore[attr-defined]
 from typing import TYPE_CHECKING, Any
 
-from .._items import MigrationResult, migrate_value
+from ...replay._placeholders import content_key
+from .._items import MigrationResult, MigrationStatus, migrate_value
 from . import StoreReport, to_rewrite
 
 if TYPE_CHECKING:
@@ -38,17 +41,26 @@ class Prefilter:
     A summary's content contains the start marker. In the row's JSON text the
     marker appears as itself, or with some character written as ``\\uXXXX``;
     so a row holding neither the marker nor ``\\u`` cannot hold a summary.
+
+    With ``restore_empty`` a row may also need a placeholder emptied, and a
+    placeholder can be as short as ``"."``: every row holding a ``"content"``
+    or ``"output"`` key (or a ``\\u`` escape, which may spell one) is decoded.
     """
 
-    __slots__ = ("_needle",)
+    __slots__ = ("_needle", "restore_empty")
 
-    def __init__(self, codec: Codec) -> None:
+    def __init__(self, codec: Codec, *, restore_empty: bool = False) -> None:
         usable = not _SHORT_ESCAPED.intersection(codec.start)
         self._needle = codec.start.encode("utf-8") if usable else None
+        self.restore_empty = restore_empty
 
     def may_hold_summary(self, raw: bytes) -> bool:
         needle = self._needle
         return needle is None or needle in raw or b"\\u" in raw
+
+    def may_hold_placeholder(self, raw: bytes) -> bool:
+        return self.restore_empty and (b'"content"' in raw or b'"output"' in raw
+                                       or b"\\u" in raw)
 
 
 def parse_row(raw: bytes) -> tuple[Any, str | None, str | None]:
@@ -85,8 +97,9 @@ def _skip_value(text: str, pos: int) -> int:
     return int(_DECODER.raw_decode(text, pos)[1])
 
 
-def _content_span(text: str, pos: int) -> tuple[tuple[int, int] | None, int]:
-    """The span of the ``content`` string literal in the object at ``pos``, and its end."""
+def _content_span(text: str, pos: int, field: str = "content"
+                  ) -> tuple[tuple[int, int] | None, int]:
+    """The span of the ``field`` value (``content``) in the object at ``pos``, and its end."""
     pos = _expect(text, pos, "{")
     span: tuple[int, int] | None = None
     seen = False
@@ -98,9 +111,9 @@ def _content_span(text: str, pos: int) -> tuple[tuple[int, int] | None, int]:
         key, pos = scanstring(text, pos + 1, True)
         pos = _expect(text, _skip_space(text, pos), ":")
         end = _skip_value(text, pos)
-        if key == "content":
+        if key == field:
             if seen:
-                raise RowError("the item has more than one 'content' key")
+                raise RowError(f"the item has more than one {field!r} key")
             seen, span = True, (pos, end)
         pos = _skip_space(text, end)
         if text[pos:pos + 1] == "}":
@@ -108,15 +121,17 @@ def _content_span(text: str, pos: int) -> tuple[tuple[int, int] | None, int]:
         pos = _expect(text, pos, ",")
 
 
-def _spans(text: str, is_list: bool) -> list[tuple[int, int] | None]:
+def _spans(text: str, is_list: bool, fields: list[str]) -> list[tuple[int, int] | None]:
+    """The span of ``fields[i]`` in item ``i`` (the value, or each element of the list)."""
     pos = _skip_space(text, 0)
     if not is_list:
-        return [_content_span(text, pos)[0]]
+        return [_content_span(text, pos, fields[0])[0]]
     spans: list[tuple[int, int] | None] = []
     pos = _expect(text, pos, "[")
     while text[pos:pos + 1] not in ("]", ""):
         if text[pos:pos + 1] == "{":
-            span, pos = _content_span(text, pos)
+            field = fields[len(spans)] if len(spans) < len(fields) else "content"
+            span, pos = _content_span(text, pos, field)
         else:
             span, pos = None, _skip_value(text, pos)
         spans.append(span)
@@ -138,24 +153,61 @@ def _literal(content: str, old_literal: str) -> str:
     return new
 
 
+def _field(result: MigrationResult) -> str:
+    """The key whose value a changed item changes: ``content``, or a tool output's ``output``."""
+    if result.status is MigrationStatus.RESTORED:
+        return content_key(result.item) or "content"
+    return "content"
+
+
+def _replace(spans: list[tuple[int, int] | None], text: str, new: list[str | None]) -> str:
+    """``text`` with the literal at ``spans[i]`` replaced by ``new[i]`` (None: kept)."""
+    pieces: list[str] = []
+    last = 0
+    for span, literal in zip(spans, new, strict=True):
+        if literal is None:
+            continue
+        if span is None:
+            raise RowError("a changed value could not be located in the row's text")
+        pieces += [text[last:span[0]], literal]
+        last = span[1]
+    pieces.append(text[last:])
+    return "".join(pieces)
+
+
+def _value(new: Any, old_literal: str) -> str:
+    """The JSON text of a changed field: a string, or text parts whose ``text`` changed."""
+    if isinstance(new, str):
+        return _literal(new, old_literal)
+    if not isinstance(new, list) or not old_literal.startswith("["):
+        raise RowError("the changed value could not be located in the row's text")
+    spans = _spans(old_literal, True, ["text"] * len(new))
+    if len(spans) != len(new):
+        raise RowError("the text parts could not be located in the row's text")
+    texts: list[str | None] = []
+    for part, span in zip(new, spans, strict=True):
+        old = "" if span is None else old_literal[span[0]:span[1]]
+        texts.append(None if span is not None and json.loads(old) == part["text"]
+                     else _literal(part["text"], old))
+    return _replace(spans, old_literal, texts)
+
+
 def splice(text: str, results: list[MigrationResult], is_list: bool,
            keep: list[bool]) -> str:
     """``text`` with the content of each result whose ``keep`` is true replaced."""
-    spans = _spans(text, is_list)
+    fields = [_field(result) for result in results]
+    spans = _spans(text, is_list, fields)
     if len(spans) != len(results):
         raise RowError("the row's items could not be located in its text")
-    pieces: list[str] = []
-    last = 0
-    for result, span, wanted in zip(results, spans, keep, strict=True):
+    new: list[str | None] = []
+    for result, span, wanted, field in zip(results, spans, keep, fields, strict=True):
         if not wanted:
-            continue
-        if span is None:
+            new.append(None)
+        elif span is None:
             raise RowError("the summary's content could not be located in the row's text")
-        start, end = span
-        pieces += [text[last:start], _literal(result.item["content"], text[start:end])]
-        last = end
-    pieces.append(text[last:])
-    return "".join(pieces)
+        else:
+            new.append(_value(result.item[field], text[span[0]:span[1]]))
+    return _replace(spans, text, new)
 
 
 def _utf8_error(exc: UnicodeDecodeError) -> str:
@@ -167,11 +219,13 @@ def migrate_row(raw: bytes, row: int, report: StoreReport, codec: Codec,
     """The new text of one stored row, or None when it stays as it is.
 
     The row is counted in ``report``: scanned always; decoded only when its
-    bytes may hold a summary; reported when it is not UTF-8, or may hold a
-    summary but is not JSON, or cannot be rewritten in place.
+    bytes may hold a summary (or, with ``prefilter.restore_empty``, a
+    placeholder); reported when it is not UTF-8, or may hold a summary but is
+    not JSON, or cannot be rewritten in place.
     """
     report.rows_scanned += 1
-    if not prefilter.may_hold_summary(raw):
+    summary = prefilter.may_hold_summary(raw)
+    if not summary and not prefilter.may_hold_placeholder(raw):
         if not raw.isascii():
             try:
                 raw.decode("utf-8")
@@ -180,10 +234,11 @@ def migrate_row(raw: bytes, row: int, report: StoreReport, codec: Codec,
         return None
     value, text, error = parse_row(raw)
     if error is not None or text is None:
-        report.add_invalid(row, error or "unreadable")
+        if summary or text is None:  # a row that cannot hold a summary need not be JSON
+            report.add_invalid(row, error or "unreadable")
         return None
     report.rows_decoded += 1
-    results = migrate_value(value, codec=codec).results
+    results = migrate_value(value, codec=codec, restore_empty=prefilter.restore_empty).results
     is_list = isinstance(value, list)
     rewrite = to_rewrite(results, legacy_only)
     new = None

@@ -22,7 +22,7 @@ import tempfile
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from . import ProgressFactory, StoreError, StoreRefusal, StoreReport
+from . import PlaceholderReport, ProgressFactory, StoreError, StoreRefusal, StoreReport
 from ._files import (
     backup_path,
     copy_backup,
@@ -52,7 +52,7 @@ def _split_ending(raw: bytes) -> tuple[bytes, bytes]:
 
 def _migrate_stream(source: IO[bytes], sink: IO[bytes] | None, report: StoreReport,
                     codec: Codec, legacy_only: bool, bar: Any) -> None:
-    prefilter = Prefilter(codec)
+    prefilter = Prefilter(codec, restore_empty=report.placeholders is not None)
     for number, raw in enumerate(source, 1):
         if bar is not None:
             bar.update(len(raw))
@@ -106,6 +106,7 @@ def migrate_jsonl(
     force: bool = False,
     legacy_only: bool = False,
     list_changes: bool = False,
+    restore_empty: bool = False,
     progress: ProgressFactory | None = None,
 ) -> StoreReport:
     """Migrate every summary in a JSON Lines file.
@@ -116,6 +117,7 @@ def migrate_jsonl(
     regular file, and :class:`StoreRefusal` (nothing replaced) when the file
     is read-only, open for writing elsewhere or hard-linked (unless
     ``force``), locked by another migration, or changed during the run.
+    ``restore_empty`` also empties placeholder turns, as for ``migrate_sqlite``.
     """
     from ... import default_codec
 
@@ -127,7 +129,8 @@ def migrate_jsonl(
         raise StoreError(f"{given}: is a directory")
     target = given.resolve()  # replace the file a symlink points to, not the link
     report = StoreReport(path=str(given), store="jsonl", dry_run=dry_run,
-                         changed_rows=[] if list_changes else None)
+                         changed_rows=[] if list_changes else None,
+                         placeholders=PlaceholderReport() if restore_empty else None)
     refuse, report.warnings = _problems(target, given)
     if dry_run:
         report.warnings += refuse
@@ -161,7 +164,7 @@ def _rewrite(source: IO[bytes], target: Path, given: Path, report: StoreReport,
         with os.fdopen(fd, "wb") as sink:
             keep_metadata(sink.fileno(), target, exact=True)
             _migrate_stream(source, sink, report, codec, legacy_only, bar)
-            if report.migrated == 0:
+            if report.items_changed == 0:
                 return
             sink.flush()
             os.fsync(sink.fileno())

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 from urllib.parse import quote
 
-from . import ProgressFactory, StoreError, StoreRefusal, StoreReport
+from . import PlaceholderReport, ProgressFactory, StoreError, StoreRefusal, StoreReport
 from ._files import (
     backup_path,
     create_like,
@@ -184,10 +184,11 @@ class _Run:
     """One pass over the messages table, in one transaction (one snapshot)."""
 
     def __init__(self, db: Path, codec: Codec, *, dry_run: bool, backup: bool,
-                 legacy_only: bool, batch_size: int, timeout: float) -> None:
+                 legacy_only: bool, batch_size: int, timeout: float,
+                 restore_empty: bool = False) -> None:
         self.db, self.codec, self.dry_run, self.backup = db, codec, dry_run, backup
         self.legacy_only, self.batch_size, self.timeout = legacy_only, batch_size, timeout
-        self.prefilter = Prefilter(codec)
+        self.prefilter = Prefilter(codec, restore_empty=restore_empty)
         self.created: Path | None = None
 
     def connect(self, immutable: bool) -> sqlite3.Connection:
@@ -297,6 +298,7 @@ def migrate_sqlite(
     backup: bool = True,
     legacy_only: bool = False,
     list_changes: bool = False,
+    restore_empty: bool = False,
     sessions_table: str = "agent_sessions",
     messages_table: str = "agent_messages",
     batch_size: int = DEFAULT_BATCH,
@@ -307,7 +309,9 @@ def migrate_sqlite(
 
     ``legacy_only`` leaves alone the summaries already in the current format
     whose only change would be sorted JSON keys; ``list_changes`` fills
-    ``report.changed_rows``. Raises :class:`StoreError` when the file is
+    ``report.changed_rows``. ``restore_empty`` also empties every turn whose
+    whole text is a known placeholder, in summaries and in stored items, and
+    fills ``report.placeholders`` (leaks included). Raises :class:`StoreError` when the file is
     missing, not SQLite, or lacks the tables, and :class:`StoreRefusal` when
     the run refuses or stops; ``sqlite3.Error`` and ``OSError`` from a failed
     run propagate after the transaction is rolled back and the backup it made
@@ -322,12 +326,14 @@ def migrate_sqlite(
     if not dry_run:
         refuse_read_only(db)
     run = _Run(db, codec or default_codec, dry_run=dry_run, backup=backup,
-               legacy_only=legacy_only, batch_size=batch_size, timeout=timeout)
+               legacy_only=legacy_only, batch_size=batch_size, timeout=timeout,
+               restore_empty=restore_empty)
     tables = (sessions_table, messages_table)
     immutable = dry_run and _closed_wal_database(db)
     while True:
         report = StoreReport(path=str(db), store="sqlite", dry_run=dry_run,
-                             changed_rows=[] if list_changes else None)
+                             changed_rows=[] if list_changes else None,
+                             placeholders=PlaceholderReport() if restore_empty else None)
         before = _stamp(db) if immutable else None
         conn = run.connect(immutable)
         try:
