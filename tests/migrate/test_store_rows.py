@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from handoff_codec import DEFAULT_START
 from handoff_codec.migrate.stores import StoreError
 from handoff_codec.migrate.stores._online import OnlineOptions, open_store
 from handoff_codec.migrate.stores._protocol import Change, Shard, migrate_row
@@ -80,12 +81,18 @@ def test_bad_rows_are_reported_and_the_run_goes_on(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 's.db'}"
     store = SqlStore(url)
     store.fill({"s": [LEGACY]})
+    # Rows that may hold a summary (their bytes hold the start marker) but cannot
+    # be read, and one that cannot hold a summary, which need not be JSON at all.
+    marker = json.dumps(DEFAULT_START)
     store.execute("INSERT INTO agent_messages (session_id, message_data) VALUES "
-                  "('s', :huge), ('s', CAST(x'7b22ff227d' AS TEXT)), ('s', '{not json')",
-                  {"huge": '{"n": ' + "9" * 5000 + "}"})
+                  "('s', :huge), ('s', CAST(x'7b22ff227d' AS TEXT)), ('s', :broken), "
+                  "('s', '{not json, and no summary')",
+                  {"huge": '{"n": ' + "9" * 5000 + ', "content": ' + marker + "}",
+                   "broken": "{not json " + marker})
     store.fill({"s": [LEGACY]})
     report = run_migrate(url, "--backup-file", str(tmp_path / "b.jsonl"), check_code=1)
     assert report["migrated"] == 2 and report["invalid_rows"] == 3
+    assert report["rows_scanned"] == 6 and report["rows_decoded"] == 2
     reasons = " ".join(row["reason"] for row in report["untouched_rows"])
     assert "not UTF-8" in reasons and "Exceeds the limit" in reasons
     assert [row["key"] for row in report["untouched_rows"]] == [[2], [3], [4]]

@@ -32,8 +32,10 @@ from typing import IO, TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
+from ... import default_codec
 from . import LeakRow, PlaceholderReport, StoreError, StoreReport, UntouchedRow, to_rewrite
 from ._protocol import Batch, Change, Checkpoint, Row, RowOutcome, ServerStore, Shard, migrate_row
+from ._rows import Prefilter
 
 if TYPE_CHECKING:
     from ..._codec import Codec
@@ -86,6 +88,7 @@ class ServerReport(StoreReport):
         counts = self.placeholders.model_copy(deep=True) if blocked and self.placeholders \
             else None
         if outcome.migration is not None:
+            self.rows_decoded += 1
             results = outcome.migration.results
             self.add(_row_number(row), results, is_list=len(results) != 1,
                      rewrite=to_rewrite(results, legacy_only=False))
@@ -197,7 +200,9 @@ def _rule(options: OnlineOptions) -> tuple[Callable[[Row], RowOutcome], bool]:
     restore = options.restore_empty
     if options.encryption_key_env is None:
         codec = options.codec
-        return (lambda row: migrate_row(row.value, codec, restore_empty=restore)), False
+        prefilter = Prefilter(codec or default_codec, restore_empty=restore)
+        return (lambda row: migrate_row(row.value, codec, restore_empty=restore,
+                                        prefilter=prefilter)), False
     key = os.environ.get(options.encryption_key_env)
     if not key:
         raise StoreError(f"the environment variable {options.encryption_key_env} "

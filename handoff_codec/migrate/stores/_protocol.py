@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .._items import ValueMigration, migrate_value
+from ._rows import Prefilter
 from ._rows import splice as splice_content
 
 if TYPE_CHECKING:
@@ -217,10 +218,22 @@ def migrate_text(text: str, codec: Codec | None, *, restore_empty: bool = False
     return new_text, RowOutcome(new_text.encode("utf-8"), migration)
 
 
-def migrate_row(raw: bytes, codec: Codec | None, *, restore_empty: bool = False) -> RowOutcome:
-    """Apply the rule to one stored row's bytes; never raises for a bad row."""
+def migrate_row(raw: bytes, codec: Codec | None, *, restore_empty: bool = False,
+                prefilter: Prefilter | None = None) -> RowOutcome:
+    """Apply the rule to one stored row's bytes; never raises for a bad row.
+
+    With ``prefilter``, a row whose bytes cannot hold a summary (or, with
+    ``restore_empty``, a placeholder) is not decoded: it is kept, and reported
+    only when it is not UTF-8, as the SQLite and JSONL stores do.
+    """
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         return RowOutcome(None, None, f"not UTF-8: {exc}")
+    if prefilter is not None and not prefilter.may_hold_summary(raw) \
+            and not prefilter.may_hold_placeholder(raw):
+        return _KEPT
     return migrate_text(text, codec, restore_empty=restore_empty)[1]
+
+
+_KEPT = RowOutcome(None, None)  # a row the prefilter ruled out: nothing to count but the scan
