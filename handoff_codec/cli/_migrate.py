@@ -21,10 +21,9 @@ from typing import Any
 
 from .._codec import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START
 from . import _migrate_server
-from ._options import add_codec_options, codec_from
+from ._options import add_codec_options, at_least, codec_from, listed, where
 from ._restored import placeholder_lines
 
-LIST_LIMIT = 20  # untouched rows listed in the text summary; --json lists them all
 _DEFAULT_ARGS = argparse.Namespace(preamble=DEFAULT_PREAMBLE, start=DEFAULT_START,
                                    end=DEFAULT_END)
 
@@ -63,23 +62,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         help="SQLite sessions table (default: agent_sessions)")
     parser.add_argument("--messages-table", default="agent_messages", metavar="T",
                         help="SQLite messages table (default: agent_messages)")
-    parser.add_argument("--batch-size", type=_positive, default=1000, metavar="N",
+    parser.add_argument("--batch-size", type=at_least(int, 1), default=1000, metavar="N",
                         help="SQLite rows read per batch (default: 1000)")
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                         help="show a progress bar on stderr (default: when stderr is a TTY)")
     add_codec_options(parser)
     _migrate_server.add_options(parser)
     parser.set_defaults(func=run)
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
 
 
 def _fail(message: str, code: int) -> int:
@@ -201,14 +190,9 @@ def _summary(report: Any) -> str:
         lines.append(f"  note: {report.migrated_with_loss_notes} migrated summaries record "
                      "information their old writer had already lost (such as None versus '' "
                      "behind a bare role); migration loses nothing more")
-    for row in report.untouched_rows[:LIST_LIMIT]:
-        where = f"{'line' if report.store == 'jsonl' else 'row id'} {row.row}"
-        if row.index is not None:
-            where += f" item {row.index}"
-        lines.append(f"    {where}: {row.reason}")
-    hidden = len(report.untouched_rows) - LIST_LIMIT
-    if hidden > 0:
-        lines.append(f"    ... and {hidden} more (see --json)")
+    noun = "line" if report.store == "jsonl" else "row id"
+    lines += listed(report.untouched_rows,
+                    lambda row: f"{where(f'{noun} {row.row}', row.index)}: {row.reason}")
     if report.backup:
         lines.append(f"  {'backup:':<17} {report.backup}")
     if not dry and not report.written:

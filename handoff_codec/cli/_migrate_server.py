@@ -11,8 +11,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable
 from typing import Any
+
+from ._options import at_least, listed
 
 __all__ = ["add_options", "handles", "run"]
 
@@ -37,30 +38,16 @@ def _shard(text: str) -> Any:
     return shard
 
 
-def _at_least(convert: Callable[[str], Any], minimum: float) -> Callable[[str], Any]:
-    """An argparse type: ``convert(text)``, refused below ``minimum``."""
-    def parse(text: str) -> Any:
-        try:
-            value = convert(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-        if not value >= minimum:
-            raise argparse.ArgumentTypeError(f"must be at least {minimum:g}")
-        return value
-
-    return parse
-
-
 def add_options(parser: argparse.ArgumentParser) -> None:
     """The options only server stores (URLs) use."""
     group = parser.add_argument_group(
         "server stores (STORE is a URL: postgresql://, mysql://, sqlite:///, redis://)")
-    group.add_argument("--pause", type=_at_least(float, 0), default=0.0, metavar="SECONDS",
+    group.add_argument("--pause", type=at_least(float, 0), default=0.0, metavar="SECONDS",
                        help="sleep between batches, to leave the server to the application "
                             "(default: 0)")
     group.add_argument("--shard", type=_shard, default=None, metavar="K/N",
                        help="migrate only the sessions of shard K of N (by session id)")
-    group.add_argument("--workers", type=_at_least(int, 1), default=1, metavar="N",
+    group.add_argument("--workers", type=at_least(int, 1), default=1, metavar="N",
                        help="run N shards in N local processes and merge their reports")
     group.add_argument("--resume", action="store_true",
                        help="continue each shard from its checkpoint")
@@ -71,7 +58,7 @@ def add_options(parser: argparse.ArgumentParser) -> None:
                        help="put back the rows of a backup file (repeatable)")
     group.add_argument("--key-prefix", default="agents:session", metavar="P",
                        help="RedisSession key prefix (default: agents:session)")
-    group.add_argument("--lock-ttl", type=_at_least(float, 1), default=60.0, metavar="SECONDS",
+    group.add_argument("--lock-ttl", type=at_least(float, 1), default=60.0, metavar="SECONDS",
                        help="expiry of a Redis shard lock, renewed every batch (default: 60)")
     group.add_argument("--encryption-key-env", metavar="VAR",
                        help="the rows are EncryptedSession envelopes; the key is in the "
@@ -128,7 +115,7 @@ def _summary(report: Any) -> str:
               ("already current", report.already_current), ("left untouched", report.untouched),
               ("changed under us", report.changed_under_us)]
     lines += [f"  {label + ':':<17} {value}" for label, value in fields]
-    lines += [f"    {row.key}: {row.reason}" for row in report.untouched_rows[:20]]
+    lines += listed(report.untouched_rows, lambda row: f"{row.key}: {row.reason}")
     lines += placeholder_lines(report, None)
     lines += [f"  {'backup:':<17} {path}" for path in report.backups]
     return "\n".join(lines) + "\n"

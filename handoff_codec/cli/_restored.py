@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-__all__ = ["placeholder_lines"]
+from ._options import listed, where
 
-LIST_LIMIT = 20  # leaks listed in the text summary; --json lists them all
+__all__ = ["placeholder_lines"]
 
 
 def _quoted(text: str) -> str:
@@ -28,14 +28,9 @@ def placeholder_lines(report: Any, noun: str | None) -> list[str]:
         return lines
     lines.append(f"  {'placeholder leaks:':<17} {len(found.leaks)} turns start with a "
                  "placeholder and go on (reported, never cut)")
-    for leak in found.leaks[:LIST_LIMIT]:
-        where = f"{noun} {leak.row}" if noun else str(leak.key)
-        if leak.index is not None:
-            where += f" item {leak.index}"
-        if leak.turn is not None:
-            where += f" record {leak.turn + 1}"
-        lines.append(f"    {where}: {_quoted(leak.text)}")
-    hidden = len(found.leaks) - LIST_LIMIT
-    if hidden > 0:
-        lines.append(f"    ... and {hidden} more (see --json)")
-    return lines
+
+    def line(leak: Any) -> str:
+        row = f"{noun} {leak.row}" if noun else str(leak.key)
+        return f"{where(row, leak.index, leak.turn)}: {_quoted(leak.text)}"
+
+    return lines + listed(found.leaks, line)
