@@ -28,6 +28,20 @@ _DEFAULT_ARGS = argparse.Namespace(preamble=DEFAULT_PREAMBLE, start=DEFAULT_STAR
                                    end=DEFAULT_END)
 
 
+# The on/off switches of ``migrate`` (files and server stores alike).
+_SWITCHES = (
+    ("--dry-run", "report what would change and write nothing"),
+    ("--list", "list every row whose summary is (or would be) rewritten"),
+    ("--legacy-only", "leave alone 0.20+ summaries whose only change would be sorted JSON keys"),
+    ("--restore-empty", "also turn every turn whose whole text is a known empty-turn "
+     "placeholder ('.', '(empty)', LiteLLM's...) back into an empty turn, in summaries and in "
+     "stored items; a turn that starts with one and goes on is reported, never cut"),
+    ("--force", "JSONL: go ahead although another process has the file open for writing, or "
+     "it has other hard links"),
+    ("--json", "print a machine-readable report on stdout"),
+)
+
+
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "migrate",
@@ -37,25 +51,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("path", metavar="PATH",
                         help="a SQLiteSession database, or a JSONL file of items")
-    parser.add_argument("--dry-run", action="store_true",
-                        help="report what would change and write nothing")
     parser.add_argument("--no-backup", dest="backup", action="store_false",
                         help="do not keep a copy of the store before changing it")
-    parser.add_argument("--list", action="store_true",
-                        help="list every row whose summary is (or would be) rewritten")
-    parser.add_argument("--legacy-only", action="store_true",
-                        help="leave alone 0.20+ summaries whose only change would be "
-                             "sorted JSON keys")
-    parser.add_argument("--restore-empty", action="store_true",
-                        help="also turn every turn whose whole text is a known empty-turn "
-                             "placeholder ('.', '(empty)', LiteLLM's...) back into an empty "
-                             "turn, in summaries and in stored items; a turn that starts with "
-                             "one and goes on is reported, never cut")
-    parser.add_argument("--force", action="store_true",
-                        help="JSONL: go ahead although another process has the file open "
-                             "for writing, or it has other hard links")
-    parser.add_argument("--json", action="store_true",
-                        help="print a machine-readable report on stdout")
+    for flag, text in _SWITCHES:
+        parser.add_argument(flag, action="store_true", help=text)
     parser.add_argument("--format", choices=("auto", "jsonl", "sqlite"), default="auto",
                         help="the kind of store (default: auto, from the file's first bytes)")
     parser.add_argument("--sessions-table", default="agent_sessions", metavar="T",
