@@ -57,10 +57,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         parser.add_argument(flag, action="store_true", help=text)
     parser.add_argument("--format", choices=("auto", "jsonl", "sqlite"), default="auto",
                         help="the kind of store (default: auto, from the file's first bytes)")
-    parser.add_argument("--sessions-table", default="agent_sessions", metavar="T",
-                        help="SQLite sessions table (default: agent_sessions)")
-    parser.add_argument("--messages-table", default="agent_messages", metavar="T",
-                        help="SQLite messages table (default: agent_messages)")
+    for table in ("sessions", "messages"):  # SQLiteSession's and SQLAlchemySession's names
+        parser.add_argument(f"--{table}-table", default=f"agent_{table}", metavar="T",
+                            help=f"the {table} table (default: agent_{table})")
     parser.add_argument("--batch-size", type=at_least(int, 1), default=1000, metavar="N",
                         help="SQLite rows read per batch (default: 1000)")
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
