@@ -5,9 +5,11 @@ body as one token. This module applies the one rule a grammar cannot state,
 the record numbering (``_record_heads``), and reads each record's text with
 the ``LEGACY_*`` terminals of the same grammar.
 
-Memory stays a small multiple of the input: the body is never split into
-line objects. One scan finds the numbered lines and keeps only their offsets
-and numbers, in arrays of ints; a record's text is a slice of the body.
+Besides the items it returns, memory stays a small multiple of the input:
+the body is never copied or split into line objects. One scan finds the
+numbered lines and keeps only their offsets and numbers, in arrays of ints;
+records are read in place, by offsets into the summary, and recoveries are
+kept as a few ints each (:class:`~handoff_codec._report.Recoveries`).
 """
 
 from __future__ import annotations
@@ -16,16 +18,17 @@ import functools
 import json
 import re
 from array import array
-from collections.abc import Iterator
-from typing import Any, NamedTuple, cast
+from collections.abc import Callable
+from itertools import chain, compress, islice, repeat
+from typing import Any, cast
 
 from lark import Token, Transformer
 from lark.exceptions import UnexpectedInput
 
 from . import _parsers as grammar
 from ._errors import DecodeError, DecodeReason, ReadFailure
-from ._reader import KNOWN_ROLES, Engine, json_object, lark_error, read_if_current
-from ._report import Decoded, Format, Recovery, RecoveryKind
+from ._reader import KNOWN_ROLES, SHARED_ROLES, Engine, json_object, lark_error, read_if_current
+from ._report import Decoded, Format, Note, Recoveries, RecoveryKind, int_array
 
 __all__ = ["parse_lenient"]
 
@@ -70,13 +73,13 @@ def _shapes(literals: Literals) -> tuple[tuple[tuple[str, str], ...], str, str] 
     return heads, grammar.literal("EMPTY_TRANSCRIPT"), values["END_MARKER"]
 
 
-def _split(text: str, literals: Literals) -> tuple[str, str, int] | None:
+def _split(text: str, literals: Literals) -> tuple[str, int, int] | None:
     """The envelope of ``grammar/legacy.lark`` read as the LALR parser reads it, in one pass.
 
-    The preamble terminal, the body (the ``RECORDS`` token: up to the last
-    line break) and its offset; None for any text this shortcut does not
-    cover (the empty transcript, or text that breaks the grammar), which the
-    parser then reads. A test checks that both agree.
+    The preamble terminal and where the body (the ``RECORDS`` token: up to
+    the last line break) starts and ends; None for any text this shortcut
+    does not cover (the empty transcript, or text that breaks the grammar),
+    which the parser then reads. A test checks that both agree.
     """
     shapes = _shapes(literals)
     if shapes is None:
@@ -95,11 +98,11 @@ def _split(text: str, literals: Literals) -> tuple[str, str, int] | None:
     last = text.rfind("\n")  # the end marker holds no line break
     if last < pos or text[last + 1:] != end:
         return None
-    return name, text[pos:last + 1], pos
+    return name, pos, last + 1
 
 
-def _envelope(text: str, literals: Literals) -> tuple[str, str, int]:
-    """The preamble terminal, the body and its offset; DecodeError for a broken envelope."""
+def _envelope(text: str, literals: Literals) -> tuple[str, int, int]:
+    """The preamble terminal and the body's start and end; DecodeError for a broken envelope."""
     split = _split(text, literals)
     if split is not None:
         return split
@@ -108,66 +111,61 @@ def _envelope(text: str, literals: Literals) -> tuple[str, str, int]:
         preamble, body, offset = cast(tuple[Token, str, int], lark_parser.parse(text))
     except UnexpectedInput as exc:
         raise lark_error(text, exc) from None
-    return preamble.type, body, offset
+    return preamble.type, offset, offset + len(body)
 
 
 def _legacy(name: str) -> re.Pattern[str]:
     return grammar.terminal(name, "legacy")
 
 
-class _Numbered:
-    """The body's numbered lines: their offsets and numbers, as arrays of ints."""
+def _number(digits: str) -> int:
+    """A record's number; 0 (never in sequence) for one too long for int() to accept."""
+    return int(digits) if len(digits) <= 18 else 0
 
-    def __init__(self, body: str) -> None:
-        self.body = body
-        self.starts = array("q")
+
+class _Numbered:
+    """The numbered lines of the body ``text[begin:end]``: their offsets in
+    ``text`` and their numbers, as arrays of ints."""
+
+    def __init__(self, text: str, begin: int = 0, end: int | None = None) -> None:
+        self.text, self.begin = text, begin
+        self.end = len(text) if end is None else end
+        self.starts = int_array(self.end)
         self.numbers = array("q")
         start, number = self.starts.append, self.numbers.append
-        # RECORD_NUMBER matches only where a line starts: try it at each line
-        # start (found by str.find) rather than have the regex engine test
-        # every offset of the body for one.
-        numbered, find = _legacy("RECORD_NUMBER").match, body.find
-        pos = 0
-        while pos >= 0:
-            match = numbered(body, pos)
-            if match is not None:
-                start(pos)
-                digits = match[1]
-                # 0 (never in sequence) for a number too long for int() to accept
-                number(int(digits) if len(digits) <= 18 else 0)
-            newline = find("\n", pos)
-            pos = newline + 1 if newline >= 0 else -1
+        # The body starts a line, so RECORD_NUMBER's "^" matches at its start too.
+        for match in _legacy("RECORD_NUMBER").finditer(text, begin, self.end):
+            start(match.start())
+            number(_number(match[1]))
 
     def shaped(self) -> bytearray:
         """1 for each numbered line shaped like a record (``LEGACY_HEAD``), else 0."""
-        head, body = _legacy("LEGACY_HEAD").match, self.body
-        return bytearray(head(body, start) is not None for start in self.starts)
+        head = _legacy("LEGACY_HEAD").match
+        return bytearray(map(bool, map(head, repeat(self.text), self.starts, repeat(self.end))))
 
     def old_writer_sign(self, shaped: bytearray) -> bool:
         """Whether the body shows a sign of the 0.6 to 0.17.0 writer (see legacy.lark)."""
-        body = self.body
-        if body.count("\n") != len(self.starts):  # a line that is not numbered
+        text, begin, end = self.text, self.begin, self.end
+        if text.count("\n", begin, end) != len(self.starts):  # a line that is not numbered
             return True
-        highest = 0
-        for number, is_shaped in zip(self.numbers, shaped, strict=True):
-            if is_shaped:
-                if number < highest:  # a record numbered lower than one above it
-                    return True
-                highest = number
-        typed = _legacy("LEGACY_TYPED_HEAD").finditer(body)
+        # a line shaped like a record numbered lower than one above it
+        numbers = array("q", compress(self.numbers, shaped))
+        if not all(map(int.__le__, numbers, numbers[1:])):
+            return True
+        typed = _legacy("LEGACY_TYPED_HEAD").finditer(text, begin, end)
         return any(match["type"] not in KNOWN_ROLES for match in typed)
 
     def inside_spilled_summaries(self, start: str, end: str) -> bytearray:
         """1 for each numbered line between a spilled summary's own marker lines."""
         inside = bytearray(len(self.starts))
-        body = self.body
-        if start not in body:
+        text = self.text
+        if text.find(start, self.begin, self.end) < 0:
             return inside
         markers = re.compile(f"^(?:{re.escape(start)}|{re.escape(end)})$", re.MULTILINE)
         numbered = _legacy("RECORD_NUMBER").match
         depth, index, count = 0, 0, len(self.starts)
-        for marker in markers.finditer(body):
-            if numbered(body, marker.start()):
+        for marker in markers.finditer(text, self.begin, self.end):
+            if numbered(text, marker.start()):
                 continue
             while index < count and self.starts[index] < marker.start():
                 inside[index] = depth > 0
@@ -179,15 +177,7 @@ class _Numbered:
         return inside
 
 
-class Run(NamedTuple):
-    """The best run of records 1, 2, 3, ... that ends on one numbered line."""
-
-    score: int  # how many of its lines are shaped like records
-    position: int  # the numbered line it ends on
-    parent: int  # the numbered line of the record before, -1 for none
-
-
-def _record_heads(lines: _Numbered, start: str, end: str) -> list[int]:
+def _record_heads(lines: _Numbered, start: str, end: str) -> array[int]:
     """Indexes (into ``lines``) of the numbered lines that start records.
 
     The rule is stated in the header of ``grammar/legacy.lark``: the run of
@@ -201,58 +191,52 @@ def _record_heads(lines: _Numbered, start: str, end: str) -> list[int]:
     """
     inside = lines.inside_spilled_summaries(start, end)
     count = len(lines.starts)
-    if (count and lines.starts[0] == 0 and not any(inside)
+    if (count and lines.starts[0] == lines.begin and not any(inside)
             and lines.numbers == array("q", range(1, count + 1))):
-        return list(range(count))
+        return int_array(count, range(count))
     return _heads_by_rule(lines, inside)
 
 
-def _heads_by_rule(lines: _Numbered, inside: bytearray) -> list[int]:
-    """:func:`_record_heads` for any numbering: the best run, then the shaped lines."""
+def _heads_by_rule(lines: _Numbered, inside: bytearray) -> array[int]:
+    """:func:`_record_heads` for any numbering: the best run, then the shaped lines.
+
+    The best run ending on each number is kept in arrays indexed by the
+    number less one: a run reaches number n only through n - 1, so the
+    numbers reached are 1 to len(scores). A line numbered 0 is in no run.
+    """
     shaped = lines.shaped()
-    best: dict[int, Run] = {}
-    parents = array("q", [-1]) * len(lines.starts)
+    count = len(lines.starts)
+    scores, ends = int_array(count), int_array(count)  # of the best run ending on each number
+    parents = int_array(count, [-1]) * count
     for position, number in enumerate(lines.numbers):
-        if inside[position] or (number == 1) != (lines.starts[position] == 0):
+        if inside[position] or (number == 1) != (lines.starts[position] == lines.begin):
             continue
-        before = best.get(number - 1) if number > 1 else Run(0, -1, -1)
-        if before is None:
+        if number == 1:
+            score, parent = 0, -1
+        elif 2 <= number <= len(scores) + 1:
+            score, parent = scores[number - 2], ends[number - 2]
+        else:
             continue
-        run = Run(before.score + shaped[position], position, before.position)
-        if number not in best or run.score >= best[number].score:
-            best[number] = run
-            parents[position] = run.parent
-    heads: list[int] = []
-    if best:
-        heads.append(best[max(best)].position)
+        score += shaped[position]
+        if number > len(scores):
+            scores.append(score)
+            ends.append(position)
+        elif score >= scores[number - 1]:
+            scores[number - 1], ends[number - 1] = score, position
+        else:
+            continue
+        parents[position] = parent
+    heads = int_array(count)
+    if ends:
+        heads.append(ends[-1])
         while parents[heads[-1]] >= 0:
             heads.append(parents[heads[-1]])
         heads.reverse()
     if lines.old_writer_sign(shaped):
         return heads
-    return sorted({*heads, *(i for i, is_shaped in enumerate(shaped) if is_shaped)})
-
-
-class _Record(NamedTuple):
-    """One record's text and where it is."""
-
-    text: str
-    line: int  # 1-based line of the summary
-    pos: int  # offset in the summary
-    continued: int  # how many lines continue the head line
-
-
-def _records(lines: _Numbered, heads: list[int], line: int, offset: int) -> Iterator[_Record]:
-    """The text of each record: from its head line to the next record's head."""
-    body, starts = lines.body, lines.starts
-    seen = 0
-    ends = [starts[h] for h in heads[1:]] + [len(body)]
-    for head, stop in zip(heads, ends, strict=True):
-        begin = starts[head]
-        line += body.count("\n", seen, begin)
-        seen = begin
-        text = body[begin:stop - 1]
-        yield _Record(text, line, offset + begin, text.count("\n"))
+    for head in heads:
+        shaped[head] = 1
+    return int_array(count, compress(range(count), shaped))
 
 
 # The writer generation each kind of recovery shows; the oldest one shown wins.
@@ -271,12 +255,84 @@ def _format(kinds: set[RecoveryKind]) -> Format:
     return next((form for form in _OLDEST_FIRST if form in shown), Format.CURRENT)
 
 
-class _Reader:
-    """Reads records into items, noting every recovery."""
+def _quoted(text: str, pos: int, length: int) -> str:
+    return f"a numbered line that is not a record; not read as a turn: {text[pos:pos + length]!r}"
 
-    def __init__(self, max_depth: int) -> None:
+
+def _continued(_text: str, count: int, _unused: int) -> str:
+    return f"the record continues on the next {count} line(s); joined with '\\n'"
+
+
+def _typed(text: str, pos: int, length: int) -> str:
+    role = text[pos:pos + length]
+    return f"'{role}: {{...}}' read as an item of type {role!r}"
+
+
+def _renumbered(text: str, pos: int, above: int) -> str:
+    number = text[pos:text.index(".", pos)]
+    shown = number if len(number) <= 20 else number[:20] + "..."
+    expected = 1 if above < 0 else _number(text[above:text.index(".", above)]) + 1
+    return f"a record numbered {shown} where {expected} was expected; read as a record of its own"
+
+
+class _Code:
+    """What the reader notes: indexes into ``_NOTES`` (plain ints: an enum's are slower)."""
+
+    LEGACY_PREAMBLE = 0
+    BARE_ROLE = 1
+    UNRECOGNISED = 2  # the record's offset and length (at most 60)
+    NON_STANDARD_JSON = 3
+    NOT_JSON = 4
+    CONTINUATION = 5  # how many lines continue the record
+    TYPED_RECORD = 6  # the role's offset and length
+    RENUMBERED = 7  # the record's offset, and that of the record above (-1 for none)
+    LIST_CONTENT = 8
+    LIST_CONTENT_INFERRED = 9
+    ARRAY_AS_TEXT = 10
+    LIST_PENDING = 11  # content that starts with "[": one of the three above, or none
+
+
+_NOTES: tuple[Note, ...] = tuple(note for _, note in sorted({
+    _Code.LEGACY_PREAMBLE: Note(RecoveryKind.LEGACY_PREAMBLE, "the short legacy preamble"),
+    _Code.BARE_ROLE: Note(
+        RecoveryKind.BARE_ROLE, "an empty turn written as a bare role; read with content ''. "
+        "Whether it was None or '' is not in the text", lost=True),
+    _Code.UNRECOGNISED: Note(RecoveryKind.UNRECOGNISED, _quoted, lost=True),
+    _Code.NON_STANDARD_JSON: Note(
+        RecoveryKind.NON_STANDARD_JSON, "NaN or Infinity, which JSON (RFC 8259) does not allow; "
+        "read as a float, as json.loads does"),
+    _Code.NOT_JSON: Note(
+        RecoveryKind.NOT_JSON,
+        "starts with '{' but is not JSON; read as a plain record, as the Agents SDK does"),
+    _Code.CONTINUATION: Note(RecoveryKind.CONTINUATION, _continued),
+    _Code.TYPED_RECORD: Note(RecoveryKind.TYPED_RECORD, _typed),
+    _Code.RENUMBERED: Note(RecoveryKind.RENUMBERED, _renumbered),
+    _Code.LIST_CONTENT: Note(
+        RecoveryKind.LIST_CONTENT, "list content written as a JSON array; read back as a list"),
+    _Code.LIST_CONTENT_INFERRED: Note(
+        RecoveryKind.LIST_CONTENT, "a JSON array of Responses input content parts: inferred to "
+        "be list content written by openai-agents 0.6 to 0.17.0; read back as a list"),
+    _Code.ARRAY_AS_TEXT: Note(
+        RecoveryKind.ARRAY_AS_TEXT, "a JSON array as text: list content if openai-agents 0.6 to "
+        "0.17.0 wrote this summary; read as the text", lost=True),
+    _Code.LIST_PENDING: Note(RecoveryKind.LIST_CONTENT, "(decided after the last record)"),
+}.items()))
+
+
+class _Reader:
+    """Reads the records of summary ``text`` into items, noting every recovery.
+
+    Content that starts with "[" can be read only once every record is read
+    (see :meth:`list_content`): its note is then held in place, at its line,
+    as ``LIST_PENDING``, and ``listed`` holds the index of each such item.
+    """
+
+    def __init__(self, text: str, max_depth: int) -> None:
+        self.text = text
         self.max_depth = max_depth
-        self.recoveries: list[Recovery] = []
+        self.recoveries = Recoveries(text, _NOTES)
+        self.listed = int_array(len(text))
+        self.note = self.recoveries.add
         self.json_match = _legacy("LEGACY_JSON").fullmatch
         self.plain_match = _legacy("LEGACY_PLAIN").fullmatch
         self.named_match = _legacy("LEGACY_NAMED").fullmatch
@@ -285,103 +341,116 @@ class _Reader:
         # and (>= 0.20) empty turns as `N. role: `.
         self.json = self.empty_plain = False
 
-    def note(self, line: int, kind: RecoveryKind, message: str, *, lost: bool = False) -> None:
-        self.recoveries.append(Recovery(line=line, kind=kind, message=message, lost=lost))
+    def read(self, lines: _Numbered, heads: array[int], line: int) -> list[Item]:
+        """The items of the records that start on numbered lines ``heads``, the
+        first on ``line``."""
+        text, starts, numbers = self.text, lines.starts, lines.numbers
+        items: list[Item] = []
+        append, record, note, listed = items.append, self.record, self.note, self.listed.append
+        above, above_start = 0, -1  # the number of the record above, and its offset
+        # Each record runs from its head line to the line break before the next head.
+        stops = chain(map(starts.__getitem__, islice(heads, 1, None)), (lines.end,))
+        for head, stop in zip(heads, stops, strict=True):
+            start, end, number = starts[head], stop - 1, numbers[head]
+            if number != above + 1:
+                note(line, _Code.RENUMBERED, start, above_start)
+            above, above_start = number, start
+            continued = text.count("\n", start, end)
+            item = record(start, end, line, continued)
+            if item is not None:
+                content = item.get("content")
+                if type(content) is str and content[:1] == "[" and "role" in item:
+                    note(line, _Code.LIST_PENDING)
+                    listed(len(items))
+                append(item)
+            line += continued + 1
+        return items
 
-    def kinds(self) -> set[RecoveryKind]:
-        return {recovery.kind for recovery in self.recoveries}
-
-    def record(self, record: _Record) -> Item | None:
-        """The item of one record, or None when its text is not a record."""
-        text = record.text
-        item = self.json_record(record)
-        if item is not None:
-            return item
-        # Both plain patterns need a ":"; without one, skip their scan.
-        plain = self.plain_match(text) if ":" in text else None
-        if plain is None or (plain["role"] not in KNOWN_ROLES
-                             and (plain["name"] is None or plain["role"][-1:] != ")")):
+    def record(self, start: int, end: int, line: int, continued: int) -> Item | None:
+        """The item of the record ``text[start:end]``, or None when it is not a record."""
+        text = self.text
+        # Both plain patterns need a ":", LEGACY_JSON a "{"; without one, skip their scan.
+        colon = text.find(":", start, end) >= 0
+        plain = self.plain_match(text, start, end) if colon else None
+        role, name, content = plain.group("role", "name", "content") if plain else ("", None, "")
+        if plain is not None and role in KNOWN_ROLES:  # so not "{...": not LEGACY_JSON
+            return self.plain_record(plain, role, name, content, line, continued)
+        if text.find("{", start, end) >= 0:
+            match = self.json_match(text, start, end)
+            if match is not None:
+                item = self.json_record(match, line)
+                if item is not None:
+                    return item
+        if plain is None or name is None or role[-1:] != ")":
             # `user (team:alice): q` reads as role "user (team" by the first
             # colon, and `assistant (agent (v2)): a` as role "assistant (agent"
             # and name "v2)": a known role with a name holding ":" or "(" is
             # likelier. A role that closes its own parenthesis and has a name,
             # as in the Agents SDK's `assistant (bot) (0): ` for role
             # "assistant (bot)" and name "0", keeps that reading.
-            plain = (self.named_match(text) if ":" in text else None) or plain
+            named = self.named_match(text, start, end) if colon else None
+            if named is not None:
+                plain = named
+                role, name, content = plain.group("role", "name", "content")
         if plain is not None:
-            return self.plain_record(record, plain)
-        bare = self.bare_match(text)
-        if bare is not None:
-            self.note(record.line, RecoveryKind.BARE_ROLE,
-                      "an empty turn written as a bare role; read with content ''. "
-                      "Whether it was None or '' is not in the text", lost=True)
-            return _fields(bare, "")
-        self.note(record.line, RecoveryKind.UNRECOGNISED,
-                  f"a numbered line that is not a record; not read as a turn: {text[:60]!r}",
-                  lost=True)
+            return self.plain_record(plain, role, name, content, line, continued)
+        match = self.bare_match(text, start, end)
+        if match is not None:
+            self.note(line, _Code.BARE_ROLE)
+            return _fields(match, "")
+        self.note(line, _Code.UNRECOGNISED, start, min(end - start, 60))
         return None
 
-    def json_record(self, record: _Record) -> Item | None:
-        match = self.json_match(record.text)
-        if match is None:
-            return None
+    def json_record(self, match: re.Match[str], line: int) -> Item | None:
         try:
-            item = json_object(match["json"], record.pos + match.start("json"), self.max_depth,
-                               on_constant=lambda: self.note(
-                                   record.line, RecoveryKind.NON_STANDARD_JSON,
-                                   "NaN or Infinity, which JSON (RFC 8259) does not allow; "
-                                   "read as a float, as json.loads does"))
+            item = json_object(match["json"], match.start("json"), self.max_depth,
+                               on_constant=lambda: self.note(line, _Code.NON_STANDARD_JSON))
             self.json = True
             return item
         except ReadFailure as failure:
             if failure.reason is DecodeReason.DEPTH:
                 raise
-        self.note(record.line, RecoveryKind.NOT_JSON,
-                  "starts with '{' but is not JSON; read as a plain record, as the Agents SDK does")
+        self.note(line, _Code.NOT_JSON)
         return None
 
-    def plain_record(self, record: _Record, match: Any) -> Item:
-        item = _fields(match, match["content"])
-        self.empty_plain = self.empty_plain or item["content"] == ""
-        if record.continued:
-            self.note(record.line, RecoveryKind.CONTINUATION,
-                      f"the record continues on the next {record.continued} line(s); "
-                      "joined with '\\n'")
-        elif item["role"] not in KNOWN_ROLES and "name" not in item:
-            typed = _json_value(item["content"])
+    def plain_record(self, match: re.Match[str], role: str, name: str | None, content: str,
+                     line: int, continued: int) -> Item:
+        role = SHARED_ROLES.get(role, role)
+        if continued:
+            self.note(line, _Code.CONTINUATION, continued)
+        elif role not in KNOWN_ROLES and name is None:
+            typed = _json_value(content)
             if isinstance(typed, dict):
-                self.note(record.line, RecoveryKind.TYPED_RECORD,
-                          f"'{item['role']}: {{...}}' read as an item of type {item['role']!r}")
-                typed["type"] = item["role"]
+                self.note(line, _Code.TYPED_RECORD, match.start("role"), len(role))
+                typed["type"] = role
                 return typed
-        return item
+        if not content:
+            self.empty_plain = True
+        if name is None:
+            return {"role": role, "content": content}
+        return {"role": role, "name": name, "content": content}
 
-    def renumbered(self, record: _Record, expected: int) -> None:
-        number = record.text[:record.text.index(".")]
-        shown = number if len(number) <= 20 else number[:20] + "..."
-        self.note(record.line, RecoveryKind.RENUMBERED,
-                  f"a record numbered {shown} where {expected} was expected; read as a record "
-                  "of its own")
+    def list_content(self, items: list[Item], *, read: bool, old_writer: bool) -> None:
+        """Settle the notes held for content that starts with "[": with ``read``,
+        read it as a list or report it as ambiguous; else it stays text, unnoted."""
+        codes = bytearray(_list_code(items[index], old_writer=old_writer)
+                          for index in self.listed) if read else bytearray()
+        self.recoveries.settle(_Code.LIST_PENDING, codes)
 
-    def list_content(self, line: int, item: Item, *, old_writer: bool) -> None:
-        """Read, or report as ambiguous, string content that starts with "["."""
-        value = _json_value(item["content"])
-        if not isinstance(value, list):
-            return
-        if old_writer:
-            item["content"] = value
-            self.note(line, RecoveryKind.LIST_CONTENT,
-                      "list content written as a JSON array; read back as a list")
-        elif value and all(isinstance(part, dict) and part.get("type") in _content_part_types()
-                           for part in value):
-            item["content"] = value
-            self.note(line, RecoveryKind.LIST_CONTENT,
-                      "a JSON array of Responses input content parts: inferred to be list content "
-                      "written by openai-agents 0.6 to 0.17.0; read back as a list")
-        else:
-            self.note(line, RecoveryKind.ARRAY_AS_TEXT,
-                      "a JSON array as text: list content if openai-agents 0.6 to 0.17.0 "
-                      "wrote this summary; read as the text", lost=True)
+
+def _list_code(item: Item, *, old_writer: bool) -> int:
+    """The list content note for ``item``, whose content starts with "["; LIST_PENDING for none."""
+    value = _json_value(item["content"])
+    if not isinstance(value, list):
+        return _Code.LIST_PENDING
+    if old_writer:
+        item["content"] = value
+        return _Code.LIST_CONTENT
+    if value and all(isinstance(part, dict) and part.get("type") in _content_part_types()
+                     for part in value):
+        item["content"] = value
+        return _Code.LIST_CONTENT_INFERRED
+    return _Code.ARRAY_AS_TEXT
 
 
 @functools.cache
@@ -413,17 +482,27 @@ def _content_part_types() -> frozenset[str]:
     return frozenset(types)
 
 
-def _fields(match: Any, content: str) -> Item:
-    item: Item = {"role": match["role"]}
-    if match["name"] is not None:
-        item["name"] = match["name"]
-    item["content"] = content
-    return item
+def _fields(match: re.Match[str], content: str) -> Item:
+    role, name = match.group("role", "name")
+    role = SHARED_ROLES.get(role, role)
+    if name is None:
+        return {"role": role, "content": content}
+    return {"role": role, "name": name, "content": content}
+
+
+_scan_json: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 
 
 def _json_value(text: str) -> Any:
+    """``json.loads(text)``, or None when that raises."""
     try:
-        return json.loads(text)
+        value, end = _scan_json(text, 0)  # the C scanner that json.loads calls, minus its wrappers
+        if end == len(text):
+            return value
+    except (StopIteration, ValueError, RecursionError):
+        pass
+    try:
+        return json.loads(text)  # leading or trailing spaces, or the error
     except (ValueError, RecursionError):
         return None
 
@@ -441,38 +520,25 @@ def parse_lenient(
     current = read_if_current(text, literals, max_depth, engine)
     if current is not None and not current[1]:
         return Decoded.model_construct(items=current[0], format=Format.CURRENT, recoveries=[])
-    preamble, body, offset = _envelope(text, literals)
-    reader = _Reader(max_depth)
+    preamble, begin, stop = _envelope(text, literals)
+    reader = _Reader(text, max_depth)
     if preamble == "LEGACY_PREAMBLE":
-        reader.note(1, RecoveryKind.LEGACY_PREAMBLE, "the short legacy preamble")
-    lines = _Numbered(body)
+        reader.note(1, _Code.LEGACY_PREAMBLE)
+    lines = _Numbered(text, begin, stop)
     heads = _record_heads(lines, start, end)
-    if body and (not heads or lines.starts[heads[0]] != 0):
-        raise DecodeError("text before the first record", text, offset, ("record 1",),
+    if stop > begin and (not heads or lines.starts[heads[0]] != begin):
+        raise DecodeError("text before the first record", text, begin, ("record 1",),
                           DecodeReason.NUMBERING)
-    first_line = text.count("\n", 0, offset) + 1
-    records: list[tuple[int, Item]] = []
-    above = 0  # the number of the record above
     try:
-        for head, record in zip(heads, _records(lines, heads, first_line, offset), strict=True):
-            if lines.numbers[head] != above + 1:
-                reader.renumbered(record, above + 1)
-            above = lines.numbers[head]
-            item = reader.record(record)
-            if item is not None:
-                records.append((record.line, item))
+        items = reader.read(lines, heads, text.count("\n", 0, begin) + 1)
     except ReadFailure as failure:
         raise failure.at(text) from None
-    old_writer = _format(reader.kinds()) is Format.LEGACY_0_6
-    if old_writer or not (reader.json or reader.empty_plain):
-        # 0.6 to 0.17.0 wrote list content as a JSON array after the colon.
-        # Without a sign of which writer this was, an array of Responses
-        # content parts is read as a list; any other array stays text.
-        for record_line, item in records:
-            content = item.get("content")
-            if isinstance(content, str) and content[:1] == "[" and "role" in item:
-                reader.list_content(record_line, item, old_writer=old_writer)
-    reader.recoveries.sort(key=lambda r: r.line)
+    old_writer = _format(reader.recoveries.kinds(_Code.LIST_PENDING)) is Format.LEGACY_0_6
+    # 0.6 to 0.17.0 wrote list content as a JSON array after the colon.
+    # Without a sign of which writer this was, an array of Responses content
+    # parts is read as a list; any other array stays text.
+    reader.list_content(items, read=old_writer or not (reader.json or reader.empty_plain),
+                        old_writer=old_writer)
     # Built without validation: the items are plain JSON data made here.
-    return Decoded.model_construct(items=[item for _, item in records],
-                                   format=_format(reader.kinds()), recoveries=reader.recoveries)
+    return Decoded.model_construct(items=items, format=_format(reader.recoveries.kinds()),
+                                   recoveries=reader.recoveries)

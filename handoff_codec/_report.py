@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+from array import array
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from enum import Enum
-from typing import Any
+from itertools import compress
+from typing import Any, overload
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, field_serializer
 
-__all__ = ["Decoded", "Format", "Recovery", "RecoveryKind"]
+__all__ = ["Decoded", "Format", "Note", "Recoveries", "Recovery", "RecoveryKind", "int_array"]
+
+
+def int_array(bound: int, values: Iterable[int] = ()) -> array[int]:
+    """An array for ints from -1 to ``bound``: 4 bytes each when that is enough, else 8."""
+    return array("i" if bound < 2**31 else "q", values)
 
 
 class _Named(str, Enum):
@@ -55,19 +64,126 @@ class Recovery(BaseModel):
     lost: bool = False
 
 
+@dataclass(frozen=True)
+class Note:
+    """One kind of recovery a reader notes: its kind, loss, and message.
+
+    ``message`` is the message itself, or a function that writes it from the
+    summary text and the two ints noted with the recovery (each from -1 to
+    the length of the text).
+    """
+
+    kind: RecoveryKind
+    message: str | Callable[[str, int, int], str]
+    lost: bool = False
+
+
+class Recoveries(Sequence[Recovery]):
+    """The recoveries of one read, in line order, 13 bytes each (25 past 2 GiB).
+
+    Each is kept as a line, the index of its :class:`Note` and two ints; a
+    :class:`Recovery` is built whenever one is read, so a summary of 100,000
+    records does not cost 100,000 models. It keeps the summary text, from
+    which messages that quote it are written.
+    """
+
+    __slots__ = ("_a", "_b", "_codes", "_lines", "_notes", "_text")
+
+    def __init__(self, text: str, notes: tuple[Note, ...]) -> None:
+        self._text, self._notes = text, notes
+        # Lines, offsets and counts: from -1 to the length of the text.
+        self._lines, self._a, self._b = (int_array(len(text) + 1) for _ in range(3))
+        self._codes = bytearray()
+
+    def add(self, line: int, code: int, a: int = 0, b: int = 0) -> None:
+        """Note recovery ``notes[code]`` at ``line``, with the ints its message needs."""
+        self._lines.append(line)
+        self._codes.append(code)
+        self._a.append(a)
+        self._b.append(b)
+
+    def settle(self, pending: int, codes: Iterable[int]) -> None:
+        """Give the recoveries noted with code ``pending``, in order, the codes
+        ``codes`` (one each, or none at all), then drop those left ``pending``."""
+        column = self._codes
+        if pending not in column:
+            return
+        index = -1
+        for code in codes:
+            index = column.index(pending, index + 1)
+            column[index] = code
+        keep = column.translate(bytes(code != pending for code in range(256)))
+        if all(keep):
+            return
+        self._codes = bytearray(compress(column, keep))
+        self._lines = array(self._lines.typecode, compress(self._lines, keep))
+        self._a = array(self._a.typecode, compress(self._a, keep))
+        self._b = array(self._b.typecode, compress(self._b, keep))
+
+    def kinds(self, without: int = -1) -> set[RecoveryKind]:
+        """The kinds of recovery noted (but those with code ``without``), building none."""
+        return {self._notes[code].kind for code in set(self._codes) if code != without}
+
+    def any_lost(self) -> bool:
+        """Whether one of them says information is lost, without building one."""
+        return any(self._notes[code].lost for code in set(self._codes))
+
+    def __len__(self) -> int:
+        return len(self._lines)
+
+    @overload
+    def __getitem__(self, index: int) -> Recovery: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Recovery]: ...
+    def __getitem__(self, index: int | slice) -> Recovery | list[Recovery]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        note = self._notes[self._codes[index]]
+        message = note.message
+        if not isinstance(message, str):
+            message = message(self._text, self._a[index], self._b[index])
+        return Recovery.model_construct(line=self._lines[index], kind=note.kind,
+                                        message=message, lost=note.lost)
+
+    def __iter__(self) -> Iterator[Recovery]:
+        return map(self.__getitem__, range(len(self)))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, str | bytes):
+            return NotImplemented
+        return len(self) == len(other) and all(x == y for x, y in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Recoveries({list(self)!r})"
+
+
 class Decoded(BaseModel):
-    """The result of :func:`handoff_codec.decode`."""
+    """The result of :func:`handoff_codec.decode`.
+
+    ``recoveries`` is a sequence (a list, or the lenient reader's compact
+    :class:`Recoveries`) of :class:`Recovery`, in line order.
+    """
 
     items: list[dict[str, Any]]
     format: Format
-    recoveries: list[Recovery] = []
+    recoveries: Sequence[Recovery] = []
+
+    @field_serializer("recoveries")
+    def _recoveries_as_list(self, recoveries: Sequence[Recovery]) -> list[Recovery]:
+        return list(recoveries)
 
     @property
     def lossless(self) -> bool:
         """True when no recovery says that information is missing."""
+        if isinstance(self.recoveries, Recoveries):
+            return not self.recoveries.any_lost()
         return not any(r.lost for r in self.recoveries)
 
     @property
     def complete(self) -> bool:
         """True when every line of the summary was read into an item."""
+        if isinstance(self.recoveries, Recoveries):
+            return RecoveryKind.UNRECOGNISED not in self.recoveries.kinds()
         return not any(r.kind is RecoveryKind.UNRECOGNISED for r in self.recoveries)

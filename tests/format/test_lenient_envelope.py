@@ -45,8 +45,17 @@ def lark_envelope(text: str, literals: Any = LITERALS) -> tuple[str, str, int] |
     return preamble.type, body, offset
 
 
-def assert_split_agrees(text: str, literals: Any = LITERALS) -> None:
+def split_envelope(text: str, literals: Any = LITERALS) -> tuple[str, str, int] | None:
+    """``_split``'s answer in ``lark_envelope``'s shape: it gives the body as offsets."""
     split = _split(text, literals)
+    if split is None:
+        return None
+    preamble, begin, end = split
+    return preamble, text[begin:end], begin
+
+
+def assert_split_agrees(text: str, literals: Any = LITERALS) -> None:
+    split = split_envelope(text, literals)
     if split is not None:  # None leaves the text to the parser
         assert split == lark_envelope(text, literals)
 
@@ -78,7 +87,7 @@ def test_envelope_split_reads_the_common_envelopes() -> None:
         for signature in ("", SIGNATURE):
             text = f"{preamble}\n{DEFAULT_START}\n{signature}{body}{DEFAULT_END}"
             offset = len(preamble) + len(DEFAULT_START) + 2 + len(signature)
-            assert _split(text, LITERALS) == (kind, body, offset) == lark_envelope(text)
+            assert split_envelope(text) == (kind, body, offset) == lark_envelope(text)
 
 
 def test_envelope_split_leaves_ambiguous_preambles_to_the_parser() -> None:

@@ -180,3 +180,13 @@ def test_removing_any_record_of_a_current_summary_removes_only_its_turn(
     assert after.items == before.items[:gone] + before.items[gone + 1:]
     renumbered = [r for r in after.recoveries if r.kind is RecoveryKind.RENUMBERED]
     assert len(renumbered) == (gone < len(transcript) - 1)
+
+
+@pytest.mark.parametrize("number", ["0", "00", "1234567890123456789"])
+def test_a_line_numbered_0_or_past_18_digits_is_in_no_run(number: str) -> None:
+    # Such a line is never in sequence (the reader keeps its number as 0): it
+    # neither starts the run of rule 1 nor, unshaped, a record of rule 2, and
+    # continues the record above it (rule 3).
+    decoded = handoff_codec.decode(summary("2. assistant: b", f"{number}. x"))
+    assert decoded.items == [{"role": "assistant", "content": f"b\n{number}. x"}]
+    assert kinds(decoded) == [(3, RecoveryKind.RENUMBERED), (3, RecoveryKind.CONTINUATION)]

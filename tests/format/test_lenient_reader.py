@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import pickle
 import re
 import tracemalloc
 
@@ -101,3 +102,57 @@ def test_memory_stays_a_small_multiple_of_the_input(name: str) -> None:
 def test_a_string_that_looks_like_list_content_round_trips() -> None:
     items = [{"role": "user", "content": json.dumps(IMAGE)}]
     assert handoff_codec.loads(handoff_codec.dumps(items)) == items
+
+
+# Bodies of many short records, each with a recovery or two: the items alone
+# then take more than 10 times the input (a dict is 184 bytes), so what is
+# bounded is the rest, the recoveries and what the read holds on the way: 2 to
+# 4 times the input today, 40 and more with a pydantic model per recovery.
+DENSE = {
+    "records all numbered 1": "1. user: a\n" * 30_000,
+    "bare roles": "".join(f"{n}. assistant\n" for n in range(1, 30_001)),
+    "numbered lines that are not records": "".join(f"{n}. x\n" for n in range(1, 30_001)),
+    "arrays as text, all numbered 1": "1. user: [1]\n" * 30_000,
+}
+
+
+@pytest.mark.parametrize("name", sorted(DENSE))
+def test_memory_beyond_the_items_stays_a_small_multiple_of_the_input(name: str) -> None:
+    text = summary(DENSE[name].removesuffix("\n"))
+    tracemalloc.start()
+    try:
+        decoded = handoff_codec.decode(text)
+        peak = tracemalloc.get_traced_memory()[1]
+        assert len(decoded.recoveries) >= 29_999
+        items = decoded.items
+        del decoded
+        held_by_items = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert len(items) in (0, 30_000)
+    assert peak - held_by_items <= 5 * len(text), f"{(peak - held_by_items) / len(text):.1f}"
+
+
+def test_recoveries_read_as_a_list_of_recovery() -> None:
+    text = "\n".join(["For context, here is the conversation so far:", DEFAULT_START,
+                      "1. user: [1]", "3. assistant: b", "3. x y: z", DEFAULT_END])
+    decoded = handoff_codec.decode(text)
+    expected = [
+        handoff_codec.Recovery(line=1, kind=RecoveryKind.LEGACY_PREAMBLE,
+                               message="the short legacy preamble"),
+        handoff_codec.Recovery(line=3, kind=RecoveryKind.LIST_CONTENT, message=(
+            "list content written as a JSON array; read back as a list")),
+        handoff_codec.Recovery(line=4, kind=RecoveryKind.RENUMBERED, message=(
+            "a record numbered 3 where 2 was expected; read as a record of its own")),
+        handoff_codec.Recovery(line=4, kind=RecoveryKind.CONTINUATION, message=(
+            "the record continues on the next 1 line(s); joined with '\\n'")),
+    ]
+    recoveries = decoded.recoveries
+    assert list(recoveries) == expected and recoveries == expected and expected == recoveries
+    assert (len(recoveries), recoveries[-1], recoveries[1:3]) == (4, expected[3], expected[1:3])
+    assert recoveries != expected[:3] and recoveries != "text"
+    assert decoded.model_dump(mode="json")["recoveries"] == [
+        r.model_dump(mode="json") for r in expected]
+    assert pickle.loads(pickle.dumps(decoded)) == decoded
+    assert handoff_codec.Decoded.model_validate(decoded.model_dump()) == decoded
+    assert (decoded.lossless, decoded.complete) == (True, True)
