@@ -121,7 +121,11 @@ def json_object(
             raise ReadFailure(f"invalid JSON record: {found['constant']} is not JSON "
                               "(RFC 8259)", pos + found.start(), _JSON_EXPECTED,
                               DecodeReason.JSON) from None
-        value = json.loads(text)
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as exc:  # e.g. extra data after an object holding NaN
+            raise ReadFailure(f"invalid JSON record: {exc.msg}", pos + exc.pos, _JSON_EXPECTED,
+                              DecodeReason.JSON) from None
         on_constant()
     except RecursionError:  # a max_depth above what the json module can nest
         raise _too_deep(pos, max_depth) from None

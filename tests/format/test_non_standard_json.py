@@ -71,3 +71,18 @@ def test_the_agents_sdk_writes_them_and_the_lenient_reader_reads_them() -> None:
     assert [r.kind for r in decoded.recoveries] == ["non_standard_json"]
     with pytest.raises(DecodeError):
         handoff_codec.loads(text, strict=True)
+
+
+@pytest.mark.parametrize("value", ["NaN", "Infinity", '"hi"'])
+def test_a_json_record_with_a_continuation_line_reads_as_text_whatever_it_holds(
+        value: str) -> None:
+    # A record followed by a line that is not a record: json.loads then sees
+    # "extra data". With NaN inside, the lenient reader used to let that
+    # json.JSONDecodeError escape instead of reading the record as text.
+    text = "\n".join([handoff_codec.LEGACY_PREAMBLE, handoff_codec.DEFAULT_START,
+                      '1. {"role": "user", "content": ' + value + "}", "x",
+                      handoff_codec.DEFAULT_END])
+    decoded = handoff_codec.decode(text)
+    assert decoded.items == [{"role": '{"role"',
+                              "content": '"user", "content": ' + value + "}\nx"}]
+    assert "not_json" in {r.kind.value for r in decoded.recoveries}
