@@ -159,6 +159,13 @@ class Recoveries(Sequence[Recovery]):
         return f"Recoveries({list(self)!r})"
 
 
+def lossless(recoveries: Sequence[Recovery]) -> bool:
+    """True when no recovery says that information is missing (building none if compact)."""
+    if isinstance(recoveries, Recoveries):
+        return not recoveries.any_lost()
+    return not any(r.lost for r in recoveries)
+
+
 class Decoded(BaseModel):
     """The result of :func:`handoff_codec.decode`.
 
@@ -177,9 +184,7 @@ class Decoded(BaseModel):
     @property
     def lossless(self) -> bool:
         """True when no recovery says that information is missing."""
-        if isinstance(self.recoveries, Recoveries):
-            return not self.recoveries.any_lost()
-        return not any(r.lost for r in self.recoveries)
+        return lossless(self.recoveries)
 
     @property
     def complete(self) -> bool:

@@ -30,14 +30,14 @@ build on :func:`migrate_value`; see ``handoff_codec.migrate.stores``.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, field_serializer
 
 from .._errors import DecodeError, EncodeError
-from .._report import Format, Recovery, RecoveryKind
+from .._report import Format, Recovery, RecoveryKind, lossless
 from ..replay._placeholders import Leak, Restored, restore_empty_report
 
 if TYPE_CHECKING:
@@ -81,10 +81,14 @@ class MigrationResult(BaseModel):
     item: Any
     reason: str | None = None
     format: Format | None = None
-    recoveries: list[Recovery] = []
+    recoveries: Sequence[Recovery] = []  # built lazily (see _report.Recoveries)
     key_order_only: bool = False  # migrated, and the only change is sorted JSON keys
     restored: tuple[Restored, ...] = ()  # turns whose placeholder was emptied
     leaks: tuple[Leak, ...] = ()  # turns that start with a placeholder and go on
+
+    @field_serializer("recoveries")
+    def _recoveries_as_list(self, recoveries: Sequence[Recovery]) -> list[Recovery]:
+        return list(recoveries)
 
     @property
     def changed(self) -> bool:
@@ -99,7 +103,7 @@ class MigrationResult(BaseModel):
     @property
     def lossless(self) -> bool:
         """False when the reader noted information the old writer had already lost."""
-        return not any(r.lost for r in self.recoveries)
+        return lossless(self.recoveries)
 
 
 def _default_codec() -> Codec:
@@ -154,7 +158,7 @@ def migrate_item(item: Any, *, codec: Codec | None = None,
         return _result(MigrationStatus.UNTOUCHED, item,
                        reason=f"reader failed: {type(exc).__name__}: {_error_text(exc)}")
     report: dict[str, Any] = {"format": decoded.format,
-                              "recoveries": list(decoded.recoveries)}
+                              "recoveries": decoded.recoveries}
     if not decoded.complete:
         lines = [r.line for r in decoded.recoveries if r.kind is RecoveryKind.UNRECOGNISED]
         return _result(MigrationStatus.UNTOUCHED, item, reason="line(s) "
