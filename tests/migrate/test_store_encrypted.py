@@ -24,24 +24,33 @@ from tests.support.services import postgres_database, redis_prefix
 KEY_ENV = "HANDOFF_CODEC_TEST_SESSION_KEY"
 
 
-def _encrypted(store: SqlStore | RedisStore, key: str, session_id: str, work: Any) -> Any:
+def _encrypted(store: SqlStore | RedisStore, key: str, session_ids: list[str],
+               work: Any) -> list[Any]:
+    """``work(session_id, session)`` on each session's ``EncryptedSession``, in one loop."""
     from agents.extensions.memory import EncryptedSession
 
-    async def run() -> Any:
+    async def run() -> list[Any]:
         if isinstance(store, SqlStore):
             from sqlalchemy.ext.asyncio import create_async_engine
 
             engine = create_async_engine(store.async_url)
-            inner: Any = store._sessions(engine, session_id)
+
+            def inner(session_id: str) -> Any:
+                return store._sessions(engine, session_id)
+
             closer = engine.dispose
         else:
             import redis.asyncio as aioredis
 
             client = aioredis.Redis.from_url(store.url)
-            inner = store._session(client, session_id)
+
+            def inner(session_id: str) -> Any:
+                return store._session(client, session_id)
+
             closer = client.aclose
         try:
-            return await work(EncryptedSession(session_id, inner, key, ttl=3600))
+            return [await work(sid, EncryptedSession(sid, inner(sid), key, ttl=3600))
+                    for sid in session_ids]
         finally:
             await closer()
 
@@ -49,15 +58,17 @@ def _encrypted(store: SqlStore | RedisStore, key: str, session_id: str, work: An
 
 
 def _fill(store: SqlStore | RedisStore, key: str, sessions: dict[str, list[Item]]) -> None:
-    for session_id, items in sessions.items():
-        _encrypted(store, key, session_id, lambda s, items=items: s.add_items(items))
+    async def work(session_id: str, session: Any) -> None:
+        await session.add_items(sessions[session_id])
+
+    _encrypted(store, key, list(sessions), work)
 
 
-def _read(store: SqlStore | RedisStore, key: str, session_id: str) -> list[Item]:
-    async def work(session: Any) -> list[Item]:
+def _read(store: SqlStore | RedisStore, key: str, session_ids: list[str]) -> list[list[Item]]:
+    async def work(_: str, session: Any) -> list[Item]:
         return list(await session.get_items())
 
-    return list(_encrypted(store, key, session_id, work))
+    return _encrypted(store, key, session_ids, work)
 
 
 def _timestamps(rows: dict[Any, bytes], key: str, session_of: Any) -> dict[Any, int]:
@@ -87,8 +98,8 @@ def _cycle(store: SqlStore | RedisStore, url: str, tmp_path: Path, session_of: A
         backup = tmp_path / "backup.jsonl"
         real = run_migrate(url, "--backup-file", str(backup), *args)
         assert real["migrated"] == dry["migrated"]
-        for session_id, items in sessions.items():
-            assert _read(store, key, session_id) == expected_items(items)
+        assert _read(store, key, list(sessions)) == [expected_items(items)
+                                                      for items in sessions.values()]
         after = store.rows()
         changed = [k for k in before if before[k] != after[k]]
         assert len(changed) == real["migrated"]

@@ -72,7 +72,7 @@ def test_killed_redis_runs_leave_old_or_new_rows_and_resume_to_the_clean_store(
         rng = random.Random(7)
         for attempt in range(3):
             resume = ("--resume",) if attempt else ()
-            time.sleep(2.2 if attempt else 0)  # the killed run's lock expires
+            _wait_for_the_lock_to_expire(url, prefix)
             proc = subprocess.Popen(cli_command(url, "--key-prefix", prefix, "--batch-size",
                                                 "25", "--lock-ttl", "2", "--backup-file",
                                                 backup, *resume),
@@ -83,8 +83,22 @@ def test_killed_redis_runs_leave_old_or_new_rows_and_resume_to_the_clean_store(
             proc.wait()
             for key, value in store.rows().items():
                 assert value == old[key] or migrate_row(old[key], None).new == value
-        time.sleep(2.2)
+        _wait_for_the_lock_to_expire(url, prefix)
         final = run_migrate(url, "--key-prefix", prefix, "--backup-file", backup, "--resume")
         for key, value in store.rows().items():
             assert value == (migrate_row(old[key], None).new or old[key])
         assert final["untouched"] == 0 and final["rows_scanned"] >= len(rows)
+
+
+def _wait_for_the_lock_to_expire(url: str, prefix: str) -> None:
+    """Until a killed run's shard lock (``--lock-ttl 2``, renewed every batch) has expired."""
+    import redis
+
+    client = redis.Redis.from_url(url)
+    try:
+        deadline = time.monotonic() + 10
+        while client.exists(f"handoff-codec:migrate:{prefix}:lock:0/1"):
+            assert time.monotonic() < deadline, "the lock did not expire"
+            time.sleep(0.05)
+    finally:
+        client.close()

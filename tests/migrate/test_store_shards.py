@@ -53,7 +53,8 @@ def test_postgres_one_worker_four_workers_and_four_shards_agree(tmp_path: Path) 
                 totals.append(_sharded(url, folder))
             else:
                 extra = ("--workers", "4") if how == "workers" else ()
-                report = run_migrate(url, "--backup-file", str(folder / "b.jsonl"), *extra)
+                report = run_migrate(url, "--backup-file", str(folder / "b.jsonl"), *extra,
+                                     process=bool(extra))  # workers: spawned by the CLI
                 totals.append(_ints(report))
                 if how == "workers":
                     assert sorted(report["shards"]) == ["0/4", "1/4", "2/4", "3/4"]
@@ -79,7 +80,7 @@ def test_redis_one_worker_four_workers_and_four_shards_agree(tmp_path: Path) -> 
             else:
                 extra = ("--workers", "4") if how == "workers" else ()
                 report = run_migrate(url, "--backup-file", str(folder / "b.jsonl"), *options,
-                                     *extra)
+                                     *extra, process=bool(extra))
                 totals.append(_ints(report))
             finals.append({(key[0].replace(prefix.encode(), b"P"), key[1]): value
                            for key, value in store.rows().items()})

@@ -138,28 +138,30 @@ class SqlStore:
         finally:
             engine.dispose()
 
-    def bulk(self, rows: list[tuple[str, Item]]) -> None:
-        """Append many rows quickly (COPY on PostgreSQL), in the SDK's JSON style."""
+    def bulk(self, rows: list[tuple[str, str]]) -> None:
+        """Append many (session id, JSON text) rows quickly: COPY on PostgreSQL, else one
+        prepared INSERT for all rows (multi-row VALUES on MySQL)."""
         import sqlalchemy as sa
 
         session_ids = sorted({sid for sid, _ in rows})
         self.get_items(session_ids[0])  # the SDK creates its tables
-        data = [(sid, json.dumps(item, separators=(",", ":"))) for sid, item in rows]
         engine = sa.create_engine(self.sync_url)
         sessions, messages = self.tables["sessions_table"], self.tables["messages_table"]
         try:
             with engine.begin() as conn:
                 conn.execute(sa.text(f"INSERT INTO {sessions} (session_id) VALUES (:s)"),
                              [{"s": s} for s in session_ids])
+                cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
                 if self.backend == "postgresql":
-                    cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
                     with cursor.copy(f"COPY {messages} (session_id, message_data) FROM STDIN"
                                      ) as copy:
-                        for row in data:
+                        for row in rows:
                             copy.write_row(row)
                 else:
-                    conn.execute(sa.text(f"INSERT INTO {messages} (session_id, message_data) "
-                                         "VALUES (:s, :m)"), [{"s": s, "m": m} for s, m in data])
+                    mark = "?" if self.backend == "sqlite" else "%s"
+                    cursor.executemany(f"INSERT INTO {messages} (session_id, message_data) "
+                                       f"VALUES ({mark}, {mark})", rows)
+                cursor.close()
         finally:
             engine.dispose()
 
@@ -211,27 +213,35 @@ class RedisStore:
         finally:
             client.close()
 
-    def bulk(self, rows: list[tuple[str, Item]]) -> None:
+    def bulk(self, rows: list[tuple[str, str]]) -> None:
+        """Append many (session id, JSON text) rows, in order, as ``RedisSession`` does."""
         import redis
 
+        lists: dict[str, list[str]] = {}
+        for sid, text in rows:
+            lists.setdefault(f"{self.prefix}:{sid}:messages", []).append(text)
         client = redis.Redis.from_url(self.url)
         try:
             pipe = client.pipeline(transaction=False)
-            for n, (sid, item) in enumerate(rows):
-                pipe.rpush(f"{self.prefix}:{sid}:messages",
-                           json.dumps(item, separators=(",", ":")))
-                if n % 5000 == 4999:
-                    pipe.execute()
+            for key, values in lists.items():
+                for start in range(0, len(values), 1000):
+                    pipe.rpush(key, *values[start:start + 1000])
             pipe.execute()
         finally:
             client.close()
 
 
-def run_migrate(*args: str, check_code: int | None = None) -> dict[str, Any]:
-    """``handoff-codec migrate ARGS --json`` in a new process; its JSON report."""
-    from .migrate_support import run_cli
+def run_migrate(*args: str, check_code: int | None = None, process: bool = False
+                ) -> dict[str, Any]:
+    """``handoff-codec migrate ARGS --json``: its JSON report.
 
-    result = run_cli(*args, "--json", check_code=check_code)
+    Run by ``main()`` in this process, or with ``process`` in a new one (for a
+    run beside an application's own process, or one that spawns workers).
+    """
+    from .migrate_support import run_cli, run_cli_here
+
+    run = run_cli if process else run_cli_here
+    result = run(*args, "--json", check_code=check_code)
     assert result.stdout, result.stderr
     report: dict[str, Any] = json.loads(result.stdout)
     return report
@@ -270,17 +280,20 @@ def check_migration_cycle(store: SqlStore | RedisStore, url: str, backup: str,
     return real
 
 
-def bulk_rows(rows: int, *, legacy_every: int = 5, sessions: int = 50) -> list[tuple[str, Item]]:
-    """``rows`` rows over ``sessions`` sessions; every ``legacy_every``-th a legacy summary."""
-    summaries = [summary for _, _, summary in fixture_summaries()] + CRAFTED
-    out: list[tuple[str, Item]] = []
+def bulk_rows(rows: int, *, legacy_every: int = 5, sessions: int = 50) -> list[tuple[str, str]]:
+    """``rows`` (session id, JSON text) rows over ``sessions`` sessions, in the SDK's compact
+    JSON style; every ``legacy_every``-th a legacy summary, the others plain items with ids."""
+    summaries = [json.dumps(summary, separators=(",", ":"))
+                 for summary in [s for _, _, s in fixture_summaries()] + CRAFTED]
+    # A plain item with an "id" key added last, as dict(item) | {"id": ...} is written.
+    heads = [json.dumps(item, separators=(",", ":"))[:-1] + ',"id":"item-' for item in PLAIN]
+    out: list[tuple[str, str]] = []
     for n in range(rows):
         if n % legacy_every == 0:
-            item = summaries[(n // legacy_every) % len(summaries)]
+            text = summaries[(n // legacy_every) % len(summaries)]
         else:
-            item = dict(PLAIN[n % len(PLAIN)])
-            item["id"] = f"item-{n}"
-        out.append((f"session-{n % sessions}", item))
+            text = f'{heads[n % len(heads)]}{n}"}}'
+        out.append((f"session-{n % sessions}", text))
     return out
 
 

@@ -1,10 +1,12 @@
 """An application writing through a real SDK session until told to stop (for online tests).
 
-    python -m tests.support.session_writer sql|redis URL PREFIX_OR_TABLE STOP_FILE
+    python -m tests.support.session_writer sql|redis URL PREFIX_OR_TABLE FOLDER
 
-Appends one item at a time to sessions ``session-0`` .. ``session-9`` and reads
-each session back, in a loop, until STOP_FILE exists; then prints
-``{"appended": [...], "errors": [...], "reads": N}`` on stdout.
+Once FOLDER/go exists, appends one item at a time to sessions ``session-0`` ..
+``session-9`` and reads each session back, in a loop, until FOLDER/stop exists;
+creates FOLDER/running after its first append and read; then prints
+``{"appended": [...], "errors": [...], "reads": N}`` on stdout. (Started early,
+it is ready to write as soon as FOLDER/go appears.)
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 
-async def _loop(kind: str, url: str, prefix: str, stop: Path) -> dict[str, Any]:
+async def _loop(kind: str, url: str, prefix: str, folder: Path) -> dict[str, Any]:
     appended: list[str] = []
     errors: list[str] = []
     reads = 0
@@ -40,6 +42,9 @@ async def _loop(kind: str, url: str, prefix: str, stop: Path) -> dict[str, Any]:
             return SQLAlchemySession(sid, engine=engine)
 
         close = engine.dispose
+    go, running, stop = folder / "go", folder / "running", folder / "stop"
+    while not go.exists() and not stop.exists():
+        await asyncio.sleep(0.01)
     n = 0
     while not stop.exists():
         sid = f"session-{n % 10}"
@@ -53,14 +58,16 @@ async def _loop(kind: str, url: str, prefix: str, stop: Path) -> dict[str, Any]:
                 errors.append(f"{text} not read back")
         except Exception as exc:
             errors.append(f"{type(exc).__name__}: {exc}")
+        if n == 0:
+            running.touch()
         n += 1
     await close()
     return {"appended": appended, "errors": errors, "reads": reads}
 
 
 def main() -> int:
-    kind, url, prefix, stop = sys.argv[1:5]
-    print(json.dumps(asyncio.run(_loop(kind, url, prefix, Path(stop)))))
+    kind, url, prefix, folder = sys.argv[1:5]
+    print(json.dumps(asyncio.run(_loop(kind, url, prefix, Path(folder)))))
     return 0
 
 
