@@ -446,40 +446,23 @@ def _list_code(item: Item, *, old_writer: bool) -> int:
     if old_writer:
         item["content"] = value
         return _Code.LIST_CONTENT
-    if value and all(isinstance(part, dict) and part.get("type") in _content_part_types()
+    if value and all(isinstance(part, dict) and part.get("type") in CONTENT_PART_TYPES
                      for part in value):
         item["content"] = value
         return _Code.LIST_CONTENT_INFERRED
     return _Code.ARRAY_AS_TEXT
 
 
-@functools.cache
-def _content_part_types() -> frozenset[str]:
-    """The ``type`` of every content part a message without ``type`` can hold.
-
-    From the openai package: the parts of ``EasyInputMessage.content``
-    (``ResponseInputContent``) and ``ResponseInputAudio``. Output parts
-    (``output_text``, ``refusal``) are not among them: they belong to an
-    output message, which has an ``id`` that the old writer did not keep, and
-    as the content of a plain turn neither the Responses API's input types nor
-    the Agents SDK's Chat Completions converter accept them.
-    """
-    from typing import Literal, get_args, get_origin
-
-    from openai.types.responses import EasyInputMessage, ResponseInputAudio
-    from pydantic import BaseModel
-
-    types: set[str] = set()
-    pending: list[Any] = [EasyInputMessage.model_fields["content"].annotation, ResponseInputAudio]
-    while pending:
-        kind = pending.pop()
-        if isinstance(kind, type) and issubclass(kind, BaseModel):
-            field = kind.model_fields["type"].annotation
-            if get_origin(field) is Literal:
-                types.update(get_args(field))
-        elif get_origin(kind) is not None:  # Union, Annotated, List
-            pending.extend(get_args(kind))
-    return frozenset(types)
+# The ``type`` of every content part a message without ``type`` can hold: the
+# parts of the openai package's ``EasyInputMessage.content``
+# (``ResponseInputContent``) and ``ResponseInputAudio``. Output parts
+# (``output_text``, ``refusal``) are not among them: they belong to an output
+# message, which has an ``id`` that the old writer did not keep, and as the
+# content of a plain turn neither the Responses API's input types nor the Agents
+# SDK's Chat Completions converter accept them. A constant, so that reading a
+# legacy summary does not import openai's types (over a second of start-up);
+# tests/format/test_lenient_reader.py derives it from those types.
+CONTENT_PART_TYPES = frozenset({"input_audio", "input_file", "input_image", "input_text"})
 
 
 def _fields(match: re.Match[str], content: str) -> Item:

@@ -6,6 +6,7 @@ import json
 import pickle
 import re
 import tracemalloc
+from typing import Any
 
 import pytest
 
@@ -156,3 +157,26 @@ def test_recoveries_read_as_a_list_of_recovery() -> None:
     assert pickle.loads(pickle.dumps(decoded)) == decoded
     assert handoff_codec.Decoded.model_validate(decoded.model_dump()) == decoded
     assert (decoded.lossless, decoded.complete) == (True, True)
+
+
+def test_content_part_types_are_those_of_openais_input_message_types() -> None:
+    """The constant the lenient reader uses equals what openai's own types allow."""
+    from typing import Literal, get_args, get_origin
+
+    from openai.types.responses import EasyInputMessage, ResponseInputAudio
+    from pydantic import BaseModel
+
+    from handoff_codec._legacy import CONTENT_PART_TYPES
+
+    types: set[str] = set()
+    pending: list[Any] = [EasyInputMessage.model_fields["content"].annotation,
+                          ResponseInputAudio]
+    while pending:
+        kind = pending.pop()
+        if isinstance(kind, type) and issubclass(kind, BaseModel):
+            field = kind.model_fields["type"].annotation
+            if get_origin(field) is Literal:
+                types.update(get_args(field))
+        elif get_origin(kind) is not None:  # Union, Annotated, List
+            pending.extend(get_args(kind))
+    assert types == CONTENT_PART_TYPES
