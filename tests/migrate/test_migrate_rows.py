@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import handoff_codec
+from handoff_codec import DEFAULT_START
 from handoff_codec.migrate.stores.jsonl import migrate_jsonl
 from handoff_codec.migrate.stores.sqlite import migrate_sqlite
 from tests.support.migrate_support import (
@@ -220,3 +221,17 @@ def test_cells_keep_their_storage_type(tmp_path: Path) -> None:
     conn.close()
     assert migrate_sqlite(path, backup=False).migrated == 1
     assert [row[2] for row in _cells(path)] == [b"text", b"blob"]
+
+
+def test_the_prefilter_sees_an_escaped_marker_and_skips_other_escapes(tmp_path: Path) -> None:
+    require_legacy_reader()
+    summary = CRAFTED[0]
+    escaped = json.dumps(summary).replace("<", "\\u003c").replace("H", "\\u0048")
+    assert json.loads(escaped) == summary and DEFAULT_START not in escaped
+    other = json.dumps({"role": "user", "content": "caf\u00e9"})  # "\u00e9", no marker
+    path = tmp_path / "escaped.jsonl"
+    path.write_text(escaped + "\n" + other + "\n")
+    report = migrate_jsonl(path, backup=False)
+    assert report.migrated == 1 and report.rows_decoded == 1
+    lines = path.read_text().splitlines()
+    assert json.loads(lines[0])["content"] != summary["content"] and lines[1] == other

@@ -31,6 +31,15 @@ _DECODER = json.JSONDecoder()
 _SHORT_ESCAPED = frozenset('"\\/\b\f\n\r\t')
 
 
+def _char_or_escape(char: str) -> bytes:
+    """A bytes pattern for ``char`` in JSON text: as UTF-8, or as its \\u escape(s)."""
+    units = char.encode("utf-16-be")
+    escape = b"".join(b"\\\\u" + b"".join(b"[%s%s]" % (c.encode(), c.upper().encode())
+                                             for c in units[i:i + 2].hex())
+                      for i in range(0, len(units), 2))
+    return b"(?:" + re.escape(char.encode("utf-8")) + b"|" + escape + b")"
+
+
 class RowError(ValueError):
     """The row cannot be rewritten by splicing; it is reported and left alone."""
 
@@ -39,24 +48,29 @@ class Prefilter:
     """A cheap test on a row's raw bytes: can it hold a summary of this codec at all?
 
     A summary's content contains the start marker. In the row's JSON text the
-    marker appears as itself, or with some character written as ``\\uXXXX``;
-    so a row holding neither the marker nor ``\\u`` cannot hold a summary.
+    marker appears as itself, or with some of its characters written as
+    ``\\uXXXX`` (as ``json.dumps`` does for non-ASCII, and other writers for
+    ``<``): a row holding the marker in neither spelling cannot hold a summary.
 
     With ``restore_empty`` a row may also need a placeholder emptied, and a
     placeholder can be as short as ``"."``: every row holding a ``"content"``
     or ``"output"`` key (or a ``\\u`` escape, which may spell one) is decoded.
     """
 
-    __slots__ = ("_needle", "restore_empty")
+    __slots__ = ("_escaped", "_needle", "restore_empty")
 
     def __init__(self, codec: Codec, *, restore_empty: bool = False) -> None:
         usable = not _SHORT_ESCAPED.intersection(codec.start)
         self._needle = codec.start.encode("utf-8") if usable else None
+        # The marker with any of its characters written as a \uXXXX escape
+        # (surrogate pairs for characters past U+FFFF).
+        self._escaped = re.compile(b"".join(_char_or_escape(char) for char in codec.start))
         self.restore_empty = restore_empty
 
     def may_hold_summary(self, raw: bytes) -> bool:
         needle = self._needle
-        return needle is None or needle in raw or b"\\u" in raw
+        return needle is None or needle in raw or (
+            b"\\u" in raw and self._escaped.search(raw) is not None)
 
     def may_hold_placeholder(self, raw: bytes) -> bool:
         return self.restore_empty and (b'"content"' in raw or b'"output"' in raw
