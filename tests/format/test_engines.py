@@ -20,7 +20,14 @@ import handoff_codec
 from handoff_codec import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START, DecodeError, DecodeReason
 from handoff_codec._errors import ReadFailure
 from handoff_codec._reader import _read_fast, read
-from tests.support.strategies import json_values, texts, transcripts
+from tests.support.strategies import (
+    TEXT_PIECES,
+    characters,
+    json_values,
+    spliced,
+    texts,
+    transcripts,
+)
 
 LITERALS = handoff_codec.default_codec._literals
 HEAD = f"{DEFAULT_PREAMBLE}\n{DEFAULT_START}\n"
@@ -58,12 +65,15 @@ def assert_engines_agree(text: str, max_depth: int = 200) -> None:
 
 
 # ------------------------------------------------------------- arbitrary text
-fragments = st.sampled_from([
+FRAGMENTS = [
     HEAD, DEFAULT_PREAMBLE, DEFAULT_START, DEFAULT_END, "\n" + DEFAULT_END, SIGNATURE,
     "(no previous turns recorded)\n", "1. user: a\n", "2. {}\n", "1. {\"a\": NaN}\n",
     "1. ", ". ", "\n", ":", "{", "(", ")", "9",
-])
-soup = st.lists(st.one_of(fragments, texts), max_size=8).map("".join)
+]
+fragments = st.sampled_from(FRAGMENTS)
+# Fragments and texts run together: the tokens of texts, with fragments among the pieces.
+soup = spliced([*FRAGMENTS, *TEXT_PIECES], st.text(characters, min_size=14, max_size=240),
+               min_size=1, max_size=36, max_run=6)
 replacements = st.one_of(fragments, texts, st.just(""))
 
 
