@@ -8,6 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import handoff_codec
+from tests.support import strategies
 from tests.support.profiles import examples
 from tests.support.strategies import transcripts
 
@@ -27,16 +28,7 @@ nested_summaries = st.lists(summaries, min_size=1, max_size=2).map(handoff_codec
 
 
 @examples(300)
-@given(
-    st.lists(
-        st.one_of(
-            summaries,
-            nested_summaries,
-            transcripts.map(lambda t: t[0] if t else {"role": "user", "content": ""}),
-        ),
-        max_size=5,
-    )
-)
+@given(st.lists(st.one_of(summaries, nested_summaries, strategies.items), max_size=5))
 def test_five_hops_change_nothing(items: list[dict[str, Any]]) -> None:
     first = handoff_codec.nest(items)
     hop = first

@@ -18,21 +18,22 @@ import handoff_codec
 from handoff_codec import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START, Codec
 from handoff_codec import _parsers as grammar
 from handoff_codec._legacy import _ENVELOPE, _heads_by_rule, _Numbered, _record_heads, _split
+from tests.support.strategies import spliced, token_lists
 
 LITERALS = handoff_codec.default_codec._literals
 LEGACY_PREAMBLE = "For context, here is the conversation so far:"
 SIGNATURE = "(signed hmac-sha256 " + "ab" * 32 + ")\n"
 EXAMPLES = settings(max_examples=2000, deadline=None)
 
-pieces = st.sampled_from([
+PIECES = [
     DEFAULT_PREAMBLE, LEGACY_PREAMBLE, DEFAULT_START, DEFAULT_END, "\n", "\n\n", SIGNATURE,
     "(no previous turns recorded)", "1. user: hi\n", "2. assistant: a\nb\n", "x", " ",
     DEFAULT_PREAMBLE + "\n" + DEFAULT_START + "\n", "\n" + DEFAULT_END,
-])
+]
 
 
 def envelope_texts() -> st.SearchStrategy[str]:
-    return st.lists(st.one_of(pieces, st.text(max_size=8)), max_size=10).map("".join)
+    return spliced(PIECES, st.text(min_size=2, max_size=80), min_size=1, max_size=10, max_run=8)
 
 
 def lark_envelope(text: str, literals: Any = LITERALS) -> tuple[str, str, int] | None:
@@ -98,9 +99,11 @@ def test_envelope_split_leaves_ambiguous_preambles_to_the_parser() -> None:
     assert codec.decode(text).items == [{"role": "user", "content": "a"}]
 
 
-bodies = st.lists(st.one_of(
-    st.sampled_from(["user: a", "assistant", "{}", "tool: {\"a\": 1}", "x", ""]),
-    st.text(alphabet="0123456789. :{}\nabu", max_size=12)), max_size=8)
+# Record rests: canned ones (one holding a numbered line), and runs of digits,
+# dots, spaces, line breaks and a few letters.
+bodies = token_lists(["user: a", "assistant", "{}", "tool: {\"a\": 1}", "x", "", "a\n2. b"],
+                     st.text(alphabet="0123456789. :{}\nabu", min_size=24, max_size=96),
+                     min_size=2, max_size=8, max_run=12)
 
 
 @EXAMPLES

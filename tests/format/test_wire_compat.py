@@ -16,6 +16,18 @@ from tests.support.strategies import messages, transcripts, without_sdk_stripped
 SHARDS = pytest.mark.parametrize("shard", range(4))
 
 
+def sdk_reads_back(item: dict[str, Any]) -> bool:
+    """The SDK reads its own summary of ``item`` alone back as ``item``."""
+    return sdk_read(sdk_summarize([item])) == [item]
+
+
+# Each record of the SDK's summary is one line that its reader parses alone, so
+# it reads a transcript back exactly when it reads each of its items back alone.
+# Leaving the other items out of drawn transcripts gives the transcripts this
+# property is about, where drawing whole transcripts threw seven in ten away.
+sdk_transcripts = transcripts.map(lambda items: [item for item in items if sdk_reads_back(item)])
+
+
 @SHARDS
 @examples(500)
 @given(transcripts.filter(without_sdk_stripped_keys))
@@ -28,7 +40,7 @@ def test_sdk_reader_reads_our_summaries_exactly(shard: int, items: list[dict[str
 
 @SHARDS
 @examples(500)
-@given(transcripts.filter(without_sdk_stripped_keys))
+@given(sdk_transcripts)
 def test_we_read_whatever_the_sdk_reads_back(shard: int, items: list[dict[str, Any]]) -> None:
     """Wherever the SDK recovers L from its own summary, flatten recovers L too."""
     message = sdk_summarize(items)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from hypothesis import strategies as st
@@ -50,15 +51,68 @@ FORMAT_LOOKALIKES = [
     "\U0001d518",
 ]
 
+
+def _tokens(
+    draw: st.DrawFn, pieces: Sequence[str], chars: st.SearchStrategy[str],
+    min_size: int, max_size: int, max_run: int,
+) -> list[str]:
+    """Two draws read as a list of tokens.
+
+    A draw of bytes: the first gives the length, from ``min_size`` to
+    ``max_size``, and each next one a token, one of ``pieces`` or, as often, a
+    run of 1 to ``max_run`` characters taken in turn from a draw of ``chars``.
+    Bytes, not a string of token characters: Hypothesis's mutator copies the
+    value of one draw into another of the same kind, and arbitrary characters
+    copied into a string of tokens read as its simplest value instead, in
+    about one example in five.
+    """
+    assert len(pieces) <= 128, "one byte per token"
+    drawn = draw(st.binary(min_size=1 + max_size, max_size=1 + max_size))
+    text = draw(chars)
+    tokens, at = [], 0
+    for byte in drawn[1:1 + min_size + drawn[0] % (max_size - min_size + 1)]:
+        index = byte % (2 * len(pieces)) - len(pieces)
+        if index < 0:  # runs first, so that a shrunk example holds only the pieces it needs
+            run = index % max_run + 1
+            tokens.append(text[at:at + run])
+            at += run
+        else:
+            tokens.append(pieces[index])
+    return tokens
+
+
+@st.composite
+def token_lists(
+    draw: st.DrawFn, pieces: Sequence[str], chars: st.SearchStrategy[str], *,
+    min_size: int = 0, max_size: int, max_run: int,
+) -> list[str]:
+    """Lists of ``min_size`` to ``max_size`` strings, each one of ``pieces`` or,
+    as often, a run of 1 to ``max_run`` characters taken in turn from one string
+    drawn from ``chars``.
+
+    Two draws make the whole list, where a list of pieces and strings takes a
+    few per element: Hypothesis spends its time per draw, far more than the
+    code under test does.
+    """
+    return _tokens(draw, pieces, chars, min_size, max_size, max_run)
+
+
+@st.composite
+def spliced(
+    draw: st.DrawFn, pieces: Sequence[str], chars: st.SearchStrategy[str], *,
+    min_size: int = 0, max_size: int, max_run: int,
+) -> str:
+    """The strings of ``token_lists(...)``, joined (a composite, not a map of
+    it, so that a failing example shows the text itself)."""
+    return "".join(_tokens(draw, pieces, chars, min_size, max_size, max_run))
+
+
 # Any text, weighted towards the characters and fragments above. No lone
 # surrogates: those are not text that a JSON store or UTF-8 file can hold.
-texts = st.lists(
-    st.one_of(
-        st.sampled_from(LINE_BREAKS + SPACES + FORMAT_LOOKALIKES),
-        st.text(st.characters(exclude_categories=("Cs",)), max_size=6),
-    ),
-    max_size=6,
-).map("".join)
+# "\n" three times over: the only break that ends a line of the grammar.
+TEXT_PIECES = ["\n", "\n", *LINE_BREAKS, *SPACES, *FORMAT_LOOKALIKES]
+characters = st.characters(exclude_categories=("Cs",))
+texts = spliced(TEXT_PIECES, st.text(characters, max_size=60), max_size=10, max_run=6)
 
 json_scalars = st.one_of(
     st.none(),
@@ -67,11 +121,35 @@ json_scalars = st.one_of(
     st.floats(allow_nan=False, allow_infinity=False),
     texts,
 )
-json_values = st.recursive(
-    json_scalars,
-    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(texts, inner, max_size=3)),
-    max_leaves=6,
-)
+# The shape of a JSON value in one draw of bytes, node by node in pre-order:
+# a byte k % 12 below 4, or the end of the bytes, is a scalar; otherwise it
+# is a list of k % 4 members, or an object of them if k % 12 >= 8. Nodes three
+# deep are scalars, and a value holds at most six.
+_SHAPES = st.binary(max_size=12)
+
+
+@st.composite
+def _json_values(draw: st.DrawFn) -> Any:
+    shape = iter(draw(_SHAPES))
+    scalars = 0
+
+    def node(depth: int) -> Any:
+        nonlocal scalars
+        op = next(shape, 0) % 12
+        if op < 4 or depth == 3:
+            scalars += 1
+            return draw(json_scalars)
+        members = []
+        for _ in range(op % 4):
+            if scalars == 6:
+                break
+            members.append(node(depth + 1))
+        return members if op < 8 else {draw(texts): member for member in members}
+
+    return node(0)
+
+
+json_values = _json_values()
 
 # Keys the Agents SDK reader deletes from JSON records; a wire-compatibility
 # comparison leaves them out of the generated items.
