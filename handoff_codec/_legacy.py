@@ -381,13 +381,14 @@ class _Reader:
                 item = self.json_record(match, line)
                 if item is not None:
                     return item
-        if plain is None or name is None or role[-1:] != ")":
+        if plain is None or name is None or role.count("(") != role.count(")"):
             # `user (team:alice): q` reads as role "user (team" by the first
             # colon, and `assistant (agent (v2)): a` as role "assistant (agent"
             # and name "v2)": a known role with a name holding ":" or "(" is
-            # likelier. A role that closes its own parenthesis and has a name,
-            # as in the Agents SDK's `assistant (bot) (0): ` for role
-            # "assistant (bot)" and name "0", keeps that reading.
+            # likelier. A role that closes each parenthesis it opens and has a
+            # name, as in the Agents SDK's `assistant (bot) (0): ` for role
+            # "assistant (bot)" and name "0", or `assistant (bot)0 (x): ` for
+            # role "assistant (bot)0", keeps that reading.
             named = self.named_match(text, start, end) if colon else None
             if named is not None:
                 plain = named

@@ -89,6 +89,11 @@ def test_surrogate_pair_code_points_round_trip() -> None:
     # reads it back so; the lenient reader read role "assistant", name "bot) (0".
     ([{"role": "assistant (bot)", "name": "0", "content": ""}], "1. assistant (bot) (0): "),
     ([{"role": "user (x)", "name": "y", "content": "q"}], "1. user (x) (y): q"),
+    # A hypothesis run found a role that closes its parenthesis but does not
+    # end with it: the lenient reader read role "assistant", name "bot)0 (x".
+    ([{"role": "assistant (bot)0", "name": "x", "content": ""}], "1. assistant (bot)0 (x): "),
+    ([{"role": "assistant (bot)0", "name": "<CONVERSATION HISTORY>", "content": ""}],
+     "1. assistant (bot)0 (<CONVERSATION HISTORY>): "),
 ])
 def test_sdk_record_whose_role_holds_parentheses(items: list[dict[str, str]], line: str) -> None:
     message = sdk_summarize(items)
