@@ -78,8 +78,13 @@ def sdk_source(cache: Path = CACHE) -> Path:
             members = [m for m in archive.getmembers()
                        if m.name.startswith(prefix + "tests/")
                        or m.name == prefix + "pyproject.toml"]
-            archive.extractall(cache, members=members, filter="data")
-    (tree / ".complete").touch()
+            archive.extractall(download, members=members, filter="data")
+        (Path(download) / tree.name / ".complete").touch()
+        try:  # atomic: another process downloading at the same time may have won
+            (Path(download) / tree.name).rename(tree)
+        except OSError:
+            if not (tree / ".complete").exists():
+                raise
     return tree
 
 
