@@ -15,3 +15,28 @@ def test_dry_run_real_run_second_run_and_restore(tmp_path: Path) -> None:
         report = check_migration_cycle(RedisStore(url, prefix), url,
                                        str(tmp_path / "backup.jsonl"), "--key-prefix", prefix)
         assert report["store"] == "redis"
+
+
+def test_a_resumed_page_reads_every_list_whatever_their_order() -> None:
+    """A checkpoint names the page (SCAN cursor), the list and the index where a run
+    stopped. The key order within a page can change between runs, since Redis
+    rehashes its tables as it goes, so a resumed run must not skip the lists it
+    now finds before that one: here the checkpoint names the page's last list."""
+    import redis
+
+    from handoff_codec.migrate.stores._protocol import Shard
+    from handoff_codec.migrate.stores._redis import RedisStore as Store
+
+    with redis_prefix() as (url, prefix):
+        client = redis.Redis.from_url(url)
+        lists = [f"{prefix}:s{n}:messages".encode() for n in range(6)]
+        for key in lists:
+            client.rpush(key, b'{"role": "user", "content": "a"}',
+                         b'{"role": "user", "content": "b"}')
+        _, page = client.scan(0, match=f"{prefix}:*:messages", count=1000, _type="list")
+        last = page[-1]
+        store = Store(url, key_prefix=prefix, client=client)
+        after = {"cursor": 0, "key": last.decode(), "index": 1}
+        read = [row.key for batch in store.batches(after, 100, Shard()) for row in batch.rows]
+        assert sorted(read) == sorted([(key, n) for key in lists if key != last
+                                       for n in (0, 1)] + [(last, 1)])

@@ -13,8 +13,9 @@ checkpoint in the same step: Redis runs the script atomically, so no lock is
 held beyond it, and an SDK writer's ``WATCH`` simply retries. ``LSET`` keeps the
 key's TTL. The checkpoint (``handoff-codec:migrate:{prefix}:checkpoint:{K/N}``)
 holds the SCAN cursor of the page being read, the list and the index; a resumed
-run reads that page again from that list on, so rows may be read twice (they
-are then already current), never skipped. A shard's run holds the lock key
+run reads that page again, that list from the index and every other list of the
+page from its start (a page's key order can change between runs), so rows may
+be read twice (they are then already current), never skipped. A shard's run holds the lock key
 ``handoff-codec:migrate:{prefix}:lock:{K/N}`` (``SET NX PX``), renewed every batch.
 """
 
@@ -132,12 +133,11 @@ class RedisStore:
             page_cursor = cursor
             cursor, found = self._redis.scan(cursor, match=pattern, count=max(size, 100),
                                              _type="list")
+            # A resumed page is read whole, each list from its start but the one the
+            # run stopped in: the order of keys within a page can change between runs
+            # (Redis rehashes its tables as it goes), so "the keys after the one it
+            # stopped in" may not be the ones left.
             keys = [_bytes(k) for k in found]
-            if resume_key is not None:
-                if resume_key in keys:
-                    keys = keys[keys.index(resume_key):]
-                else:
-                    resume_index = 0
             for key in keys:
                 session_id = self._session_id(key)
                 if session_id is None or not shard.holds(session_id):
