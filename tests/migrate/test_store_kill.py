@@ -15,6 +15,14 @@ from tests.support.server_stores import SqlStore, bulk_rows, counts, run_migrate
 from tests.support.services import postgres_database
 
 KILLS = 10
+HEADER = 200  # more than a backup file's header line: a run that wrote more ran a batch
+
+
+def _size(path: str) -> int:
+    try:
+        return Path(path).stat().st_size
+    except FileNotFoundError:
+        return 0
 
 
 def test_killed_runs_leave_old_or_new_rows_and_resume_to_the_clean_totals(
@@ -36,19 +44,25 @@ def test_killed_runs_leave_old_or_new_rows_and_resume_to_the_clean_totals(
         killed = 0
         for attempt in range(KILLS):
             resume = ("--resume",) if attempt else ()
-            # --pause stretches the run, so that every kill lands in the middle of it.
+            written = _size(backup)
+            # --pause stretches the run, so that every kill lands in the middle of it:
+            # after the run has backed up a batch of its own, at a random point.
             proc = subprocess.Popen(cli_command(url, "--batch-size", "25", "--pause", "0.05",
                                                 "--backup-file", backup, *resume),
                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                     env=cli_env())
-            time.sleep(rng.uniform(0.3, 2.5))
+            deadline = time.monotonic() + 60
+            while _size(backup) <= written + HEADER:
+                assert proc.poll() is None and time.monotonic() < deadline, "no batch was run"
+                time.sleep(0.01)
+            time.sleep(rng.uniform(0.0, 0.6))
             proc.send_signal(signal.SIGKILL)
             killed += proc.wait() == -signal.SIGKILL
             now = store.rows()
             assert now.keys() == old.keys()
             torn = [key for key, value in now.items() if value not in (old[key], new[key])]
             assert not torn
-        assert killed >= KILLS - 1  # the runs were cut short, not finished
+        assert killed == KILLS  # every run was cut short mid-way, none finished
         final = run_migrate(url, "--batch-size", "25", "--backup-file", backup, "--resume")
         assert store.rows() == new
         assert counts(final) == counts(clean)
