@@ -118,6 +118,13 @@ def _legacy(name: str) -> re.Pattern[str]:
     return grammar.terminal(name, "legacy")
 
 
+@functools.cache
+def _after_line_break() -> re.Pattern[str]:
+    """A line break, then RECORD_NUMBER: its matches on every line but the first."""
+    numbered = _legacy("RECORD_NUMBER")
+    return re.compile(f"\n(?:{numbered.pattern})", numbered.flags)
+
+
 def _number(digits: str) -> int:
     """A record's number; 0 (never in sequence) for one too long for int() to accept."""
     return int(digits) if len(digits) <= 18 else 0
@@ -133,10 +140,17 @@ class _Numbered:
         self.starts = int_array(self.end)
         self.numbers = array("q")
         start, number = self.starts.append, self.numbers.append
-        # The body starts a line, so RECORD_NUMBER's "^" matches at its start too.
-        for match in _legacy("RECORD_NUMBER").finditer(text, begin, self.end):
-            start(match.start())
-            number(_number(match[1]))
+        # RECORD_NUMBER's matches: its "^" matches where a line starts, at
+        # ``begin`` (the body starts a line) or after a "\n". The line breaks
+        # are found by a search for "\n", much faster than trying "^" at
+        # every offset; a test checks that both give the same lines.
+        first = _legacy("RECORD_NUMBER").match(text, begin, self.end)
+        if first is not None:
+            start(first.start())
+            number(_number(first["number"]))
+        for match in _after_line_break().finditer(text, begin, self.end):
+            start(match.start() + 1)
+            number(_number(match["number"]))
 
     def shaped(self) -> bytearray:
         """1 for each numbered line shaped like a record (``LEGACY_HEAD``), else 0."""
