@@ -200,30 +200,12 @@ class SQLAlchemyStore:
             .with_for_update(skip_locked=True), {"keys": ids}).all())
         ok = [_as_bytes(current[c.row.key[0]]) == c.row.value if c.row.key[0] in current
               else False for c in changes]
-        todo = [(c.row.key[0], c.new.decode()) for c, hit in zip(changes, ok, strict=True) if hit]
-        keys = [k for k, _ in todo]
-        if todo and postgresql and isinstance(table.c.message_data.type, sa.String) \
-                and len(set(keys)) == len(keys):
-            # One statement for the batch: each locked row set to its new value (a
-            # key twice, as a restore can ask, keeps the updates one by one, in order).
-            conn.execute(self._update_from_arrays(),
-                         {"keys": keys, "news": [new for _, new in todo]})
-        elif todo:
+        todo = [{"k": c.row.key[0], "new": c.new.decode()}
+                for c, hit in zip(changes, ok, strict=True) if hit]
+        if todo:
             conn.execute(sa.update(table).where(pk == sa.bindparam("k"))
-                         .values(message_data=sa.bindparam("new")),
-                         [{"k": k, "new": new} for k, new in todo])
+                         .values(message_data=sa.bindparam("new")), todo)
         return ok
-
-    def _update_from_arrays(self) -> sa.TextClause:
-        """PostgreSQL: ``UPDATE ... FROM unnest(:keys, :news)``, one row per key."""
-        preparer = self._engine.dialect.identifier_preparer
-        table = preparer.format_table(self._table)
-        pk = preparer.quote(self._pk.name)
-        column = preparer.quote("message_data")
-        return sa.text(
-            f"UPDATE {table} SET {column} = batch.new "
-            f"FROM unnest(CAST(:keys AS bigint[]), CAST(:news AS text[])) AS batch(k, new) "
-            f"WHERE {table}.{pk} = batch.k")
 
     def _ensure_checkpoints(self) -> None:
         try:
