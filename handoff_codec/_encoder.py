@@ -25,6 +25,16 @@ _ESCAPE_RAW_BREAKS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2
 _to_json = json.JSONEncoder(ensure_ascii=False, sort_keys=True, allow_nan=False).encode
 
 
+def _plain_content(content: str) -> bool:
+    """Content that ``CANON_CONTENT?`` matches without running the pattern (else see there).
+
+    Empty, or printable (``str.isprintable()``: no line break, no whitespace
+    but " ") and neither starting nor ending with " " nor starting with "[".
+    """
+    return not content or (content.isprintable() and content[:1] not in " ["
+                           and content[-1:] != " ")
+
+
 def plain_line(item: Mapping[str, Any]) -> str | None:
     """The plain ``role: content`` / ``role (name): content`` line for ``item``, if any.
 
@@ -49,9 +59,11 @@ def plain_line(item: Mapping[str, Any]) -> str | None:
     role, content = item["role"], item["content"]
     if not isinstance(role, str) or not isinstance(content, str) or role not in KNOWN_ROLES:
         return None
+    if "\n" in content:  # CANON_PLAIN holds no line break
+        return None
     if name is None:
         line = f"{role}: {content}"
-        if content.isprintable() and content[:1] not in " [" and content[-1:] != " ":
+        if _plain_content(content):
             return line
     else:
         line = f"{role} ({name}): {content}"
@@ -85,12 +97,24 @@ def encode_records(
     Raises EncodeError for an item that is not a JSON-compatible mapping or
     that nests deeper than ``max_depth``, which a reader would refuse.
     """
-    lines = []
+    lines: list[str] = []
+    append = lines.append
     for number, item in enumerate(items, 1):
+        if type(item) is dict and len(item) == 2:
+            # The usual item, {"role", "content"} with a known role: plain_line's
+            # first tests, inline.
+            role, content = item.get("role"), item.get("content")
+            if type(role) is str and type(content) is str and role in KNOWN_ROLES:
+                if _plain_content(content):
+                    append(f"{number}. {role}: {content}")
+                    continue
+                if "\n" in content:  # plain_line would say None
+                    append(f"{number}. {_json_record(item, number - 1, max_depth)}")
+                    continue
         if type(item) is not dict and not isinstance(item, Mapping):
             raise EncodeError(f"item {number - 1} is a {type(item).__name__}, not a mapping")
         body = plain_line(item)
         if body is None:
             body = _json_record(item, number - 1, max_depth)
-        lines.append(f"{number}. {body}")
+        append(f"{number}. {body}")
     return lines

@@ -27,7 +27,15 @@ from lark.exceptions import UnexpectedInput
 
 from . import _parsers as grammar
 from ._errors import DecodeError, DecodeReason, ReadFailure
-from ._reader import KNOWN_ROLES, SHARED_ROLES, Engine, json_object, lark_error, read_if_current
+from ._reader import (
+    KNOWN_ROLES,
+    SHARED_ROLES,
+    Engine,
+    json_object,
+    lark_error,
+    read_if_current,
+    scan_json_strict,
+)
 from ._report import Decoded, Format, Note, Recoveries, RecoveryKind, int_array
 
 __all__ = ["parse_lenient"]
@@ -118,6 +126,13 @@ def _legacy(name: str) -> re.Pattern[str]:
     return grammar.terminal(name, "legacy")
 
 
+@functools.cache
+def _after_line_break() -> re.Pattern[str]:
+    """A line break, then RECORD_NUMBER: its matches on every line but the first."""
+    numbered = _legacy("RECORD_NUMBER")
+    return re.compile(f"\n(?:{numbered.pattern})", numbered.flags)
+
+
 def _number(digits: str) -> int:
     """A record's number; 0 (never in sequence) for one too long for int() to accept."""
     return int(digits) if len(digits) <= 18 else 0
@@ -133,10 +148,17 @@ class _Numbered:
         self.starts = int_array(self.end)
         self.numbers = array("q")
         start, number = self.starts.append, self.numbers.append
-        # The body starts a line, so RECORD_NUMBER's "^" matches at its start too.
-        for match in _legacy("RECORD_NUMBER").finditer(text, begin, self.end):
-            start(match.start())
-            number(_number(match[1]))
+        # RECORD_NUMBER's matches: its "^" matches where a line starts, at
+        # ``begin`` (the body starts a line) or after a "\n". The line breaks
+        # are found by a search for "\n", much faster than trying "^" at
+        # every offset; a test checks that both give the same lines.
+        first = _legacy("RECORD_NUMBER").match(text, begin, self.end)
+        if first is not None:
+            start(first.start())
+            number(_number(first["number"]))
+        for match in _after_line_break().finditer(text, begin, self.end):
+            start(match.start() + 1)
+            number(_number(match["number"]))
 
     def shaped(self) -> bytearray:
         """1 for each numbered line shaped like a record (``LEGACY_HEAD``), else 0."""
@@ -347,6 +369,8 @@ class _Reader:
         text, starts, numbers = self.text, lines.starts, lines.numbers
         items: list[Item] = []
         append, record, note, listed = items.append, self.record, self.note, self.listed.append
+        find, count, plain_match = text.find, text.count, self.plain_match
+        shared = SHARED_ROLES.get
         above, above_start = 0, -1  # the number of the record above, and its offset
         # Each record runs from its head line to the line break before the next head.
         stops = chain(map(starts.__getitem__, islice(heads, 1, None)), (lines.end,))
@@ -355,8 +379,26 @@ class _Reader:
             if number != above + 1:
                 note(line, _Code.RENUMBERED, start, above_start)
             above, above_start = number, start
-            continued = text.count("\n", start, end)
-            item = record(start, end, line, continued)
+            continued = count("\n", start, end)
+            # The usual record, `role: content` with a known role, read here
+            # as :meth:`record` and :meth:`plain_record` read it.
+            plain = plain_match(text, start, end) if find(":", start, end) >= 0 else None
+            if plain is not None:
+                role, name, content = plain.group("role", "name", "content")
+                role = shared(role)
+                if role is not None:
+                    if continued:
+                        note(line, _Code.CONTINUATION, continued)
+                    if not content:
+                        self.empty_plain = True
+                    if content[:1] == "[":
+                        note(line, _Code.LIST_PENDING)
+                        listed(len(items))
+                    append({"role": role, "content": content} if name is None
+                           else {"role": role, "name": name, "content": content})
+                    line += continued + 1
+                    continue
+            item = record(start, end, line, continued, plain)
             if item is not None:
                 content = item.get("content")
                 if type(content) is str and content[:1] == "[" and "role" in item:
@@ -366,12 +408,16 @@ class _Reader:
             line += continued + 1
         return items
 
-    def record(self, start: int, end: int, line: int, continued: int) -> Item | None:
-        """The item of the record ``text[start:end]``, or None when it is not a record."""
+    def record(self, start: int, end: int, line: int, continued: int,
+               plain: re.Match[str] | None) -> Item | None:
+        """The item of the record ``text[start:end]``, or None when it is not a record.
+
+        ``plain`` is the record's LEGACY_PLAIN match, None when it has no ":"
+        or does not match.
+        """
         text = self.text
         # Both plain patterns need a ":", LEGACY_JSON a "{"; without one, skip their scan.
-        colon = text.find(":", start, end) >= 0
-        plain = self.plain_match(text, start, end) if colon else None
+        colon = plain is not None or text.find(":", start, end) >= 0
         role, name, content = plain.group("role", "name", "content") if plain else ("", None, "")
         if plain is not None and role in KNOWN_ROLES:  # so not "{...": not LEGACY_JSON
             return self.plain_record(plain, role, name, content, line, continued)
@@ -403,8 +449,22 @@ class _Reader:
         return None
 
     def json_record(self, match: re.Match[str], line: int) -> Item | None:
+        source = match["json"]
+        # The usual record, an object read whole by the C scanner, as
+        # json_object would read it; anything else goes to json_object,
+        # which also says why.
+        if len(source) <= self.max_depth or \
+                source.count("{") + source.count("[") <= self.max_depth:
+            try:
+                value, stop = scan_json_strict(source, 0)
+            except (StopIteration, ValueError, RecursionError):
+                pass
+            else:
+                if stop == len(source) and type(value) is dict:
+                    self.json = True
+                    return value
         try:
-            item = json_object(match["json"], match.start("json"), self.max_depth,
+            item = json_object(source, match.start("json"), self.max_depth,
                                on_constant=lambda: self.note(line, _Code.NON_STANDARD_JSON))
             self.json = True
             return item

@@ -69,13 +69,18 @@ def parser(
 
 
 @functools.cache
-def terminal(name: str, grammar: str = "summary") -> re.Pattern[str]:
-    """The compiled regular expression of terminal ``name``, with its named groups."""
+def _lexer_only(grammar: str) -> Lark:
+    """``grammar/<grammar>.lark`` loaded without a parser: its terminals, built once."""
     from lark import Lark
 
-    lexer_only = Lark(grammar_text(grammar), parser=None, lexer="basic",
-                      import_paths=[str(_grammar_dir())])
-    return re.compile(lexer_only.get_terminal(name).pattern.to_regexp())
+    return Lark(grammar_text(grammar), parser=None, lexer="basic",
+                import_paths=[str(_grammar_dir())])
+
+
+@functools.cache
+def terminal(name: str, grammar: str = "summary") -> re.Pattern[str]:
+    """The compiled regular expression of terminal ``name``, with its named groups."""
+    return re.compile(_lexer_only(grammar).get_terminal(name).pattern.to_regexp())
 
 
 def literal(name: str, grammar: str = "summary") -> str:

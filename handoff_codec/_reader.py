@@ -87,6 +87,7 @@ def _refuse(name: str) -> Any:
 _STRICT_JSON = json.JSONDecoder(parse_constant=_refuse)
 # The C scanner behind json.loads (not in the type stubs): (value, end) or StopIteration.
 _scan_once: Callable[[str, int], tuple[Any, int]] = _STRICT_JSON.scan_once  # type: ignore[attr-defined]
+scan_json_strict = _scan_once  # for the lenient reader's own fast path
 # A JSON string (skipped whole), or a constant outside strings.
 _CONSTANT = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|(?P<constant>-?Infinity|NaN)', re.DOTALL)
 _JSON_EXPECTED = ("a JSON object",)

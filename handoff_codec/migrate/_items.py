@@ -179,7 +179,7 @@ def migrate_item(item: Any, *, codec: Codec | None = None,
     # Safety net: the new text must read back, strictly, as exactly the items the
     # old text held; then a second run finds it already current (idempotence).
     try:
-        check = codec.decode(canonical, strict=True).items
+        check = codec.loads(canonical, strict=True)  # decode(...).items, no report built
     except (DecodeError, RecursionError) as exc:
         check, error = None, _error_text(exc)
     else:

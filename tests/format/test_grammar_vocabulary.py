@@ -2,7 +2,7 @@
 
 * The encoder's quick plain-record check accepts a line exactly when the
   grammar's ``CANON_PLAIN`` matches it and the reader's ``PLAIN_RECORD`` reads
-  back the same fields.
+  back the same fields; so does the inline check in ``encode_records``.
 * Every Python constant that repeats a literal of the grammar equals it.
 * Error messages speak words, never terminal names such as ``END_MARKER``.
 """
@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 import handoff_codec
 from handoff_codec import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START, LEGACY_PREAMBLE, DecodeError
 from handoff_codec import _parsers as grammar
-from handoff_codec._encoder import plain_line
+from handoff_codec._encoder import encode_records, plain_line
 from handoff_codec._reader import KNOWN_ROLES, describe
 from tests.support.profiles import examples
 from tests.support.strategies import LINE_BREAKS, SPACES, json_values, texts
@@ -64,7 +64,18 @@ def test_plain_check_accepts_exactly_what_canon_plain_accepts(
 ) -> None:
     item = {"role": role, "content": content} if name is None else {
         "role": role, "name": name, "content": content}
-    assert plain_line(item) == reference(role, name, content)
+    expected = reference(role, name, content)
+    assert plain_line(item) == expected
+    assert_written_as(item, expected)
+
+
+def assert_written_as(item: dict[str, Any], plain: str | None) -> None:
+    """``encode_records`` writes ``item`` as the plain line ``plain``, or as JSON for None."""
+    (record,) = encode_records([item])
+    if plain is not None:
+        assert record == f"1. {plain}"
+    else:
+        assert record.startswith("1. {")
 
 
 @examples(300)
@@ -74,6 +85,7 @@ def test_only_role_name_content_strings_are_plain(item: dict[str, Any]) -> None:
     if line is not None:
         assert set(item) in ({"role", "content"}, {"role", "name", "content"})
         assert line == reference(item["role"], item.get("name"), item["content"])
+    assert_written_as(item, line)
 
 
 # ------------------------------------------------------------ one source each

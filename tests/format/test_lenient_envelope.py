@@ -121,8 +121,12 @@ def test_heads_of_a_body_numbered_in_order_follow_the_rule(before: str, rests: l
 @example("1.\n2.\n")
 @example("\n1.")
 @example("x1.\n12345678901234567890.\n")
+@example("a\n1.\n2.")
 def test_numbered_lines_are_the_record_number_matches(body: str) -> None:
-    lines = _Numbered(body)
-    matches = list(grammar.terminal("RECORD_NUMBER", "legacy").finditer(body))
-    assert list(lines.starts) == [match.start() for match in matches]
-    assert list(lines.numbers) == [int(m[1]) if len(m[1]) <= 18 else 0 for m in matches]
+    # From every offset, also one inside a line: _Numbered finds the line
+    # breaks with its own search, then matches RECORD_NUMBER after each.
+    for begin in range(len(body) + 1):
+        lines = _Numbered(body, begin)
+        matches = list(grammar.terminal("RECORD_NUMBER", "legacy").finditer(body, begin))
+        assert list(lines.starts) == [match.start() for match in matches]
+        assert list(lines.numbers) == [int(m[1]) if len(m[1]) <= 18 else 0 for m in matches]

@@ -81,6 +81,8 @@ class ServerReport(StoreReport):
 
     def add_row(self, row: Row, outcome: RowOutcome, *, redact: bool) -> None:
         """Count one row's outcome (call only for rows kept or written)."""
+        if outcome.migration is None and outcome.error is None:
+            return  # a row the prefilter ruled out: only its scan counts
         before = len(self.untouched_rows)
         leaks_before = len(self.placeholders.leaks) if self.placeholders else 0
         blocked = outcome.error is not None and outcome.migration is not None \

@@ -31,6 +31,7 @@ from ._protocol import Batch, Change, Checkpoint, Position, Row, Settle, Shard
 try:
     import sqlalchemy as sa
     from sqlalchemy.dialects import mysql as sa_mysql
+    from sqlalchemy.dialects import postgresql as sa_postgresql
     from sqlalchemy.engine import Connection, Engine
 except ImportError as exc:  # pragma: no cover - depends on the install
     raise StoreError("SQL stores need SQLAlchemy: pip install 'handoff-codec[postgres]' "
@@ -128,8 +129,17 @@ class SQLAlchemyStore:
         data = self._data_column().label("data")
         # With shards, the keys and session ids of the next size * N rows are read,
         # and the data of this shard's rows among them: two index-range queries.
+        # Without shards, one query reads the next ``size`` rows whole.
         span = size * shard.count
-        keys_query = sa.select(pk, table.c.session_id).order_by(pk).limit(span)
+        whole = shard.count == 1
+        keys_query = sa.select(pk, table.c.session_id, *([data] if whole else [])
+                               ).order_by(pk).limit(span)
+        # The same statement for every batch (the server can keep its plan):
+        # PostgreSQL takes the keys as one array parameter.
+        by_key = (pk == sa.any_(sa.bindparam("keys", type_=sa_postgresql.ARRAY(pk.type)))
+                  if self.dialect == "postgresql" else pk.in_(sa.bindparam("keys",
+                                                                            expanding=True)))
+        data_query = sa.select(pk, table.c.session_id, data).where(by_key).order_by(pk)
         last = after
         while True:
             page = keys_query if last is None else keys_query.where(pk > last)
@@ -139,10 +149,11 @@ class SQLAlchemyStore:
                 if keys != sorted(set(keys)) or (last is not None and keys and keys[0] <= last):
                     raise StoreError(f"{self.where}: the key {pk.name!r} did not advance after "
                                      f"{last!r}; stopping rather than reading rows twice")
-                mine = [key for key, sid in found if shard.holds(str(sid))]
-                rows = conn.execute(
-                    sa.select(pk, table.c.session_id, data).where(pk.in_(mine)).order_by(pk)
-                ).all() if mine else []
+                if whole:
+                    rows = found
+                else:
+                    mine = [key for key, sid in found if shard.holds(str(sid))]
+                    rows = conn.execute(data_query, {"keys": mine}).all() if mine else []
                 conn.rollback()
             if not found:
                 return
@@ -181,9 +192,12 @@ class SQLAlchemyStore:
             return [conn.execute(statement, {"k": c.row.key[0], "old": c.row.value.decode(),
                                              "new": c.new.decode()}).rowcount == 1
                     for c in changes]
+        postgresql = self.dialect == "postgresql"
+        by_key = (pk == sa.any_(sa.bindparam("keys", type_=sa_postgresql.ARRAY(pk.type)))
+                  if postgresql else pk.in_(sa.bindparam("keys", expanding=True)))
         current = dict(conn.execute(
-            sa.select(pk, self._data_column()).where(pk.in_(ids))
-            .with_for_update(skip_locked=True)).all())
+            sa.select(pk, self._data_column()).where(by_key)
+            .with_for_update(skip_locked=True), {"keys": ids}).all())
         ok = [_as_bytes(current[c.row.key[0]]) == c.row.value if c.row.key[0] in current
               else False for c in changes]
         todo = [{"k": c.row.key[0], "new": c.new.decode()}
