@@ -199,7 +199,7 @@ def _read_fast(
     if text.startswith(empty, pos):
         pos += len(empty)
     else:
-        append, shared = items.append, SHARED_ROLES.get
+        append, shared, scan_json = items.append, SHARED_ROLES.get, _scan_once
         match = None
         try:
             # Pattern.scanner(...).match: each match anchored where the last ended;
@@ -219,7 +219,19 @@ def _read_fast(
                     if index != number:
                         raise _out_of_sequence(index, len(items), match.start())
                 else:
-                    append(_json_fast(json_text, match.start(2), max_depth))
+                    # The C scanner that json.loads calls, minus its wrappers, on a record
+                    # that cannot nest too deep; json_object says why it fails, or reads
+                    # trailing spaces.
+                    value, stop = None, -1
+                    if len(json_text) <= max_depth or (
+                            json_text.count("{") + json_text.count("[") <= max_depth):
+                        try:
+                            value, stop = scan_json(json_text, 0)
+                        except (StopIteration, ValueError, RecursionError):
+                            stop = -1
+                    if stop != len(json_text) or type(value) is not dict:
+                        value = json_object(json_text, match.start(2), max_depth)
+                    append(value)
                     if json_index != number:
                         raise _out_of_sequence(json_index, len(items), match.start())
         except ReadFailure:
@@ -237,19 +249,6 @@ def _read_fast(
     if len(text) - pos != len(end) or not text.endswith(end):
         return None
     return items, maybe_legacy
-
-
-def _json_fast(text: str, pos: int, max_depth: int) -> Item:
-    """:func:`json_object`, the C scanner called directly on the common case."""
-    if len(text) <= max_depth or text.count("{") + text.count("[") <= max_depth:
-        try:
-            value, end = _scan_once(text, 0)
-        except (StopIteration, ValueError, RecursionError):
-            pass
-        else:
-            if end == len(text) and type(value) is dict:
-                return value
-    return json_object(text, pos, max_depth)  # says why, or reads trailing spaces
 
 
 # --------------------------------------------------------------- the LALR engine

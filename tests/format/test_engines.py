@@ -67,8 +67,9 @@ def assert_engines_agree(text: str, max_depth: int = 200) -> None:
 # ------------------------------------------------------------- arbitrary text
 FRAGMENTS = [
     HEAD, DEFAULT_PREAMBLE, DEFAULT_START, DEFAULT_END, "\n" + DEFAULT_END, SIGNATURE,
-    "(no previous turns recorded)\n", "1. user: a\n", "2. {}\n", "1. {\"a\": NaN}\n",
-    "1. ", ". ", "\n", ":", "{", "(", ")", "9",
+    "(no previous turns recorded)\n", "1. user: a\n", "1. user: [a\n", "2. {}\n",
+    "1. {\"a\": NaN}\n",
+    "1. ", ". ", "\n", ":", "{", "[", "(", ")", "9",
 ]
 fragments = st.sampled_from(FRAGMENTS)
 # Fragments and texts run together: the tokens of texts, with fragments among the pieces.
@@ -112,6 +113,9 @@ json_texts = st.one_of(
 )
 # Text on one line (the grammar's lines end at "\n" only), now and then any text.
 line_texts = st.one_of(*[texts.map(lambda t: t.replace("\n", " "))] * 4, texts)
+# Plain content that starts with "[" may be a list an old writer wrote: both engines
+# must note it (the second item of what they return).
+contents = st.one_of(line_texts, line_texts.map(lambda t: "[" + t))
 
 
 # Strategies the composite below draws from, made once: Hypothesis works out a
@@ -144,9 +148,9 @@ def bodies(draw: st.DrawFn) -> str:
             number = str(index + int(wrong)) if wrong in ("+1", "-1") else wrong
         form = "text" if rarely(draw) else draw(forms)
         if form == "plain":
-            lines.append(f"{number}. {draw(plain_roles)}: {draw(line_texts)}")
+            lines.append(f"{number}. {draw(plain_roles)}: {draw(contents)}")
         elif form == "named":
-            lines.append(f"{number}. {draw(line_texts)} ({draw(line_texts)}): {draw(line_texts)}")
+            lines.append(f"{number}. {draw(line_texts)} ({draw(line_texts)}): {draw(contents)}")
         elif form == "json":
             lines.append(f"{number}. {draw(json_texts)}")
         else:

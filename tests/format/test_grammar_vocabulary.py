@@ -34,6 +34,7 @@ with warnings.catch_warnings():  # deprecated names of re's own parser, kept in 
 names = st.one_of(st.none(), texts, st.sampled_from(["bot", "a b", " bot", "bot ", "a\tb"]))
 contents = st.one_of(
     texts,
+    texts.map(lambda text: "[" + text),  # CANON_CONTENT may not start with "["
     st.text(),
     st.lists(st.sampled_from(["a", " ", ":", "(", ")", "[", "\t", *LINE_BREAKS, *SPACES])).map(
         "".join),
