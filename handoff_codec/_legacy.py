@@ -380,8 +380,8 @@ class _Reader:
                 note(line, _Code.RENUMBERED, start, above_start)
             above, above_start = number, start
             continued = count("\n", start, end)
-            # The usual record, `role: content` with a known role, read here
-            # as :meth:`record` and :meth:`plain_record` read it.
+            # The usual record, `role: content` with a known role, read here as
+            # :meth:`plain_record` reads it, without its calls (the hot path).
             plain = plain_match(text, start, end) if find(":", start, end) >= 0 else None
             if plain is not None:
                 role, name, content = plain.group("role", "name", "content")
@@ -413,14 +413,14 @@ class _Reader:
         """The item of the record ``text[start:end]``, or None when it is not a record.
 
         ``plain`` is the record's LEGACY_PLAIN match, None when it has no ":"
-        or does not match.
+        or does not match. A match with a known role never comes here:
+        :meth:`read` reads that record itself (a role "{..." is not known, so
+        such a record is never LEGACY_JSON).
         """
         text = self.text
         # Both plain patterns need a ":", LEGACY_JSON a "{"; without one, skip their scan.
         colon = plain is not None or text.find(":", start, end) >= 0
         role, name, content = plain.group("role", "name", "content") if plain else ("", None, "")
-        if plain is not None and role in KNOWN_ROLES:  # so not "{...": not LEGACY_JSON
-            return self.plain_record(plain, role, name, content, line, continued)
         if text.find("{", start, end) >= 0:
             match = self.json_match(text, start, end)
             if match is not None:
