@@ -129,7 +129,8 @@ class Codec:
         if strict:
             from ._reader import read
 
-            return read(text, self._literals, self.max_depth, engine)[0]
+            return read(text, self._literals, self.max_depth, engine,
+                        max_records=self.max_records)[0]
         return self._lenient(text, engine).items
 
     def decode(self, text: str, *, strict: bool = False, engine: Engine = "fast") -> Decoded:
@@ -142,20 +143,26 @@ class Codec:
             from ._reader import read
             from ._report import Decoded, Format
 
-            items = read(text, self._literals, self.max_depth, engine)[0]
+            items = read(text, self._literals, self.max_depth, engine,
+                         max_records=self.max_records)[0]
             return Decoded.model_construct(items=items, format=Format.CURRENT, recoveries=[])
         return self._lenient(text, engine)
 
     def _lenient(self, text: str, engine: Engine) -> Decoded:
         from ._legacy import parse_lenient
 
-        return parse_lenient(text, self._literals, self.start, self.end, self.max_depth, engine)
+        return parse_lenient(text, self._literals, self.start, self.end, self.max_depth, engine,
+                             max_records=self.max_records)
 
     def _check(self, text: object) -> None:
-        """A TypeError for a non-str, a DecodeError for text over a limit."""
+        """A TypeError for a non-str, a DecodeError for text over ``max_bytes``.
+
+        The readers check ``max_records`` themselves, before anything but a
+        read of at most ``max_records + 1`` records.
+        """
         if not isinstance(text, str):
             raise TypeError(f"expected the summary as str, not {type(text).__name__}")
-        limits.check_text(text, max_bytes=self.max_bytes, max_records=self.max_records)
+        limits.check_size(text, max_bytes=self.max_bytes)
 
     def verify(self, text: str) -> bool:
         """Whether ``text`` carries a signature that verifies under one of this codec's keys."""

@@ -25,6 +25,7 @@ from typing import Any, cast
 from lark import Token, Transformer
 from lark.exceptions import UnexpectedInput
 
+from . import _limits as limits
 from . import _parsers as grammar
 from ._errors import DecodeError, DecodeReason, ReadFailure
 from ._reader import (
@@ -451,9 +452,9 @@ class _Reader:
     def json_record(self, match: re.Match[str], line: int) -> Item | None:
         source = match["json"]
         # The usual record, an object read whole by the C scanner, as
-        # json_object would read it; anything else goes to json_object,
-        # which also says why.
-        if len(source) <= self.max_depth or \
+        # json_object would read it (JSON that reads whole takes two brackets
+        # a level); anything else goes to json_object, which also says why.
+        if len(source) <= 2 * self.max_depth + 1 or \
                 source.count("{") + source.count("[") <= self.max_depth:
             try:
                 value, stop = scan_json_strict(source, 0)
@@ -553,17 +554,19 @@ def _json_value(text: str) -> Any:
 
 def parse_lenient(
     text: str, literals: tuple[tuple[str, str], ...], start: str, end: str, max_depth: int,
-    engine: Engine = "fast",
+    engine: Engine = "fast", *, max_records: int = limits.DEFAULT_MAX_RECORDS,
 ) -> Decoded:
     """Read a summary of any generation, reporting every recovery.
 
     Text in the current format is read by the strict reader (``engine``); the
     lenient grammar runs only when that fails, or when a plain record may be a
-    legacy form (see ``_reader.read``).
+    legacy form (see ``_reader.read``). Raises DecodeError on more than
+    ``max_records`` numbered lines, before reading leniently.
     """
-    current = read_if_current(text, literals, max_depth, engine)
+    current = read_if_current(text, literals, max_depth, engine, max_records=max_records)
     if current is not None and not current[1]:
         return Decoded.model_construct(items=current[0], format=Format.CURRENT, recoveries=[])
+    limits.check_records(text, max_records=max_records)
     preamble, begin, stop = _envelope(text, literals)
     reader = _Reader(text, max_depth)
     if preamble == "LEGACY_PREAMBLE":

@@ -16,9 +16,12 @@ bound what one summary can cost. Three limits, all fields of :class:`Codec`:
     level 1. Responses-API items nest about 5 levels. 200 keeps far below
     Python's recursion limit, so ``json`` never raises ``RecursionError``.
 
-The byte and record limits are checked on the whole text before it is parsed;
-the depth limit is checked on each JSON record before ``json.loads`` sees it,
-by a scan that is cheap when a record holds few brackets (the usual case).
+The byte limit is checked on the whole text before it is parsed. The record
+limit is too, except that the single-pass reader first reads up to
+``max_records + 1`` records (never more), which spares the count on text it
+reads whole; any other outcome is counted before it is reported. The depth
+limit is checked on each JSON record before ``json.loads`` sees it, by a scan
+that is cheap when a record holds few brackets (the usual case).
 """
 
 from __future__ import annotations
@@ -31,7 +34,8 @@ __all__ = [
     "DEFAULT_MAX_BYTES",
     "DEFAULT_MAX_DEPTH",
     "DEFAULT_MAX_RECORDS",
-    "check_text",
+    "check_records",
+    "check_size",
     "depth_exceeded_at",
     "utf8_size",
 ]
@@ -73,13 +77,17 @@ def _byte_offset_to_index(text: str, size: int) -> int:
     return len(head.decode("utf-8", "ignore"))
 
 
-def check_text(text: str, *, max_bytes: int, max_records: int) -> None:
-    """Raise DecodeError if ``text`` is over the byte or record limit."""
+def check_size(text: str, *, max_bytes: int) -> None:
+    """Raise DecodeError if ``text`` is over ``max_bytes`` bytes of UTF-8."""
     # Every character is 1 to 4 bytes, so most texts need no encoding at all.
     if len(text) > max_bytes or (len(text) * 4 > max_bytes and utf8_size(text) > max_bytes):
         raise DecodeError(
             f"summary larger than max_bytes={max_bytes} bytes of UTF-8", text,
             _byte_offset_to_index(text, max_bytes), ("a smaller summary",), DecodeReason.LIMIT)
+
+
+def check_records(text: str, *, max_records: int) -> None:
+    """Raise DecodeError if ``text`` has more than ``max_records`` numbered lines."""
     # A body of at most max_records lines cannot hold more records.
     if text.count("\n") <= max_records + 2:
         return
@@ -87,3 +95,4 @@ def check_text(text: str, *, max_bytes: int, max_records: int) -> None:
         if count > max_records:
             raise DecodeError(f"more than max_records={max_records} records", text,
                               match.start(), ("fewer records",), DecodeReason.LIMIT)
+

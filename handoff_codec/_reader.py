@@ -165,27 +165,41 @@ def _envelope(literals: Literals) -> tuple[str, str, str]:
 
 @functools.cache
 def _record() -> re.Pattern[str]:
-    """``JSON_RECORD | PLAIN_RECORD``, their groups numbered 1 to 6 in that order.
+    """``KNOWN_PLAIN | JSON_RECORD | PLAIN_RECORD``, their groups numbered 1 to 9 in that order.
 
-    No line matches both (a plain role never starts with "{"), so the order
-    only decides which is tried first: JSON, which fails at once on a plain line.
+    ``KNOWN_PLAIN`` is ``PLAIN_RECORD`` with the role and name replaced by
+    ``KNOWN_ROLE``, its groups prefixed ``known_``: the usual record, matched
+    without trying where the role ends. A line it matches reads the same as
+    ``PLAIN_RECORD`` (a known role holds no " " or ":", so the role ends after
+    it, with no name). No line matches both JSON and plain records (a plain
+    role never starts with "{"), so the order only decides which is tried first.
     """
-    json_record, plain = grammar.terminal("JSON_RECORD"), grammar.terminal("PLAIN_RECORD")
-    pattern = re.compile(f"(?:{json_record.pattern})|(?:{plain.pattern})")
-    order = ("json_index", "json", "index", "role", "name", "content")
+    plain = grammar.terminal("PLAIN_RECORD").pattern
+    head, role, rest = plain.partition("(?P<role>")
+    _, colon, tail = rest.partition(": ?(?P<content>")
+    if not (role and colon):
+        raise AssertionError(f"PLAIN_RECORD {plain!r} has no role group followed by ': ?'")
+    known_role = grammar.terminal("KNOWN_ROLE").pattern
+    known = f"{head}(?P<role>{known_role}){colon}{tail}".replace("(?P<", "(?P<known_")
+    json_record = grammar.terminal("JSON_RECORD").pattern
+    pattern = re.compile(f"(?:{known})|(?:{json_record})|(?:{plain})")
+    order = ("known_index", "known_role", "known_content", "json_index", "json",
+             "index", "role", "name", "content")
     if tuple(sorted(pattern.groupindex, key=pattern.groupindex.__getitem__)) != order:
         raise AssertionError(f"record groups {pattern.groupindex} are not {order}")
     return pattern
 
 
 def _read_fast(
-    text: str, literals: Literals, max_depth: int, *, why: bool = True
+    text: str, literals: Literals, max_depth: int, *, why: bool = True,
+    max_records: int = limits.DEFAULT_MAX_RECORDS,
 ) -> tuple[list[Item], bool] | None:
     """The items and the legacy note; None when the text breaks the grammar.
 
     A record out of sequence or not JSON raises ReadFailure when the syntax is
     sound. With ``why=False`` the syntax is not checked: any text that is
-    not current may then give None or ReadFailure.
+    not current may then give None or ReadFailure. Reading stops after
+    ``max_records + 1`` records, giving None: the caller then checks the limit.
     """
     head, empty, end = _envelope(literals)
     if not text.startswith(head):
@@ -200,15 +214,24 @@ def _read_fast(
         pos += len(empty)
     else:
         append, shared, scan_json = items.append, SHARED_ROLES.get, _scan_once
+        known_roles = SHARED_ROLES
         match = None
         try:
             # Pattern.scanner(...).match: each match anchored where the last ended;
             # the record numbers "1", "2", ... made in C alongside (an endless iterator).
             scan = _record().scanner(text, pos).match  # type: ignore[attr-defined]
             numbers = map(str, itertools.count(1))
-            for match, number in zip(iter(scan, None), numbers, strict=False):
-                json_index, json_text, index, role, name, content = match.groups()
-                if json_text is None:
+            matches = itertools.islice(iter(scan, None), max_records + 1)
+            for match, number in zip(matches, numbers, strict=False):
+                (known_index, known, known_content, json_index, json_text,
+                 index, role, name, content) = match.groups()
+                if known is not None:
+                    append({"role": known_roles[known], "content": known_content})
+                    if known_content[:1] == "[":
+                        maybe_legacy = True
+                    if known_index != number:
+                        raise _out_of_sequence(known_index, len(items), match.start())
+                elif json_text is None:
                     role = shared(role, role)
                     if name is None:
                         append({"role": role, "content": content})
@@ -220,17 +243,17 @@ def _read_fast(
                         raise _out_of_sequence(index, len(items), match.start())
                 else:
                     # The C scanner that json.loads calls, minus its wrappers, on a record
-                    # that cannot nest too deep; json_object says why it fails, or reads
-                    # trailing spaces.
+                    # whose JSON, if it reads whole, cannot nest too deep (each level takes
+                    # two brackets); json_object says why it fails, or reads trailing spaces.
                     value, stop = None, -1
-                    if len(json_text) <= max_depth or (
+                    if len(json_text) <= 2 * max_depth + 1 or (
                             json_text.count("{") + json_text.count("[") <= max_depth):
                         try:
                             value, stop = scan_json(json_text, 0)
                         except (StopIteration, ValueError, RecursionError):
                             stop = -1
                     if stop != len(json_text) or type(value) is not dict:
-                        value = json_object(json_text, match.start(2), max_depth)
+                        value = json_object(json_text, match.start(5), max_depth)
                     append(value)
                     if json_index != number:
                         raise _out_of_sequence(json_index, len(items), match.start())
@@ -244,7 +267,7 @@ def _read_fast(
             return None
         if match is not None:
             pos = match.end()
-        if not items:
+        if not items or len(items) > max_records:
             return None
     if len(text) - pos != len(end) or not text.endswith(end):
         return None
@@ -324,38 +347,52 @@ def lark_error(text: str, exc: UnexpectedInput) -> DecodeError:
 
 # --------------------------------------------------------------- the entry point
 def read(
-    text: str, literals: Literals, max_depth: int, engine: Engine = "fast"
+    text: str, literals: Literals, max_depth: int, engine: Engine = "fast", *,
+    max_records: int = limits.DEFAULT_MAX_RECORDS,
 ) -> tuple[list[Item], bool]:
     """The items of a current-format summary, and whether it may read otherwise leniently.
 
     The flag is true when a plain record has a role that is not a
     ``KNOWN_ROLE`` or content that starts with "[": the lenient reader may
-    read such a record as a legacy form. Raises DecodeError on any deviation
-    from the grammar, a record out of sequence, or a JSON record that is not
-    an RFC 8259 object within ``max_depth`` levels.
+    read such a record as a legacy form. Raises DecodeError on more than
+    ``max_records`` numbered lines (before anything else), any deviation from
+    the grammar, a record out of sequence, or a JSON record that is not an
+    RFC 8259 object within ``max_depth`` levels.
     """
+    if engine not in ("fast", "lark"):
+        raise ValueError(f"engine must be 'fast' or 'lark', not {engine!r}")
     try:
         if engine == "fast":
-            result = _read_fast(text, literals, max_depth)
+            # The fast reader reads at most max_records + 1 records, so the limit
+            # is counted only when it does not return the items.
+            try:
+                result = _read_fast(text, literals, max_depth, max_records=max_records)
+            except ReadFailure:
+                limits.check_records(text, max_records=max_records)
+                raise
             if result is not None:
                 return result
-        elif engine != "lark":
-            raise ValueError(f"engine must be 'fast' or 'lark', not {engine!r}")
+        limits.check_records(text, max_records=max_records)
         return _read_lark(text, literals, max_depth)
     except ReadFailure as failure:
         raise failure.at(text) from None
 
 
 def read_if_current(
-    text: str, literals: Literals, max_depth: int, engine: Engine = "fast"
+    text: str, literals: Literals, max_depth: int, engine: Engine = "fast", *,
+    max_records: int = limits.DEFAULT_MAX_RECORDS,
 ) -> tuple[list[Item], bool] | None:
-    """:func:`read`, or None (without working out why) when ``text`` is not current."""
+    """:func:`read`, or None (without working out why) when ``text`` is not current.
+
+    None too when the text is over ``max_records``: the caller checks that limit
+    before reading the text otherwise.
+    """
     if engine == "fast":
         try:
-            return _read_fast(text, literals, max_depth, why=False)
+            return _read_fast(text, literals, max_depth, why=False, max_records=max_records)
         except ReadFailure:
             return None
     try:
-        return read(text, literals, max_depth, engine)
+        return read(text, literals, max_depth, engine, max_records=max_records)
     except DecodeError:
         return None

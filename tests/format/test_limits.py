@@ -73,6 +73,41 @@ def test_max_records(strict: bool) -> None:
     assert (caught.value.line, caught.value.column) == (12, 1)
 
 
+OVER_THE_LIMIT_AND_BROKEN = {
+    "record out of sequence": ["1. user: a", "3. user: b", "3. user: c"],
+    "broken line after the limit": ["1. user: a", "2. user: b", "3. user: c", "no record"],
+    "bad JSON": ["1. user: a", "2. {bad", "3. user: c"],
+    "legacy bare role": ["1. user: a", "2. assistant", "3. user: c"],
+}
+
+
+@pytest.mark.parametrize("engine", ["fast", "lark"])
+@pytest.mark.parametrize("strict", MODES)
+@pytest.mark.parametrize("records", OVER_THE_LIMIT_AND_BROKEN.values(),
+                         ids=OVER_THE_LIMIT_AND_BROKEN.keys())
+def test_the_record_limit_is_reported_before_any_other_error(
+        records: list[str], strict: bool, engine: str) -> None:
+    text = summary(*records)
+    with pytest.raises(DecodeError, match="max_records=2") as caught:
+        Codec(max_records=2).loads(text, strict=strict, engine=engine)  # type: ignore[arg-type]
+    assert (caught.value.line, caught.value.column, caught.value.reason) == (5, 1, "limit")
+
+
+@pytest.mark.parametrize("engine", ["fast", "lark"])
+@pytest.mark.parametrize("strict", MODES)
+def test_a_summary_at_the_record_limit_reads(strict: bool, engine: str) -> None:
+    text = summary("1. user: a", "2. assistant", "3. user: c")
+    codec = Codec(max_records=3)
+    if strict:
+        with pytest.raises(DecodeError) as caught:
+            codec.loads(text, strict=True, engine=engine)  # type: ignore[arg-type]
+        assert caught.value.reason != "limit"
+    else:
+        assert len(codec.loads(text, engine=engine)) == 3  # type: ignore[arg-type]
+    assert len(codec.loads(summary("1. user: a", "2. user: b", "3. user: c"), strict=strict,
+                           engine=engine)) == 3  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize("strict", MODES)
 def test_max_depth(strict: bool) -> None:
     ok = "1. {" + '"a": ' * 0 + '"c": ' + "[" * 4 + "]" * 4 + "}"  # depth 5
