@@ -181,13 +181,15 @@ class Codec:
         content = item.get("content")
         if not isinstance(content, str):
             return False
-        first, newline, rest = content.partition("\n")
-        return (
-            bool(newline)
-            and first in (self.preamble, LEGACY_PREAMBLE)
-            and rest.startswith(self.start + "\n")
-            and rest.endswith("\n" + self.end)
-        )
+        # Compared in place: a summary can be megabytes, and this runs on every message.
+        if content.startswith(self.preamble + "\n"):
+            begin = len(self.preamble) + 1
+        elif content.startswith(LEGACY_PREAMBLE + "\n"):
+            begin = len(LEGACY_PREAMBLE) + 1
+        else:
+            return False
+        return (content.startswith(self.start + "\n", begin)
+                and content.endswith("\n" + self.end, begin))
 
     def flatten(self, items: Iterable[Mapping[str, Any]], *, trust: Trust = "any",
                 on_loss: OnLoss = "keep", restore_empty: bool = False) -> list[Item]:
@@ -252,7 +254,7 @@ class Codec:
                         decisions.append(TrustDecision(
                             index, False, Reason.LOSSY,
                             f"line(s) {', '.join(lines)} belong to no record", found))
-            flat.append(copy.deepcopy(dict(item)))
+            flat.append(copy.deepcopy(item if type(item) is dict else dict(item)))
         if not restore_empty:
             return FlattenReport(flat, decisions)
         from .replay._placeholders import restore_empty_report

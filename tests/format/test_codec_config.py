@@ -68,3 +68,32 @@ def test_sdk_reads_default_codec_output_only() -> None:
     """The SDK's markers are global; ours are per Codec."""
     assert sdk_read(handoff_codec.summarize(ITEMS)) == ITEMS
     assert sdk_read(Codec(start="<x>", end="</x>").summarize(ITEMS)) is None
+
+
+P, S, E = handoff_codec.DEFAULT_PREAMBLE, handoff_codec.DEFAULT_START, handoff_codec.DEFAULT_END
+ENVELOPES = {
+    "smallest envelope": (f"{P}\n{S}\n{E}", True),
+    "with records": (f"{P}\n{S}\n1. user: a\n{E}", True),
+    "legacy preamble": (f"{handoff_codec.LEGACY_PREAMBLE}\n{S}\n1. user: a\n{E}", True),
+    "preamble runs on": (f"{P}!\n{S}\n{E}", False),
+    "no line break after the preamble": (f"{P}{S}\n{E}", False),
+    "start marker runs on": (f"{P}\n{S}!\n{E}", False),
+    "no end marker": (f"{P}\n{S}\n1. user: a\n", False),
+    "end marker on the start line": (f"{P}\n{S}{E}", False),
+    "text after the end marker": (f"{P}\n{S}\n{E}\n", False),
+    "preamble only": (f"{P}\n", False),
+}
+
+
+@pytest.mark.parametrize(("content", "expected"), ENVELOPES.values(), ids=ENVELOPES.keys())
+def test_is_summary_needs_the_whole_envelope(content: str, expected: bool) -> None:
+    assert handoff_codec.default_codec.is_summary({"role": "assistant", "content": content}) \
+        is expected
+    assert not handoff_codec.default_codec.is_summary({"role": "user", "content": content})
+
+
+def test_is_summary_with_short_custom_markers() -> None:
+    codec = Codec(preamble="P", start="<", end="<")
+    assert codec.is_summary({"role": "assistant", "content": "P\n<\n<"})
+    assert not codec.is_summary({"role": "assistant", "content": "P\n<"})  # one marker, two uses
+    assert not codec.is_summary({"role": "assistant", "content": ["P\n<\n<"]})
