@@ -18,6 +18,11 @@ from pathlib import Path
 from typing import Any
 
 
+# Between two writes: about 100 writes a second, far more than an agent writes,
+# without taking a whole core from the migration under test.
+PAUSE = 0.005
+
+
 async def _loop(kind: str, url: str, prefix: str, folder: Path) -> dict[str, Any]:
     appended: list[str] = []
     errors: list[str] = []
@@ -61,6 +66,7 @@ async def _loop(kind: str, url: str, prefix: str, folder: Path) -> dict[str, Any
         if n == 0:
             running.touch()
         n += 1
+        await asyncio.sleep(PAUSE)
     await close()
     return {"appended": appended, "errors": errors, "reads": reads}
 
