@@ -95,4 +95,3 @@ def check_records(text: str, *, max_records: int) -> None:
         if count > max_records:
             raise DecodeError(f"more than max_records={max_records} records", text,
                               match.start(), ("fewer records",), DecodeReason.LIMIT)
-

@@ -253,7 +253,7 @@ def _read_fast(
                         except (StopIteration, ValueError, RecursionError):
                             stop = -1
                     if stop != len(json_text) or type(value) is not dict:
-                        value = json_object(json_text, match.start(5), max_depth)
+                        value = json_object(json_text, match.start("json"), max_depth)
                     append(value)
                     if json_index != number:
                         raise _out_of_sequence(json_index, len(items), match.start())

@@ -17,7 +17,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-
 # Between two writes: about 100 writes a second, far more than an agent writes,
 # without taking a whole core from the migration under test.
 PAUSE = 0.005
