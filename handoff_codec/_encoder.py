@@ -7,7 +7,8 @@ Which record form an item gets is decided by the grammar (``KNOWN_ROLE`` and
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
 from . import _limits as limits
@@ -22,7 +23,22 @@ __all__ = ["encode_records", "plain_line"]
 _ESCAPE_RAW_BREAKS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
 # RFC 8259 JSON (no NaN or Infinity), keys sorted so equal items give equal
 # text, non-ASCII kept readable.
-_to_json = json.JSONEncoder(ensure_ascii=False, sort_keys=True, allow_nan=False).encode
+_JSON = json.JSONEncoder(ensure_ascii=False, sort_keys=True, allow_nan=False)
+
+
+def _json_writer() -> Callable[[Any], str]:
+    """``_JSON.encode`` for the items of one summary.
+
+    ``JSONEncoder.encode`` builds the json module's C encoder for every item;
+    this builds it once, with its own marks for circular references, as
+    ``JSONEncoder.iterencode`` does. Without the C encoder, ``_JSON.encode``.
+    """
+    if c_make_encoder is None:  # pragma: no cover - CPython always has it
+        return _JSON.encode
+    encode = c_make_encoder({}, _JSON.default, encode_basestring, _JSON.indent,
+                            _JSON.key_separator, _JSON.item_separator, _JSON.sort_keys,
+                            _JSON.skipkeys, _JSON.allow_nan)
+    return lambda item: "".join(encode(item, 0))
 
 
 def _plain_content(content: str) -> bool:
@@ -77,9 +93,10 @@ def plain_line(item: Mapping[str, Any]) -> str | None:
     return line
 
 
-def _json_record(item: Mapping[str, Any], index: int, max_depth: int) -> str:
+def _json_record(item: Mapping[str, Any], index: int, max_depth: int,
+                 to_json: Callable[[Any], str]) -> str:
     try:
-        text: str = _to_json(item if type(item) is dict else dict(item))
+        text = to_json(item if type(item) is dict else dict(item))
     except (TypeError, ValueError) as exc:
         raise EncodeError(f"item {index} is not JSON-compatible: {exc}") from exc
     if limits.depth_exceeded_at(text, max_depth) is not None:
@@ -98,7 +115,7 @@ def encode_records(
     that nests deeper than ``max_depth``, which a reader would refuse.
     """
     lines: list[str] = []
-    append = lines.append
+    append, to_json = lines.append, _json_writer()
     for number, item in enumerate(items, 1):
         if type(item) is dict and len(item) == 2:
             # The usual item, {"role", "content"} with a known role: plain_line's
@@ -109,12 +126,12 @@ def encode_records(
                     append(f"{number}. {role}: {content}")
                     continue
                 if "\n" in content:  # plain_line would say None
-                    append(f"{number}. {_json_record(item, number - 1, max_depth)}")
+                    append(f"{number}. {_json_record(item, number - 1, max_depth, to_json)}")
                     continue
         if type(item) is not dict and not isinstance(item, Mapping):
             raise EncodeError(f"item {number - 1} is a {type(item).__name__}, not a mapping")
         body = plain_line(item)
         if body is None:
-            body = _json_record(item, number - 1, max_depth)
+            body = _json_record(item, number - 1, max_depth, to_json)
         append(f"{number}. {body}")
     return lines

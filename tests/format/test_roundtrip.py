@@ -94,3 +94,19 @@ def test_items_that_are_not_json_raise_encode_error() -> None:
         )
     with pytest.raises(handoff_codec.EncodeError, match="item 0"):
         handoff_codec.dumps(["not a mapping"])  # type: ignore[list-item]
+
+
+def test_a_circular_item_raises_encode_error_and_leaves_the_next_call_alone() -> None:
+    loop: list[Any] = []
+    loop.append(loop)
+    bad = {"type": "x", "ok": {"k": 1}, "v": loop}
+    with pytest.raises(handoff_codec.EncodeError,
+                       match="item 1 is not JSON-compatible: Circular reference"):
+        handoff_codec.dumps([{"role": "user", "content": "ok"}, bad])
+    # Once the cycle is gone the same object encodes: no mark of the failed call is left.
+    del bad["v"]
+    assert handoff_codec.loads(handoff_codec.dumps([bad])) == [bad]
+    # The same object twice in one summary is not a cycle either.
+    shared = {"type": "x", "v": 1}
+    items = [shared, shared, {"type": "y", "a": [shared], "b": [shared]}]
+    assert handoff_codec.loads(handoff_codec.dumps(items)) == items
