@@ -124,6 +124,14 @@ class SQLAlchemyStore:
             return sa.cast(column, sa.LargeBinary)
         return column
 
+    def _in_keys(self) -> sa.ColumnElement[bool]:
+        """``pk IN :keys``, the same statement for any number of keys (the server can keep
+        its plan): PostgreSQL takes the keys as one array parameter."""
+        pk = self._pk
+        if self.dialect == "postgresql":
+            return pk == sa.any_(sa.bindparam("keys", type_=sa_postgresql.ARRAY(pk.type)))
+        return pk.in_(sa.bindparam("keys", expanding=True))
+
     def batches(self, after: Position, size: int, shard: Shard) -> Iterator[Batch]:
         table, pk = self._table, self._pk
         data = self._data_column().label("data")
@@ -134,12 +142,7 @@ class SQLAlchemyStore:
         whole = shard.count == 1
         keys_query = sa.select(pk, table.c.session_id, *([data] if whole else [])
                                ).order_by(pk).limit(span)
-        # The same statement for every batch (the server can keep its plan):
-        # PostgreSQL takes the keys as one array parameter.
-        by_key = (pk == sa.any_(sa.bindparam("keys", type_=sa_postgresql.ARRAY(pk.type)))
-                  if self.dialect == "postgresql" else pk.in_(sa.bindparam("keys",
-                                                                            expanding=True)))
-        data_query = sa.select(pk, table.c.session_id, data).where(by_key).order_by(pk)
+        data_query = sa.select(pk, table.c.session_id, data).where(self._in_keys()).order_by(pk)
         last = after
         while True:
             page = keys_query if last is None else keys_query.where(pk > last)
@@ -192,11 +195,8 @@ class SQLAlchemyStore:
             return [conn.execute(statement, {"k": c.row.key[0], "old": c.row.value.decode(),
                                              "new": c.new.decode()}).rowcount == 1
                     for c in changes]
-        postgresql = self.dialect == "postgresql"
-        by_key = (pk == sa.any_(sa.bindparam("keys", type_=sa_postgresql.ARRAY(pk.type)))
-                  if postgresql else pk.in_(sa.bindparam("keys", expanding=True)))
         current = dict(conn.execute(
-            sa.select(pk, self._data_column()).where(by_key)
+            sa.select(pk, self._data_column()).where(self._in_keys())
             .with_for_update(skip_locked=True), {"keys": ids}).all())
         ok = [_as_bytes(current[c.row.key[0]]) == c.row.value if c.row.key[0] in current
               else False for c in changes]
