@@ -134,6 +134,32 @@ def _after_line_break() -> re.Pattern[str]:
     return re.compile(f"\n(?:{numbered.pattern})", numbered.flags)
 
 
+@functools.cache
+def _record_in_order() -> re.Pattern[str]:
+    """The start of a record of a body whose every numbered line starts a record.
+
+    ``RECORD_NUMBER``, then either a whole one-line record (the next line is
+    numbered, or the body ends) of the usual kinds:
+
+    * ``role``, ``content``: ``LEGACY_PLAIN`` with a ``KNOWN_ROLE`` and no
+      name. A known role followed by ":" is what ``LEGACY_PLAIN`` reads as that
+      role, with no name and the rest of the line as content;
+    * ``bare``: ``LEGACY_BARE`` with no name (a line without ":" or "{");
+    * ``json``: what ``LEGACY_JSON`` reads as JSON;
+
+    or the rest of the record's first line (group ``rest``; group ``alone`` is
+    set when no line continues it).
+    """
+    numbered = _legacy("RECORD_NUMBER").pattern
+    if "(?P<number>" not in numbered:
+        raise AssertionError(f"RECORD_NUMBER {numbered!r} has no number group")
+    following = f"(?={numbered.replace('(?P<number>', '(?:')}|\\Z)"  # the next record, or the end
+    known = grammar.terminal("KNOWN_ROLE").pattern
+    return re.compile(
+        f"{numbered}(?: (?:(?P<role>{known}): ?(?P<content>[^\\n]*)|(?P<bare>{known})[ \\t]*"
+        f"|(?P<json>\\{{[^\\n]*))\\n{following}|(?P<rest>[^\\n]*)\\n(?:{following}(?P<alone>))?)")
+
+
 def _number(digits: str) -> int:
     """A record's number; 0 (never in sequence) for one too long for int() to accept."""
     return int(digits) if len(digits) <= 18 else 0
@@ -350,10 +376,12 @@ class _Reader:
     as ``LIST_PENDING``, and ``listed`` holds the index of each such item.
     """
 
-    def __init__(self, text: str, max_depth: int) -> None:
+    def __init__(self, text: str, max_depth: int, preamble: str = "PREAMBLE") -> None:
         self.text = text
         self.max_depth = max_depth
         self.recoveries = Recoveries(text, _NOTES)
+        if preamble == "LEGACY_PREAMBLE":
+            self.recoveries.add(1, _Code.LEGACY_PREAMBLE)
         self.listed = int_array(len(text))
         self.note = self.recoveries.add
         self.json_match = _legacy("LEGACY_JSON").fullmatch
@@ -367,11 +395,9 @@ class _Reader:
     def read(self, lines: _Numbered, heads: array[int], line: int) -> list[Item]:
         """The items of the records that start on numbered lines ``heads``, the
         first on ``line``."""
-        text, starts, numbers = self.text, lines.starts, lines.numbers
+        starts, numbers = lines.starts, lines.numbers
         items: list[Item] = []
-        append, record, note, listed = items.append, self.record, self.note, self.listed.append
-        find, count, plain_match = text.find, text.count, self.plain_match
-        shared = SHARED_ROLES.get
+        note, count, read_record = self.note, self.text.count, self.read_record
         above, above_start = 0, -1  # the number of the record above, and its offset
         # Each record runs from its head line to the line break before the next head.
         stops = chain(map(starts.__getitem__, islice(heads, 1, None)), (lines.end,))
@@ -381,33 +407,94 @@ class _Reader:
                 note(line, _Code.RENUMBERED, start, above_start)
             above, above_start = number, start
             continued = count("\n", start, end)
-            # The usual record, `role: content` with a known role, read here as
-            # :meth:`plain_record` reads it, without its calls (the hot path).
-            plain = plain_match(text, start, end) if find(":", start, end) >= 0 else None
-            if plain is not None:
-                role, name, content = plain.group("role", "name", "content")
-                role = shared(role)
-                if role is not None:
-                    if continued:
-                        note(line, _Code.CONTINUATION, continued)
-                    if not content:
-                        self.empty_plain = True
-                    if content[:1] == "[":
-                        note(line, _Code.LIST_PENDING)
-                        listed(len(items))
-                    append({"role": role, "content": content} if name is None
-                           else {"role": role, "name": name, "content": content})
-                    line += continued + 1
-                    continue
-            item = record(start, end, line, continued, plain)
-            if item is not None:
-                content = item.get("content")
-                if type(content) is str and content[:1] == "[" and "role" in item:
-                    note(line, _Code.LIST_PENDING)
-                    listed(len(items))
-                append(item)
+            read_record(items, start, end, line, continued)
             line += continued + 1
         return items
+
+    def read_in_order(self, begin: int, stop: int, line: int) -> list[Item] | None:
+        """:meth:`read` for a body whose numbered lines are numbered 1, 2, 3, ...
+        from its first line; None for any other body (then nothing it noted counts).
+
+        Each numbered line of such a body starts a record (``_record_heads``),
+        so one match of :func:`_record_in_order` per record finds it, and reads
+        the usual ones (one line: a known role, a bare known role, a JSON
+        object) as :meth:`read_record` reads them. A test checks that both
+        readings agree.
+        """
+        text = self.text
+        items: list[Item] = []
+        append, note, listed = items.append, self.note, self.listed.append
+        count, read_record, shared = text.count, self.read_record, SHARED_ROLES.__getitem__
+        match_record, next_record = _record_in_order().match, _after_line_break().search
+        whole_object = self.whole_object
+        pos, number = begin, 0
+        while pos != stop:
+            number += 1
+            match = match_record(text, pos, stop)
+            if match is None:
+                return None
+            digits, role, content, bare, json_text, rest, alone = match.groups()
+            if digits != str(number):
+                return None
+            end = match.end() - 1
+            if role is not None:
+                if not content:
+                    self.empty_plain = True
+                elif content[:1] == "[":
+                    note(line, _Code.LIST_PENDING)
+                    listed(len(items))
+                append({"role": shared(role), "content": content})
+            elif bare is not None:
+                note(line, _Code.BARE_ROLE)
+                append({"role": shared(bare), "content": ""})
+            elif json_text is not None and (value := whole_object(json_text)) is not None:
+                self.json = True
+                self.append_item(items, value, line)
+            else:  # any other record: read_record reads it
+                if rest is not None and alone is None:
+                    # the lines up to the next numbered one continue it
+                    found = next_record(text, end + 1, stop)
+                    end = stop - 1 if found is None else found.start()
+                continued = count("\n", pos, end)
+                read_record(items, pos, end, line, continued)
+                line += continued
+            line += 1
+            pos = end + 1
+        return items
+
+    def read_record(self, items: list[Item], start: int, end: int, line: int,
+                    continued: int) -> None:
+        """Append the item of the record ``text[start:end]`` (on ``line``, continued on
+        ``continued`` more lines) to ``items``; nothing when it is not a record."""
+        text = self.text
+        # The usual record, `role: content` with a known role, read here as
+        # :meth:`plain_record` reads it, without its calls (the hot path).
+        plain = self.plain_match(text, start, end) if text.find(":", start, end) >= 0 else None
+        if plain is not None:
+            role, name, content = plain.group("role", "name", "content")
+            role = SHARED_ROLES.get(role)
+            if role is not None:
+                if continued:
+                    self.note(line, _Code.CONTINUATION, continued)
+                if not content:
+                    self.empty_plain = True
+                if content[:1] == "[":
+                    self.note(line, _Code.LIST_PENDING)
+                    self.listed.append(len(items))
+                items.append({"role": role, "content": content} if name is None
+                             else {"role": role, "name": name, "content": content})
+                return
+        item = self.record(start, end, line, continued, plain)
+        if item is not None:
+            self.append_item(items, item, line)
+
+    def append_item(self, items: list[Item], item: Item, line: int) -> None:
+        """Append ``item``, read from a record that is not a plain one with a known role."""
+        content = item.get("content")
+        if type(content) is str and content[:1] == "[" and "role" in item:
+            self.note(line, _Code.LIST_PENDING)
+            self.listed.append(len(items))
+        items.append(item)
 
     def record(self, start: int, end: int, line: int, continued: int,
                plain: re.Match[str] | None) -> Item | None:
@@ -449,21 +536,26 @@ class _Reader:
         self.note(line, _Code.UNRECOGNISED, start, min(end - start, 60))
         return None
 
-    def json_record(self, match: re.Match[str], line: int) -> Item | None:
-        source = match["json"]
-        # The usual record, an object read whole by the C scanner, as
-        # json_object would read it (JSON that reads whole takes two brackets
-        # a level); anything else goes to json_object, which also says why.
+    def whole_object(self, source: str) -> Item | None:
+        """The usual JSON record: an object read whole by the C scanner, as
+        json_object would read it (JSON that reads whole takes two brackets a
+        level); None for anything else, which json_object reads or says why not."""
         if len(source) <= 2 * self.max_depth + 1 or \
                 source.count("{") + source.count("[") <= self.max_depth:
             try:
                 value, stop = scan_json_strict(source, 0)
             except (StopIteration, ValueError, RecursionError):
-                pass
-            else:
-                if stop == len(source) and type(value) is dict:
-                    self.json = True
-                    return value
+                return None
+            if stop == len(source) and type(value) is dict:
+                return value
+        return None
+
+    def json_record(self, match: re.Match[str], line: int) -> Item | None:
+        source = match["json"]
+        value = self.whole_object(source)
+        if value is not None:
+            self.json = True
+            return value
         try:
             item = json_object(source, match.start("json"), self.max_depth,
                                on_constant=lambda: self.note(line, _Code.NON_STANDARD_JSON))
@@ -568,16 +660,21 @@ def parse_lenient(
         return Decoded.model_construct(items=current[0], format=Format.CURRENT, recoveries=[])
     limits.check_records(text, max_records=max_records)
     preamble, begin, stop = _envelope(text, literals)
-    reader = _Reader(text, max_depth)
-    if preamble == "LEGACY_PREAMBLE":
-        reader.note(1, _Code.LEGACY_PREAMBLE)
-    lines = _Numbered(text, begin, stop)
-    heads = _record_heads(lines, start, end)
-    if stop > begin and (not heads or lines.starts[heads[0]] != begin):
-        raise DecodeError("text before the first record", text, begin, ("record 1",),
-                          DecodeReason.NUMBERING)
+    line = text.count("\n", 0, begin) + 1
     try:
-        items = reader.read(lines, heads, text.count("\n", 0, begin) + 1)
+        # Without a spilled summary's marker in the body, a body numbered 1, 2,
+        # 3, ... is read in one pass; any other is read by the numbering rule.
+        reader = _Reader(text, max_depth, preamble)
+        items = reader.read_in_order(begin, stop, line) \
+            if text.find(start, begin, stop) < 0 else None
+        if items is None:
+            reader = _Reader(text, max_depth, preamble)
+            lines = _Numbered(text, begin, stop)
+            heads = _record_heads(lines, start, end)
+            if stop > begin and (not heads or lines.starts[heads[0]] != begin):
+                raise DecodeError("text before the first record", text, begin, ("record 1",),
+                                  DecodeReason.NUMBERING)
+            items = reader.read(lines, heads, line)
     except ReadFailure as failure:
         raise failure.at(text) from None
     old_writer = _format(reader.recoveries.kinds(_Code.LIST_PENDING)) is Format.LEGACY_0_6

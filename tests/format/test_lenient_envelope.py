@@ -1,8 +1,9 @@
 """The lenient reader's shortcuts agree with the grammar's rules.
 
 The envelope split reads ``grammar/legacy.lark``'s envelope as its LALR
-parser does (or leaves the text to the parser), and the record heads of a
-body numbered 1, 2, 3, ... are the ones the general numbering rule finds.
+parser does (or leaves the text to the parser), the record heads of a
+body numbered 1, 2, 3, ... are the ones the general numbering rule finds, and
+the one-pass reading of such a body gives what the general reading gives.
 """
 
 from __future__ import annotations
@@ -17,7 +18,15 @@ from lark.exceptions import UnexpectedInput
 import handoff_codec
 from handoff_codec import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START, Codec
 from handoff_codec import _parsers as grammar
-from handoff_codec._legacy import _ENVELOPE, _heads_by_rule, _Numbered, _record_heads, _split
+from handoff_codec._errors import ReadFailure
+from handoff_codec._legacy import (
+    _ENVELOPE,
+    _heads_by_rule,
+    _Numbered,
+    _Reader,
+    _record_heads,
+    _split,
+)
 from tests.support.strategies import spliced, token_lists
 
 LITERALS = handoff_codec.default_codec._literals
@@ -130,3 +139,55 @@ def test_numbered_lines_are_the_record_number_matches(body: str) -> None:
         matches = list(grammar.terminal("RECORD_NUMBER", "legacy").finditer(body, begin))
         assert list(lines.starts) == [match.start() for match in matches]
         assert list(lines.numbers) == [int(m[1]) if len(m[1]) <= 18 else 0 for m in matches]
+
+
+# Record rests that each branch of the one-pass reading takes, and ones it
+# leaves to the general reading of a record.
+RESTS = ["user: a", "assistant: [1]", "user: ", "user:", "system:x", "developer: a: b",
+         "assistant", "user \t", "user (bob): x", "user (a:b): c", "tool: {\"a\": 1}",
+         '{"role": "user", "content": "[1]"}', '{"a": 1}', "{not json", "user: a\nb",
+         "assistant: [\n1]", "x", "", "user: a\n2. b", "user: a\n\n"]
+in_order_bodies = token_lists(RESTS, st.text(alphabet="0123456789. :{}[]\n\tabuser",
+                                             min_size=24, max_size=96),
+                              min_size=1, max_size=8, max_run=12)
+
+
+def _reading(text: str, in_order: bool) -> tuple[Any, ...]:
+    """What a reader of ``text``'s body gives: items and everything it noted, or its failure."""
+    split = _split(text, LITERALS)
+    assert split is not None
+    _, begin, stop = split
+    reader = _Reader(text, 4)
+    try:
+        if in_order:
+            items = reader.read_in_order(begin, stop, 3)
+            if items is None:
+                return (None,)
+        else:
+            lines = _Numbered(text, begin, stop)
+            items = reader.read(lines, _record_heads(lines, DEFAULT_START, DEFAULT_END), 3)
+    except ReadFailure as failure:
+        return ("failure", str(failure), failure.pos)
+    return (items, list(reader.recoveries), reader.json, reader.empty_plain,
+            list(reader.listed))
+
+
+@EXAMPLES
+@given(st.sampled_from(["", "text\n", "0. user: a\n"]), in_order_bodies,
+       st.sampled_from(["", "2. user: a\n", "1. user: a\n"]))
+@example("", ["user: a", "assistant", '{"a": 1}', "user: a\nb"], "")
+@example("", ["user: a\n\n", "user: [1]"], "")
+@example("", ['{"a": [[[[[1]]]]]}'], "")
+def test_reading_a_body_in_order_agrees_with_the_general_reading(
+    before: str, rests: list[str], after: str
+) -> None:
+    body = before + "".join(f"{number}. {rest}\n" for number, rest in enumerate(rests, 1))
+    body += after
+    text = f"{DEFAULT_PREAMBLE}\n{DEFAULT_START}\n{body}{DEFAULT_END}"
+    in_order = _reading(text, in_order=True)
+    if in_order == (None,):  # refused: then the body is not one numbered 1, 2, 3, ...
+        lines = _Numbered(text, *_split(text, LITERALS)[1:])  # type: ignore[index]
+        assert not lines.starts or lines.starts[0] != lines.begin \
+            or list(lines.numbers) != list(range(1, len(lines.starts) + 1))
+    else:
+        assert in_order == _reading(text, in_order=False)
