@@ -14,6 +14,9 @@ import time of handoff_codec with the heavy modules it must not load.
 The transcript mixes, like a real one: 70% one-line messages with ":" and
 "()" in them, 10% multi-line messages, 5% empty ones, 15% function calls and
 their outputs. Both readers read the same text, the SDK's own summary.
+``decode (legacy)`` reads 200 summaries of 5 to 50 turns as openai-agents 0.6
+to 0.19 wrote them (those that ``benchmarks.migrate`` migrates), one call per
+summary; the SDK's reader drops what it cannot read of them, ours reads it all.
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import handoff_codec
+
+from .migrate import legacy_summary
 
 WORDS = (
     "the agent asked for the invoice number and the user replied with the order "
@@ -71,6 +76,12 @@ def transcript(count: int, seed: int = 0) -> list[Item]:
             items.append({"type": "function_call_output", "call_id": call_id,
                           "output": text(rng.randint(10, 30))})
     return items[:count]
+
+
+def legacy_summaries(count: int = 200, seed: int = 2) -> list[Item]:
+    """Summary messages as openai-agents 0.6 to 0.19 wrote them, of 5 to 50 turns."""
+    rng = random.Random(seed)
+    return [legacy_summary(rng, rng.randint(5, 50)) for _ in range(count)]
 
 
 def conversation(summary: Item, count: int = 40, seed: int = 1) -> list[Item]:
@@ -128,6 +139,9 @@ def run(count: int, repeat: int) -> dict[str, Any]:
 
     nested = conversation(_build_summary_message(transcript(2000)))  # type: ignore[arg-type]
     assert handoff_codec.flatten(nested) == _flatten_nested_history_messages(nested)  # type: ignore[arg-type]
+    legacy = legacy_summaries()
+    legacy_texts = [summary["content"] for summary in legacy]
+    legacy_json = json.dumps([handoff_codec.loads(text) for text in legacy_texts])
 
     rows: list[tuple[str, Callable[[], object], Callable[[], object], Callable[[], object] | None]]
     rows = [
@@ -137,6 +151,9 @@ def run(count: int, repeat: int) -> dict[str, Any]:
          lambda: _extract_nested_history_transcript(summary), lambda: json.loads(as_json)),
         ("decode (strict)", lambda: handoff_codec.loads(text, strict=True),
          lambda: _extract_nested_history_transcript(summary), lambda: json.loads(as_json)),
+        ("decode (legacy)", lambda: [handoff_codec.decode(text) for text in legacy_texts],
+         lambda: [_extract_nested_history_transcript(summary) for summary in legacy],  # type: ignore[arg-type]
+         lambda: json.loads(legacy_json)),
         ("flatten 40 items", lambda: handoff_codec.flatten(nested),
          lambda: _flatten_nested_history_messages(nested), None),  # type: ignore[arg-type]
     ]
