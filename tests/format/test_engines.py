@@ -173,12 +173,16 @@ def test_engines_agree_on_bodies_in_a_valid_envelope(text: str, max_depth: int) 
 def test_the_bodies_reach_every_outcome() -> None:
     """The strategy above reads, and fails for each reason, not only for syntax.
 
-    600 examples in every profile: the rarer reasons come about once in 40
-    examples, which the 60 of a lighter profile can miss.
+    2,000 examples in every profile: the rarer reasons come about once in 40
+    examples, which the 60 of a lighter profile can miss. Even derandomized,
+    Hypothesis draws some values from constants in the modules imported so
+    far, which differ with the tests run before in the same process: with
+    every test module imported, the first 600 examples held 5 JSON errors
+    rather than 28, and one run of 600 held none.
     """
     seen: set[str] = set()
 
-    @settings(max_examples=600, deadline=None, database=None, derandomize=True)
+    @settings(max_examples=2000, deadline=None, database=None, derandomize=True)
     @given(bodies(), st.sampled_from([3, 200]))
     def collect(text: str, max_depth: int) -> None:
         outcome = lark_outcome(text, max_depth)
