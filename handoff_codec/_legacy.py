@@ -414,6 +414,8 @@ class _Reader:
     def read_in_order(self, begin: int, stop: int, line: int) -> list[Item] | None:
         """:meth:`read` for a body whose numbered lines are numbered 1, 2, 3, ...
         from its first line; None for any other body (then nothing it noted counts).
+        It may raise ReadFailure before it finds the body out of order: the
+        caller then reads the body by the general rule.
 
         Each numbered line of such a body starts a record (``_record_heads``),
         so one match of :func:`_record_in_order` per record finds it, and reads
@@ -665,8 +667,11 @@ def parse_lenient(
         # Without a spilled summary's marker in the body, a body numbered 1, 2,
         # 3, ... is read in one pass; any other is read by the numbering rule.
         reader = _Reader(text, max_depth, preamble)
-        items = reader.read_in_order(begin, stop, line) \
-            if text.find(start, begin, stop) < 0 else None
+        try:
+            items = reader.read_in_order(begin, stop, line) \
+                if text.find(start, begin, stop) < 0 else None
+        except ReadFailure:  # the general reading decides whether, and where, it fails
+            items = None
         if items is None:
             reader = _Reader(text, max_depth, preamble)
             lines = _Numbered(text, begin, stop)
