@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from openai.types.chat import ChatCompletionMessageParam
+from pydantic import TypeAdapter
 
 import handoff_codec
 from handoff_codec import ReplayError
@@ -138,6 +140,7 @@ def test_base64_wrapped_over_lines_is_decoded(target: str) -> None:
 
 
 # ---------------------------------------------------------------- property
+CHAT_MESSAGE: TypeAdapter[Any] = TypeAdapter(ChatCompletionMessageParam)
 NAMES = st.sampled_from([None, "bot", "", "Triage Agent", "a:b", "ü"])
 CONTENTS = st.sampled_from([None, "", " ", "hi", "line1\nline2", "(empty)", "."])
 
@@ -180,6 +183,9 @@ def test_whatever_loads_returns_replays_to_every_target(
         # to_provider checked the body against the provider SDK's own types.
         assert conversion.checked_with == SCHEMAS[target]
         assert sum(n.code == "null-as-empty" for n in conversion.notes) == nulls
+        if target == "chat_completions":  # kept names are written after validate's check
+            for message in conversion.messages:
+                CHAT_MESSAGE.validate_python(message)
         named = [index for index, item in enumerate(items) if "name" in item and "role" in item]
         noted = {n.index for n in conversion.notes if n.code.startswith("name-")}
         if target != "chat_completions":
