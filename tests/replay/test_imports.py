@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,7 +19,8 @@ import pytest
 @pytest.fixture(scope="module")
 def graph() -> dict[str, Any]:
     done = subprocess.run([sys.executable, "-m", "tests.replay.import_graph", "--json"],
-                          capture_output=True, text=True, check=True)
+                          capture_output=True, text=True, check=True,
+                          cwd=Path(__file__).resolve().parents[2])
     recorded: dict[str, Any] = json.loads(done.stdout)
     return recorded
 
