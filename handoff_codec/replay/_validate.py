@@ -3,7 +3,9 @@
 Each converted message is checked against openai's own
 ``ChatCompletionMessageParam`` with a pydantic ``TypeAdapter``, then against
 the semantic rules Chat Completions enforces and the target's empty-content
-rules (:mod:`handoff_codec.replay._profiles`). Imports openai and pydantic.
+rules (:mod:`handoff_codec.replay._profiles`); for a native target, the
+messages are also given to ``_native`` with the target's dialect, and what it
+refuses is reported too. All in one pass. Imports openai and pydantic.
 """
 
 from __future__ import annotations
