@@ -42,9 +42,9 @@ def _is_output_message(item: Mapping[str, Any]) -> bool:
 def without_text(item: Any) -> bool:
     """Whether ``item`` is an assistant output message with no text and no refusal part."""
     return (isinstance(item, Mapping) and _is_output_message(item)
-            and isinstance(item.get("content"), list)
+            and (item.get("content") == "" or isinstance(item.get("content"), list))
             and not any(isinstance(part, Mapping) and part.get("type") in ("output_text", "refusal")
-                        for part in item["content"]))
+                        for part in item["content"] or ()))
 
 
 def read(items: Sequence[Any]) -> Reading:

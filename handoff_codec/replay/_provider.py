@@ -61,7 +61,7 @@ def to_provider(items: str | Iterable[Mapping[str, Any]], target: str, *,
     notes = [*reading.notes, *name_notes]
     for index, item in enumerate(readable):
         if without_text(item):  # Chat Completions needs content here, and takes ""
-            readable[index] = {**item, "content": [*item["content"],
+            readable[index] = {**item, "content": [*(item["content"] or ()),
                                                    {"type": "output_text", "text": ""}]}
             notes.append(Problem(index=index, code="empty-turn", severity="info",
                                  message="assistant output message with no text: sent with "

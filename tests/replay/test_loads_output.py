@@ -157,6 +157,16 @@ def named_turns(draw: st.DrawFn) -> list[dict[str, Any]]:
             items.append({"type": "function_call_output", "call_id": call_id,
                           "output": draw(CONTENTS)})
             continue
+        if draw(st.integers(0, 5)) == 0:  # an assistant output message
+            content = draw(st.sampled_from([None, "", [], [{"type": "output_text", "text": ""}],
+                                            [{"type": "output_text", "text": "a"}]]))
+            output: dict[str, Any] = {"type": "message", "role": "assistant", "id": f"m{number}",
+                                      "content": content}
+            name = draw(NAMES)
+            if name is not None:
+                output["name"] = name
+            items.append(output)
+            continue
         item: dict[str, Any] = {"role": draw(st.sampled_from(
             ["user", "assistant", "system", "developer"])), "content": draw(CONTENTS)}
         name = draw(NAMES)
