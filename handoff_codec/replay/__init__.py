@@ -7,7 +7,8 @@
     {'messages': [{'role': 'user', 'content': [{'type': 'text', 'text': 'hi'}]}]}
 
 * ``to_provider(items, target)``: the native request body for ``anthropic``,
-  ``gemini``, ``bedrock`` or ``chat_completions``, with notes on every merge;
+  ``gemini``, ``bedrock`` or ``chat_completions`` from whatever ``loads``
+  returns, with a note on every merge, null turn and name it changed;
 * ``validate``/``replayable``: check, and minimally fix, items for a target;
 * ``sanitize``: fix outgoing Chat Completions messages;
 * ``restore_empty``: turn known empty-turn placeholders back into empty turns

@@ -13,14 +13,14 @@ The request is checked against ``anthropic.types.MessageParam`` (and
 
 from __future__ import annotations
 
-import base64
 import functools
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from ._native import Dialect, Unmappable, data_url, file_payload, first_error
+from ._checks import drain, first_error
+from ._dialect import Dialect, Unmappable, data_url, decoded, file_payload
 
 if TYPE_CHECKING:
     from anthropic.types import MessageParam, TextBlockParam
@@ -37,6 +37,8 @@ class Anthropic(Dialect):
     provider = "Anthropic"
     sdk = "anthropic"
     schema = "anthropic.types.MessageParam"
+    message_shape = ("a message is role and content only "
+                     "(https://docs.anthropic.com/en/api/messages)")
 
     def text(self, text: str) -> dict[str, Any]:
         return {"type": "text", "text": text}
@@ -60,8 +62,8 @@ class Anthropic(Dialect):
             source: dict[str, Any] = {"type": "base64", "media_type": media_type, "data": data}
         elif media_type == "text/plain":
             try:
-                text = base64.b64decode(data, validate=True).decode("utf-8")
-            except (ValueError, UnicodeDecodeError):
+                text = decoded(data).decode("utf-8")
+            except (Unmappable, UnicodeDecodeError):
                 raise Unmappable("a text/plain file must be base64 of UTF-8 text") from None
             source = {"type": "text", "media_type": media_type, "data": text}
         else:
@@ -97,10 +99,8 @@ class Anthropic(Dialect):
 
 
 def _error(adapter: TypeAdapter[Any], value: Any) -> str:
-    from ._validate import _drain
-
     try:
-        _drain(adapter.validate_python(value))
+        drain(adapter.validate_python(value))
     except ValidationError as exc:
         return first_error(exc)
     return ""

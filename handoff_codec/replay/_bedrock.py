@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ConfigDict, TypeAdapter, ValidationError
 
-from ._native import Dialect, Unmappable, data_url, decoded, file_payload, first_error, guess_type
+from ._checks import first_error
+from ._dialect import Dialect, Unmappable, data_url, decoded, file_payload, guess_type
 
 if TYPE_CHECKING:
     from types_boto3_bedrock_runtime.type_defs import MessageTypeDef, SystemContentBlockTypeDef
@@ -49,6 +50,8 @@ class Bedrock(Dialect):
     sdk = "types_boto3_bedrock_runtime"
     schema = "types_boto3_bedrock_runtime.type_defs.MessageTypeDef"
     empty_tool_result = False
+    message_shape = ("a Message is role and content only (https://docs.aws.amazon.com/bedrock/"
+                     "latest/APIReference/API_runtime_Message.html)")
 
     def text(self, text: str) -> dict[str, Any]:
         return {"text": text}

@@ -20,7 +20,7 @@ from .._errors import ReplayError
 if TYPE_CHECKING:
     from openai.types.chat import ChatCompletionMessageParam
 
-__all__ = ["Piece", "Unconvertible", "assemble", "piece_of", "to_chat_messages"]
+__all__ = ["Piece", "Unconvertible", "assemble", "content_of", "piece_of", "to_chat_messages"]
 
 ROLES = ("user", "assistant", "system", "developer")  # a tuple: roles may be unhashable
 EASY_KEYS = frozenset({"role", "content", "type", "phase"})
@@ -169,7 +169,7 @@ def _message(item: Mapping[str, Any], kind: Any) -> Piece:
     if is_easy_message(item) or (kind == "message" and role in ("user", "system", "developer")):
         if "content" not in item:
             raise Unconvertible("missing-field", f"{role} message without 'content'")
-        content = _content(item["content"], role, role)
+        content = content_of(item["content"], role, role)
         return Piece("message", {"role": role, "content": content}, notes=_part_notes(item, role))
     if kind == "message" and role == "assistant" and "id" in item and "content" in item:
         return _output_message(item)
@@ -243,7 +243,7 @@ def _function_call_output(item: Mapping[str, Any]) -> Piece:
         raise Unconvertible("bad-content", "function_call_output 'call_id' must be a string")
     if "output" not in item:
         raise Unconvertible("missing-field", "function_call_output without 'output'")
-    content = _content(item["output"], "tool", "function_call_output")
+    content = content_of(item["output"], "tool", "function_call_output")
     notes: tuple[tuple[str, str], ...] = ()
     if isinstance(content, list):
         texts = [part for part in content if part.get("type") == "text"]
@@ -268,7 +268,7 @@ def _part_notes(item: Mapping[str, Any], role: str) -> tuple[tuple[str, str], ..
 
 
 # ---------------------------------------------------------------- content
-def _content(content: Any, role: str, what: str) -> str | list[dict[str, Any]]:
+def content_of(content: Any, role: str, what: str) -> str | list[dict[str, Any]]:
     """Content as the SDK writes it: a string, or parts (text only unless user)."""
     if isinstance(content, str):
         return content

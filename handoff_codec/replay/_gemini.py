@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from ._native import Dialect, Unmappable, data_url, file_payload, first_error, guess_type
+from ._checks import first_error
+from ._dialect import Dialect, Unmappable, data_url, file_payload, guess_type
 
 if TYPE_CHECKING:
     from google.genai.types import Content
@@ -40,6 +41,8 @@ class Gemini(Dialect):
     schema = "google.genai.types.Content"
     assistant_role = "model"
     tool_ids = False  # Gemini pairs a response with its call by name and order
+    message_shape = ("a Content is role and parts only "
+                     "(https://ai.google.dev/api/caching#Content)")
 
     def rejects(self, text: str) -> bool:
         return text == ""

@@ -1,41 +1,37 @@
 """Items to a provider's own request body: the pipeline every native target shares.
 
-The items are first read exactly as for Chat Completions (:func:`piece_of`,
-:func:`assemble`), so a native conversion accepts what ``validate`` accepts.
-Then each message becomes a turn of content blocks in the target's
-:class:`Dialect`: system and developer text goes to the top-level system
-prompt, tool outputs become tool-result blocks in a user turn, and
-consecutive turns of one role are merged, each merge reported. The body is
-finally checked against the provider SDK's own types when it is installed.
+The items are first read leniently (:mod:`._lenient`: null content as ``""``,
+names as the target allows, each change noted), then exactly as for Chat
+Completions (:func:`piece_of`, :func:`assemble`). Each message becomes a turn
+of content blocks in the :class:`~._dialect.Dialect` the caller passes down:
+system and developer text goes to the top-level system prompt, tool outputs
+become tool-result blocks in a user turn, consecutive turns of one role are
+merged, and only a turn still empty after merging carries the placeholder;
+each is reported. The body is finally checked against the provider SDK's own
+types when it is installed.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
-import mimetypes
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
 from .._errors import ReplayError
-from ._chat import Message, Unconvertible, _content, assemble, piece_of
+from ._chat import Message, Unconvertible, assemble, content_of, piece_of
+from ._checks import tool_call_problems
+from ._dialect import Dialect, Unmappable
+from ._lenient import Names, named, read
 from ._placeholders import DEFAULT_PLACEHOLDER
 from ._problems import Problem, Severity
-from ._validate import tool_call_problems
 
-__all__ = ["Conversion", "Dialect", "Unmappable", "convert", "data_url", "first_error",
-           "guess_type"]
+__all__ = ["Conversion", "convert", "native_problems", "sdk_installed"]
 
 _TOOL_ID = re.compile(r"^[a-zA-Z0-9_-]+$")
-
-
-class Unmappable(Exception):
-    """A part or value the target has no place for; the pipeline adds the item index."""
 
 
 class Conversion(BaseModel):
@@ -71,128 +67,48 @@ class Conversion(BaseModel):
         return [note for note in self.notes if note.code == "merged"]
 
 
-class Dialect:
-    """How one provider spells content blocks, turns and the request; see the subclasses."""
-
-    target: ClassVar[str]
-    provider: ClassVar[str]
-    sdk: ClassVar[str]  # the module whose types check the request
-    schema: ClassVar[str]  # the name of that type, for reports
-    assistant_role: ClassVar[str] = "assistant"
-    tool_ids: ClassVar[bool] = True  # tool calls carry ids the API restricts to [a-zA-Z0-9_-]
-    empty_tool_result: ClassVar[bool] = True  # a tool result may carry no text
-
-    def rejects(self, text: str) -> bool:
-        """Whether the API refuses ``text`` as a text block."""
-        return not text.strip()
-
-    def text(self, text: str) -> dict[str, Any]:
-        raise NotImplementedError
-
-    def image(self, url: str) -> dict[str, Any]:
-        raise NotImplementedError
-
-    def audio(self, data: str, audio_format: str) -> dict[str, Any]:
-        raise Unmappable(f"{self.provider} takes no audio input")
-
-    def file(self, file: Mapping[str, Any]) -> dict[str, Any]:
-        raise NotImplementedError
-
-    def tool_call(self, call_id: str, name: str, args: dict[str, Any]) -> dict[str, Any]:
-        raise NotImplementedError
-
-    def tool_result(self, call_id: str, name: str, texts: list[str],
-                    media: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        raise NotImplementedError
-
-    def message(self, role: str, blocks: list[dict[str, Any]]) -> dict[str, Any]:
-        """One turn; Anthropic and Bedrock spell it ``{"role", "content"}``."""
-        return {"role": role, "content": blocks}
-
-    def request(self, system: list[str], messages: list[dict[str, Any]]) -> dict[str, Any]:
-        """The body; Anthropic and Bedrock take ``system`` text blocks and ``messages``."""
-        body: dict[str, Any] = {}
-        if system:
-            body["system"] = [self.text(text) for text in system]
-        body["messages"] = messages
-        return body
-
-    def schema_errors(self, request: Mapping[str, Any]) -> list[tuple[int | None, str]]:
-        """(message position or None for the system prompt, error) per invalid part."""
-        raise NotImplementedError
-
-
-# ---------------------------------------------------------------- helpers for dialects
-def data_url(url: str) -> tuple[str, str] | None:
-    """``(media type, base64 data)`` of a ``data:<type>;base64,<data>`` URL, else None."""
-    if not url.startswith("data:"):
-        return None
-    header, comma, data = url[5:].partition(",")
-    media_type, _, encoding = header.partition(";")
-    if not comma or encoding.lower() != "base64" or not media_type:
-        raise Unmappable("a data URL needs a media type and base64 data")
-    return media_type.lower(), data
-
-
-def decoded(data: str) -> bytes:
-    """Base64 ``data`` as bytes, or :class:`Unmappable`."""
-    try:
-        return base64.b64decode(data, validate=True)
-    except (binascii.Error, ValueError):
-        raise Unmappable("file or image data is not valid base64") from None
-
-
-def guess_type(name: str) -> str:
-    """The media type of a file name or URL path, or :class:`Unmappable`."""
-    guessed, _ = mimetypes.guess_type(name.split("?", 1)[0], strict=False)
-    if guessed is None:
-        raise Unmappable(f"cannot tell the media type of {name[:80]!r}")
-    return guessed
-
-
-def file_payload(file: Mapping[str, Any], provider: str) -> tuple[str, str, str]:
-    """``(media type, base64 data, filename)`` of a Chat Completions file part."""
-    data = file.get("file_data")
-    filename = file.get("filename") or ""
-    if not data:
-        raise Unmappable(f"an uploaded file id means nothing to {provider}; "
-                         "inline the file as file_data")
-    parsed = data_url(data)
-    if parsed is not None:
-        return parsed[0], parsed[1], filename
-    return guess_type(filename) if filename else "", data, filename
-
-
-def first_error(exc: ValidationError) -> str:
-    """The deepest error of a pydantic union: the one from the alternative that fit best."""
-    error = max(exc.errors(), key=lambda error: len(error["loc"]))
-    where = ".".join(str(part) for part in error["loc"])
-    return f"{where}: {error['msg']}" if where else str(error["msg"])
-
-
 # ---------------------------------------------------------------- the pipeline
 @dataclass
 class _Turn:
     role: str
     blocks: list[dict[str, Any]]
     origin: int
+    source_role: str  # the role of the message that opened the turn
 
 
 @dataclass
 class _Run:
-    """The state of one conversion: the dialect, the notes so far, the tool calls seen."""
+    """The state of one conversion: the dialect, the notes so far, the tool calls seen.
+
+    With ``problems`` a list, what the target cannot take is collected there
+    (code ``native``) and left out; with None it raises :class:`ReplayError`.
+    """
 
     dialect: Dialect
     placeholder: str
     items: list[Any]
+    problems: list[Problem] | None = None
     notes: list[Problem] = field(default_factory=list)
     call_names: dict[str, str] = field(default_factory=dict)
     call_items: dict[str, int] = field(default_factory=dict)
     ids: dict[str, str] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        for index, item in enumerate(self.items):
+            if (isinstance(item, Mapping) and item.get("type") == "function_call"
+                    and isinstance(item.get("call_id"), str) and isinstance(item.get("name"), str)):
+                self.call_names.setdefault(item["call_id"], item["name"])
+                self.call_items.setdefault(item["call_id"], index)
+
     def note(self, index: int | None, code: str, message: str,
              severity: Severity = "info") -> None:
         self.notes.append(Problem(index=index, code=code, message=message, severity=severity))
+
+    def fail(self, index: int, message: str) -> None:
+        """What the target cannot take: raised, or collected when checking."""
+        if self.problems is None:
+            raise ReplayError(message, index=index)
+        self.problems.append(Problem(index=index, code="native", message=message))
 
     def tool_id(self, call_id: str, index: int) -> str:
         """``call_id`` as the API accepts it; a rewrite is reported once."""
@@ -201,8 +117,8 @@ class _Run:
         if call_id not in self.ids:
             new = re.sub(r"[^a-zA-Z0-9_-]", "_", call_id) or "_"
             if new in self.ids.values() or new in self.call_names:
-                raise ReplayError(f"tool call id {call_id!r} cannot be rewritten to {new!r}: "
-                                  "that id is taken", index=index)
+                self.fail(index, f"tool call id {call_id!r} cannot be rewritten to {new!r}: "
+                          "that id is taken")
             self.ids[call_id] = new
             self.note(index, "tool-id-rewritten", f"tool call id {call_id!r} written as "
                       f"{new!r}: {self.dialect.provider} takes only [a-zA-Z0-9_-]")
@@ -210,16 +126,22 @@ class _Run:
 
 
 def convert(items: str | Iterable[Mapping[str, Any]], dialect: Dialect, *,
-            placeholder: str | None = None, check: bool = True) -> Conversion:
+            placeholder: str | None = None, names: Names = "drop",
+            check: bool = True) -> Conversion:
     """Convert ``items`` for ``dialect``; see :func:`handoff_codec.replay.to_provider`."""
     listed: list[Any] = ([{"role": "user", "content": items}] if isinstance(items, str)
                          else list(items))
     filler = DEFAULT_PLACEHOLDER if placeholder is None else placeholder
     if not isinstance(filler, str) or dialect.rejects(filler):
         raise ValueError(f"{dialect.provider} rejects the placeholder {filler!r}")
-    run = _Run(dialect, filler, listed)
+    reading = read(listed)
+    readable, name_notes, _ = named(reading, names=names, provider=dialect.provider,
+                                    why=dialect.message_shape)
+    run = _Run(dialect, filler, readable)
+    run.notes.extend(reading.notes)
+    run.notes.extend(name_notes)
     pieces = []
-    for index, item in enumerate(listed):
+    for index, item in enumerate(readable):
         try:
             piece = piece_of(item)
         except Unconvertible as exc:
@@ -228,32 +150,52 @@ def convert(items: str | Iterable[Mapping[str, Any]], dialect: Dialect, *,
             run.note(index, "reasoning-dropped",
                      f"reasoning item dropped: {dialect.provider} cannot read another "
                      "provider's reasoning, and it is never replayed as text")
-        elif piece.kind == "call" and piece.value is not None:
-            function = piece.value["function"]
-            run.call_names.setdefault(piece.value["id"], function["name"])
-            run.call_items.setdefault(piece.value["id"], index)
         if piece.kind not in ("tool", "drop"):
             run.notes.extend(Problem(index=index, code=code, message=message, severity="info")
                              for code, message in piece.notes)
         pieces.append(piece)
     messages, origins = assemble(pieces)
-    pairing = tool_call_problems(messages, origins, listed)
+    pairing = tool_call_problems(messages, origins, readable)
     if pairing:
         first = min(pairing, key=lambda problem: problem.index or 0)
         raise ReplayError(first.message, index=first.index or 0)
-    system, turns = _turns(run, messages, origins)
-    native = [dialect.message(turn.role, turn.blocks) for turn in turns]
-    request = dialect.request(system, native)
-    checked_with = "rules"
-    if check and sdk_installed(dialect.sdk):
-        checked_with = dialect.schema
-        for position, error in dialect.schema_errors(request):
-            index = turns[position].origin if position is not None else 0
-            raise ReplayError(f"the {dialect.provider} request does not validate against "
-                              f"{dialect.schema}: {error}", index=index)
+    request, checked_with = _request(run, messages, origins, check=check)
     run.notes.sort(key=lambda note: -1 if note.index is None else note.index)
     return Conversion(target=dialect.target, request=request, notes=run.notes,
                       checked_with=checked_with)
+
+
+def native_problems(items: list[Any], messages: list[Message], origins: list[int],
+                    dialect: Dialect) -> tuple[str, list[Problem]]:
+    """What ``dialect``'s API would refuse in these Chat Completions messages, all of it.
+
+    ``validate``'s native check: ``items`` are read already (null content as
+    ``""``, names out), and the tool-call pairing is checked by the caller.
+    Returns the type the request was checked with and the problems (code
+    ``native``); without the provider's SDK, ``("rules", [])``.
+    """
+    if not sdk_installed(dialect.sdk):
+        return "rules", []
+    run = _Run(dialect, DEFAULT_PLACEHOLDER, items, problems=[])
+    _, checked_with = _request(run, messages, origins, check=True)
+    assert run.problems is not None
+    return checked_with, run.problems
+
+
+def _request(run: _Run, messages: list[Message], origins: list[int], *,
+             check: bool) -> tuple[dict[str, Any], str]:
+    """The request body, and the type it was checked with (or ``"rules"``)."""
+    dialect = run.dialect
+    system, turns = _turns(run, messages, origins)
+    native = [dialect.message(turn.role, turn.blocks) for turn in turns]
+    request = dialect.request(system, native)
+    if not check or not sdk_installed(dialect.sdk):
+        return request, "rules"
+    for position, error in dialect.schema_errors(request):
+        index = turns[position].origin if position is not None else 0
+        run.fail(index, f"the {dialect.provider} request does not validate against "
+                 f"{dialect.schema}: {error}")
+    return request, dialect.schema
 
 
 def sdk_installed(module: str) -> bool:
@@ -267,6 +209,7 @@ def sdk_installed(module: str) -> bool:
 
 def _turns(run: _Run, messages: list[Message],
            origins: list[int]) -> tuple[list[str], list[_Turn]]:
+    """System texts and turns: runs of one role merged first, then empty turns filled."""
     system: list[str] = []
     turns: list[_Turn] = []
     dialect = run.dialect
@@ -275,28 +218,28 @@ def _turns(run: _Run, messages: list[Message],
         if role in ("system", "developer"):
             _system(run, system, message, origin, moved=bool(turns))
             continue
-        try:
-            blocks = _blocks(run, message, origin)
-        except Unmappable as exc:
-            raise ReplayError(str(exc), index=origin) from None
+        blocks = _blocks(run, message, origin)
         turn_role = dialect.assistant_role if role == "assistant" else "user"
-        if not blocks and turns and turns[-1].role == turn_role:
-            run.note(origin, "merged", f"{role} turn with no text merged into the {turn_role} "
-                     f"turn of item {turns[-1].origin}: {dialect.provider} needs alternating "
-                     "roles and rejects an empty turn")
-            continue
-        if not blocks:
-            blocks = [dialect.text(run.placeholder)]
-            run.note(origin, "empty-turn", f"{role} turn with no text: {dialect.provider} "
-                     f"rejects an empty turn, so it carries the placeholder {run.placeholder!r}")
         if turns and turns[-1].role == turn_role:
-            turns[-1].blocks.extend(blocks)
-            run.note(origin, "merged", f"{role} turn merged into the {turn_role} turn of item "
-                     f"{turns[-1].origin}: {dialect.provider} needs alternating roles")
+            previous = turns[-1]
+            if blocks:
+                run.note(origin, "merged", f"{role} turn merged into the {turn_role} turn of "
+                         f"item {previous.origin}: {dialect.provider} needs alternating roles")
+            else:
+                run.note(origin, "merged", f"{role} turn with no text merged into the "
+                         f"{turn_role} turn of item {previous.origin}: {dialect.provider} "
+                         "needs alternating roles and rejects an empty turn")
+            previous.blocks.extend(blocks)
         else:
-            turns.append(_Turn(turn_role, blocks, origin))
+            turns.append(_Turn(turn_role, blocks, origin, role))
+    for turn in turns:  # a turn still empty after merging cannot merge: it needs the placeholder
+        if not turn.blocks:
+            turn.blocks = [dialect.text(run.placeholder)]
+            run.note(turn.origin, "empty-turn", f"{turn.source_role} turn with no text: "
+                     f"{dialect.provider} rejects an empty turn, so it carries the "
+                     f"placeholder {run.placeholder!r}")
     if turns and turns[0].role != "user":
-        turns.insert(0, _Turn("user", [dialect.text(run.placeholder)], turns[0].origin))
+        turns.insert(0, _Turn("user", [dialect.text(run.placeholder)], turns[0].origin, "user"))
         run.note(turns[0].origin, "leading-user-turn",
                  f"the conversation starts with an assistant turn; {dialect.provider} "
                  f"needs a user turn first, so one carrying {run.placeholder!r} comes before it")
@@ -324,7 +267,7 @@ def _blocks(run: _Run, message: Message, origin: int) -> list[dict[str, Any]]:
     role = message["role"]
     if role == "tool":
         return _tool_result(run, message, origin)
-    blocks = _content_blocks(dialect, message.get("content"))
+    blocks = _content_blocks(run, message.get("content"), origin)
     refusal = message.get("refusal")
     if isinstance(refusal, str) and not dialect.rejects(refusal):
         blocks.append(dialect.text(refusal))
@@ -334,16 +277,19 @@ def _blocks(run: _Run, message: Message, origin: int) -> list[dict[str, Any]]:
         try:
             args = json.loads(function["arguments"] or "{}")
         except json.JSONDecodeError as exc:
-            raise ReplayError(f"tool call arguments are not JSON: {exc.msg}", index=index) from None
+            run.fail(index, f"tool call arguments are not JSON: {exc.msg}")
+            continue
         if not isinstance(args, dict):
-            raise ReplayError(f"{dialect.provider} needs tool call arguments that are a JSON "
-                              "object", index=index)
+            run.fail(index, f"{dialect.provider} needs tool call arguments that are a JSON "
+                     "object")
+            continue
         blocks.append(dialect.tool_call(run.tool_id(call_id, index), function["name"], args))
     return blocks
 
 
-def _content_blocks(dialect: Dialect, content: Any) -> list[dict[str, Any]]:
+def _content_blocks(run: _Run, content: Any, origin: int) -> list[dict[str, Any]]:
     """Native blocks for Chat Completions content; rejected text is left out."""
+    dialect = run.dialect
     if content is None:
         return []
     if isinstance(content, str):
@@ -351,33 +297,39 @@ def _content_blocks(dialect: Dialect, content: Any) -> list[dict[str, Any]]:
     blocks = []
     for part in content:
         kind = part["type"]
-        if kind == "text":
-            if not dialect.rejects(part["text"]):
-                blocks.append(dialect.text(part["text"]))
-        elif kind == "image_url":
-            blocks.append(dialect.image(part["image_url"]["url"]))
-        elif kind == "input_audio":
-            audio = part["input_audio"]
-            blocks.append(dialect.audio(audio["data"], audio["format"]))
-        else:  # "file": the only other part the Chat Completions reading produces
-            blocks.append(dialect.file(part["file"]))
+        try:
+            if kind == "text":
+                if not dialect.rejects(part["text"]):
+                    blocks.append(dialect.text(part["text"]))
+            elif kind == "image_url":
+                blocks.append(dialect.image(part["image_url"]["url"]))
+            elif kind == "input_audio":
+                audio = part["input_audio"]
+                blocks.append(dialect.audio(audio["data"], audio["format"]))
+            else:  # "file": the only other part the Chat Completions reading produces
+                blocks.append(dialect.file(part["file"]))
+        except Unmappable as exc:
+            run.fail(origin, str(exc))
     return blocks
 
 
 def _tool_result(run: _Run, message: Message, origin: int) -> list[dict[str, Any]]:
     dialect = run.dialect
     call_id = message["tool_call_id"]
+    name = run.call_names.get(call_id)
+    if name is None:  # an orphan output: the caller reports the pairing
+        return []
     output = run.items[origin]["output"]
-    parts: Sequence[Mapping[str, Any]] | str = _content(output, "tool", "function_call_output")
+    parts: Sequence[Mapping[str, Any]] | str = content_of(output, "tool", "function_call_output")
     if isinstance(parts, str):
         texts, media = [parts], []
     else:
         texts = [part["text"] for part in parts if part["type"] == "text"]
-        media = _content_blocks(dialect, [part for part in parts if part["type"] != "text"])
+        media = _content_blocks(run, [part for part in parts if part["type"] != "text"], origin)
     texts = [text for text in texts if not dialect.rejects(text)]
     if not texts and not media and not dialect.empty_tool_result:
         texts = [run.placeholder]
         run.note(origin, "empty-turn", f"tool output with no text: {dialect.provider} rejects "
                  f"an empty tool result, so it carries the placeholder {run.placeholder!r}")
     index = run.call_items.get(call_id, origin)
-    return dialect.tool_result(run.tool_id(call_id, index), run.call_names[call_id], texts, media)
+    return dialect.tool_result(run.tool_id(call_id, index), name, texts, media)

@@ -2,48 +2,43 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
-from typing import Any, Literal, get_args
+from typing import Any
 
 from .._errors import ReplayError
-from ._native import Conversion, Dialect, convert
+from ._lenient import Names, named, read, without_text
+from ._native import Conversion, convert
+from ._problems import Problem
+from ._targets import PROVIDERS, Provider, dialect_for
+from ._validate import validated
 
 __all__ = ["PROVIDERS", "Provider", "dialect_for", "to_provider"]
 
-Provider = Literal["chat_completions", "anthropic", "gemini", "bedrock"]
-PROVIDERS: tuple[Provider, ...] = get_args(Provider)
 CHAT_SCHEMA = "openai.types.chat.ChatCompletionMessageParam"
-
-
-def dialect_for(target: str) -> Dialect | None:
-    """The native dialect of ``target``; None for ``chat_completions``; else ValueError."""
-    if target == "anthropic":
-        from ._anthropic import Anthropic
-
-        return Anthropic()
-    if target == "gemini":
-        from ._gemini import Gemini
-
-        return Gemini()
-    if target == "bedrock":
-        from ._bedrock import Bedrock
-
-        return Bedrock()
-    if target == "chat_completions":
-        return None
-    raise ValueError(f"unknown target {target!r}; expected one of {', '.join(PROVIDERS)}")
+# OpenAI refuses other names: "Invalid 'messages[1].name': string does not match pattern.
+# Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'."
+# https://github.com/jekalmin/extended_openai_conversation/issues/251
+_CHAT_NAME = re.compile(r"^[a-zA-Z0-9_-]+$")
+_CHAT_SHAPE = ("a Chat Completions message takes a name matching ^[a-zA-Z0-9_-]+$ "
+               "(https://platform.openai.com/docs/api-reference/chat/create)")
 
 
 def to_provider(items: str | Iterable[Mapping[str, Any]], target: str, *,
-                placeholder: str | None = None) -> Conversion:
+                placeholder: str | None = None, names: Names = "drop") -> Conversion:
     """Convert Responses-API input items to ``target``'s own request body.
 
     Targets: ``anthropic`` (Messages API), ``gemini`` (``generateContent``),
     ``bedrock`` (Converse) and ``chat_completions``. Returns a
     :class:`Conversion`: ``.request`` is the body (turns and system prompt),
     ``.notes`` says each merge, moved system message, filled empty turn and
-    dropped reasoning item, naming the item. An empty turn the target rejects
-    carries ``placeholder`` (default ``"."``, which ``restore_empty``
+    dropped reasoning item, naming the item. Takes what ``loads`` returns:
+    null or missing content is read as ``""`` (``null-as-empty``), and a
+    message's ``name`` is kept where the target's message has one (Chat
+    Completions, for a name OpenAI accepts), else dropped (``name-dropped``)
+    or, with ``names="inline"``, written in front of the text as ``"[name] "``
+    (``name-inlined``). Runs of one role are merged first; only a turn still
+    empty carries ``placeholder`` (default ``"."``, which ``restore_empty``
     recognises). Reasoning items are always dropped with a note: another
     provider's reasoning is never replayed as text.
 
@@ -53,13 +48,38 @@ def to_provider(items: str | Iterable[Mapping[str, Any]], target: str, *,
     The body is validated against the provider SDK's own types when that SDK
     is installed (``.checked_with`` says which).
     """
+    if names not in ("drop", "inline"):
+        raise ValueError(f"names must be 'drop' or 'inline', not {names!r}")
     dialect = dialect_for(target)
     if dialect is not None:
-        return convert(items, dialect, placeholder=placeholder)
-    from ._validate import validate
-
-    report = validate(items, target="chat_completions")
+        return convert(items, dialect, placeholder=placeholder, names=names)
+    listed: list[Any] = ([{"role": "user", "content": items}] if isinstance(items, str)
+                         else list(items))
+    reading = read(listed)
+    readable, name_notes, kept = named(reading, names=names, provider="Chat Completions",
+                                       why=_CHAT_SHAPE, keep=_chat_keeps)
+    notes = [*reading.notes, *name_notes]
+    for index, item in enumerate(readable):
+        if without_text(item):  # Chat Completions needs content here, and takes ""
+            readable[index] = {**item, "content": [*(item["content"] or ()),
+                                                   {"type": "output_text", "text": ""}]}
+            notes.append(Problem(index=index, code="empty-turn", severity="info",
+                                 message="assistant output message with no text: sent with "
+                                         "content \"\", as Chat Completions needs content"))
+    report, origins = validated(readable, target="chat_completions")
     for problem in report.errors:
         raise ReplayError(problem.message, index=problem.index or 0)
-    return Conversion(target=target, request={"messages": report.messages},
-                      notes=report.problems, checked_with=CHAT_SCHEMA)
+    messages = report.messages
+    if kept:
+        messages = [{**message, "name": kept[origin]} if origin in kept else message
+                    for message, origin in zip(messages, origins, strict=True)]
+    notes = sorted([*notes, *report.problems],
+                   key=lambda note: -1 if note.index is None else note.index)
+    return Conversion(target=target, request={"messages": messages}, notes=notes,
+                      checked_with=CHAT_SCHEMA)
+
+
+def _chat_keeps(item: Mapping[str, Any], name: Any) -> bool:
+    """Whether a Chat Completions message takes ``name`` as its own ``name`` field."""
+    return (isinstance(name, str) and bool(_CHAT_NAME.match(name))
+            and item.get("role") in ("user", "assistant", "system", "developer"))

@@ -3,22 +3,26 @@
 Each converted message is checked against openai's own
 ``ChatCompletionMessageParam`` with a pydantic ``TypeAdapter``, then against
 the semantic rules Chat Completions enforces and the target's empty-content
-rules (:mod:`handoff_codec.replay._profiles`). Imports openai and pydantic.
+rules (:mod:`handoff_codec.replay._profiles`); for a native target, the
+messages are also given to ``_native`` with the target's dialect, and what it
+refuses is reported too. All in one pass. Imports openai and pydantic.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError, computed_field
 
 from ._chat import ROLES, Piece, Unconvertible, assemble, is_easy_message, piece_of
+from ._checks import drain, first_error, tool_call_problems
+from ._lenient import inlined, read
+from ._native import native_problems
 from ._problems import Problem
 from ._profiles import (
     SAME,
-    TEXT_PART_TYPES,
     Profile,
     check_placeholder,
     content_problems,
@@ -28,11 +32,18 @@ from ._profiles import (
     profile_for,
     rejects_text,
 )
+from ._targets import PROVIDERS, dialect_for
 
 if TYPE_CHECKING:
     from openai.types.chat import ChatCompletionMessageParam
 
-__all__ = ["Problem", "ValidationReport", "replayable", "validate"]
+__all__ = ["Problem", "ValidationReport", "replayable", "schema_error", "tool_call_problems",
+           "validate", "validated"]
+
+CHAT_SCHEMA = "openai.types.chat.ChatCompletionMessageParam"
+# What the SDK converter refuses but the items still say plainly: read on after reporting it.
+_READ_ON = ("name-key", "null-content", "missing-field")
+
 
 class ValidationReport(BaseModel):
     """The messages the items convert to, and every problem found on the way."""
@@ -40,7 +51,7 @@ class ValidationReport(BaseModel):
     target: str
     messages: list[dict[str, Any]] = Field(default_factory=list)
     problems: list[Problem] = Field(default_factory=list)
-    checked_with: str = "openai.types.chat.ChatCompletionMessageParam"
+    checked_with: str = CHAT_SCHEMA
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -55,7 +66,8 @@ class ValidationReport(BaseModel):
 
 
 @functools.lru_cache(maxsize=1)
-def _adapter() -> TypeAdapter[ChatCompletionMessageParam]:
+def chat_adapter() -> TypeAdapter[ChatCompletionMessageParam]:
+    """openai's ``ChatCompletionMessageParam``, discriminated by role; built once."""
     from openai.types.chat import ChatCompletionMessageParam
 
     message_type = Annotated[ChatCompletionMessageParam, Field(discriminator="role")]
@@ -67,61 +79,85 @@ def validate(items: str | Iterable[Mapping[str, Any]], *, target: str = "chat_co
     """Check that ``items`` convert to valid Chat Completions messages for ``target``.
 
     Targets: ``chat_completions`` (OpenAI), ``anthropic``, ``bedrock``,
-    ``gemini``, ``mistral``. The report is ``ok`` when no problem is an error.
-    For ``anthropic``, ``gemini`` and ``bedrock``, when that provider's SDK
-    is installed, the items are also converted to its native request
-    (:func:`~handoff_codec.replay.to_provider`) and checked against its own
-    types; otherwise the provider table's rules stand alone.
-    ``report.checked_with`` names the types used, or says ``rules``.
+    ``gemini``, ``mistral``. The report is ``ok`` when no problem is an error,
+    and it holds every problem at once: an item the Agents SDK converter
+    refuses for its ``name`` key or its null content is reported, then read
+    on (as ``to_provider`` reads it) so that the problems of the messages
+    are reported too. For ``anthropic``, ``gemini`` and ``bedrock``, when that
+    provider's SDK is installed, the messages are also converted to its
+    native request and checked against its own types; otherwise the provider
+    table's rules stand alone. ``report.checked_with`` names the types used,
+    or says ``rules``. ``report.messages`` is empty when an item cannot be
+    converted.
     """
+    return validated(items, target=target)[0]
+
+
+def validated(items: str | Iterable[Mapping[str, Any]], *, target: str = "chat_completions",
+              ) -> tuple[ValidationReport, list[int]]:
+    """:func:`validate`'s report, and the item index each of its messages starts at."""
     profile = profile_for(target)
-    items = [{"role": "user", "content": items}] if isinstance(items, str) else list(items)
+    listed: list[Any] = ([{"role": "user", "content": items}] if isinstance(items, str)
+                         else list(items))
+    reading = read(listed)
     problems: list[Problem] = []
     pieces: list[Piece] = []
-    for index, item in enumerate(items):
+    unread: set[Any] = set()  # call ids of function calls that cannot be read
+    for index, item in enumerate(listed):
+        piece, found = _piece(item, reading.items[index], index)
+        problems.extend(found)
+        if piece is None:
+            if isinstance(item, Mapping) and item.get("type") == "function_call":
+                unread.add(item.get("call_id"))
+            piece = Piece("drop")  # keeps each piece at its item's index
+        else:
+            problems.extend(Problem(index=index, code=code, message=message, severity="info")
+                            for code, message in piece.notes)
+        pieces.append(piece)
+    converted = not any(problem.severity == "error" for problem in problems)
+    messages, origins = assemble(pieces)
+    problems.extend(
+        problem for problem in _message_problems(messages, origins, reading.items, profile)
+        # An output answering a call already reported as unreadable is not an orphan too.
+        if not (problem.code == "orphan-tool-output"
+                and reading.items[problem.index or 0].get("call_id") in unread))
+    checked_with = CHAT_SCHEMA
+    dialect = dialect_for(target) if target in PROVIDERS else None
+    if dialect is not None:
+        checked_with, native = native_problems(reading.items, messages, origins, dialect)
+        seen = {(problem.index, problem.message) for problem in problems}
+        problems.extend(problem for problem in native
+                        if (problem.index, problem.message) not in seen)
+    problems.sort(key=lambda problem: -1 if problem.index is None else problem.index)
+    if not converted:
+        messages, origins = [], []
+    report = ValidationReport(target=target, messages=messages, problems=problems,
+                              checked_with=checked_with)
+    return report, origins
+
+
+def _piece(item: Any, lenient: Any, index: int) -> tuple[Piece | None, list[Problem]]:
+    """``item``'s piece and the converter's objections; read on past a name or null content."""
+    problems: list[Problem] = []
+    current = item
+    while True:
         try:
-            piece = piece_of(item)
+            return piece_of(current), problems
         except Unconvertible as exc:
             problems.append(Problem(index=index, code=exc.code, message=exc.msg))
-            continue
-        pieces.append(piece)
-        problems.extend(Problem(index=index, code=code, message=message, severity="info")
-                        for code, message in piece.notes)
-    if any(problem.severity == "error" for problem in problems):
-        return ValidationReport(target=target, problems=problems)
-    messages, origins = assemble(pieces)
-    problems.extend(_message_problems(messages, origins, items, profile))
-    checked_with = "openai.types.chat.ChatCompletionMessageParam"
-    if target in ("anthropic", "gemini", "bedrock"):
-        checked_with = _native_check(items, target, problems)
-    problems.sort(key=lambda problem: -1 if problem.index is None else problem.index)
-    return ValidationReport(target=target, messages=messages, problems=problems,
-                            checked_with=checked_with)
-
-
-def _native_check(items: list[Any], target: str, problems: list[Problem]) -> str:
-    """Convert to ``target``'s own request and check it with the SDK's types, if installed."""
-    from .._errors import ReplayError
-    from ._native import convert, sdk_installed
-    from ._provider import dialect_for
-
-    dialect = dialect_for(target)
-    assert dialect is not None
-    if not sdk_installed(dialect.sdk):
-        return "rules"
-    if not any(problem.severity == "error" for problem in problems):
-        try:
-            convert(items, dialect)
-        except ReplayError as exc:
-            problems.append(Problem(index=exc.index, code="native", message=exc.msg))
-    return dialect.schema
+            if exc.code == "name-key":
+                current = {key: value for key, value in current.items() if key != "name"}
+            elif exc.code in _READ_ON and lenient is not item and current is not lenient:
+                current = lenient
+            else:
+                return None, problems
 
 
 def _message_problems(messages: list[dict[str, Any]], origins: list[int],
                       items: list[Any], profile: Profile) -> list[Problem]:
     problems: list[Problem] = []
     for message, origin in zip(messages, origins, strict=True):
-        schema = _schema_error(message)
+        schema = schema_error(message)
         if schema:
             problems.append(Problem(index=origin, code="schema", message=schema))
         problems.extend(Problem(index=origin, code=code, message=text, severity=severity)
@@ -138,88 +174,14 @@ def _message_problems(messages: list[dict[str, Any]], origins: list[int],
     return problems
 
 
-def tool_call_problems(messages: Sequence[Mapping[str, Any]], origins: Sequence[int],
-                       items: Sequence[Any]) -> list[Problem]:
-    """Every tool call answered by the tool messages right after it, and only those.
-
-    Chat Completions: "An assistant message with 'tool_calls' must be followed
-    by tool messages responding to each 'tool_call_id'"
-    (https://github.com/BerriAI/litellm/issues/10083); Anthropic, Gemini and
-    Bedrock need the answers in the next turn too. Call ids are unique, and
-    each is answered once: "`tool_use` ids must be unique"
-    (https://github.com/anthropics/claude-code/issues/20901).
-    """
-    call_origin = {item.get("call_id"): index for index, item in enumerate(items)
-                   if isinstance(item, Mapping) and item.get("type") == "function_call"}
-    calls: dict[Any, int] = {}  # tool call id -> item index, in order
-    answered: set[Any] = set()
-    waiting: dict[Any, int] = {}  # calls of the last assistant message not answered yet
-    late: set[Any] = set()
-    problems: list[Problem] = []
-    seen: set[Any] = set()
-    for index, item in enumerate(items):
-        if isinstance(item, Mapping) and item.get("type") == "function_call":
-            if item.get("call_id") in seen:
-                problems.append(Problem(index=index, code="duplicate-tool-call-id",
-                                        message=f"tool call id {item.get('call_id')!r} "
-                                                "is used by an earlier call"))
-            seen.add(item.get("call_id"))
-    for message, origin in zip(messages, origins, strict=True):
-        if message.get("role") == "tool":
-            call_id = message.get("tool_call_id")
-            if call_id not in calls:
-                problems.append(Problem(
-                    index=origin, code="orphan-tool-output",
-                    message=f"tool output {call_id!r} answers no earlier tool call"))
-            elif call_id in answered:
-                problems.append(Problem(
-                    index=origin, code="duplicate-tool-output",
-                    message=f"tool call {call_id!r} is answered more than once"))
-            else:
-                answered.add(call_id)
-                waiting.pop(call_id, None)
-            continue
-        late.update(waiting)
-        waiting = {}
-        for call in message.get("tool_calls") or ():
-            call_id = call.get("id")
-            calls.setdefault(call_id, call_origin.get(call_id, origin))
-            waiting[call_id] = calls[call_id]
-    for call_id, origin in calls.items():
-        if call_id not in answered:
-            problems.append(Problem(index=origin, code="unanswered-tool-call",
-                                    message=f"tool call {call_id!r} has no tool output"))
-        elif call_id in late:
-            problems.append(Problem(
-                index=origin, code="tool-call-answered-late",
-                message=f"tool call {call_id!r} is answered after another message; its "
-                        "output must come in the tool messages right after the call"))
-    return problems
-
-
-def _schema_error(message: dict[str, Any]) -> str:
+def schema_error(message: dict[str, Any]) -> str:
     """The first problem openai's own param types find in ``message``, or ``""``."""
     try:
-        _drain(_adapter().validate_python(message))
+        drain(chat_adapter().validate_python(message))
     except ValidationError as exc:
         # Of a union's alternatives, the deepest error is from the one that matched best.
-        error = max(exc.errors(), key=lambda error: len(error["loc"]))
-        where = ".".join(str(part) for part in error["loc"])
-        return f"{where}: {error['msg']}" if where else error["msg"]
+        return first_error(exc)
     return ""
-
-
-def _drain(value: Any) -> None:
-    """Run pydantic's lazy validation of every ``Iterable`` field (an iterator)."""
-    if isinstance(value, Iterator):
-        for element in value:
-            _drain(element)
-    elif isinstance(value, Mapping):
-        for element in value.values():
-            _drain(element)
-    elif isinstance(value, list):
-        for element in value:
-            _drain(element)
 
 
 # ---------------------------------------------------------------- replayable
@@ -265,7 +227,7 @@ def _fixed_item(item: Any, profile: Profile, names: str, filler: str) -> dict[st
     content = item.get("content")
     name = item.get("name")
     if names == "inline" and isinstance(name, str) and name:
-        content = _inlined(content, f"[{name}] ", part_type)
+        content = inlined(content, f"[{name}] ", part_type)
     if as_parts and not content:
         content = []  # the converter reads None and "" as no parts: no text at all
     new = fixed_content(content, lambda text: rejects_text(profile, role, text),
@@ -280,17 +242,3 @@ def _fixed_item(item: Any, profile: Profile, names: str, filler: str) -> dict[st
         if names == "drop" and not is_easy_message(fixed):
             fixed["name"] = name  # the converter accepts (and ignores) it here
     return None if fixed == item else fixed
-
-
-def _inlined(content: Any, prefix: str, part_type: str) -> Any:
-    if content is None:
-        content = [] if part_type == "output_text" else ""
-    if isinstance(content, str):
-        return prefix + content
-    if isinstance(content, list):
-        for number, part in enumerate(content):
-            if isinstance(part, Mapping) and part.get("type") in TEXT_PART_TYPES:
-                return [*content[:number], {**part, "text": prefix + str(part.get("text", ""))},
-                        *content[number + 1:]]
-        return [{"type": part_type, "text": prefix}, *content]
-    return content

@@ -277,7 +277,6 @@ def test_reasoning_is_dropped_with_a_note_never_rendered(target: str) -> None:
 
 @pytest.mark.parametrize("target", NATIVE)
 @pytest.mark.parametrize(("items", "index"), [
-    ([{"role": "user", "content": "ok"}, {"role": "user", "content": None}], 1),
     ([{"role": "user", "content": "ok"}, {"type": "item_reference", "id": "x"}], 1),
     ([{"role": "user", "content": "ok"}, call("a", arguments="[1]"), output("a")], 1),
     ([{"role": "user", "content": "ok"}, call("a", arguments="{oops"), output("a")], 1),
@@ -329,3 +328,32 @@ def test_chat_completions_target_is_the_validated_messages() -> None:
     with pytest.raises(ReplayError) as raised:
         to_provider([{"role": "user", "content": []}], "chat_completions")
     assert raised.value.index == 0
+
+
+# ---------------------------------------------------------------- merge before placeholder
+@pytest.mark.parametrize("target", NATIVE)
+@pytest.mark.parametrize("empty", ["", None, []])
+def test_an_empty_turn_merges_before_it_gets_a_placeholder(target: str, empty: Any) -> None:
+    items = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": empty},
+             {"role": "assistant", "content": "real answer"}]
+    conversion = to_provider(items, target)
+    assert texts(conversion) == ["hi", "real answer"]
+    assert [n.code for n in conversion.notes if n.code in ("merged", "empty-turn")] == ["merged"]
+    # The same with a tool call after the empty turn: the call alone, no placeholder.
+    with_call = [*items[:2], call("a"), output("a", "done")]
+    conversion = to_provider(with_call, target)
+    assert "." not in texts(conversion)
+    assistant = conversion.messages[1]
+    assert len(assistant.get("content", assistant.get("parts"))) == 1
+    # An empty turn that cannot merge still carries the placeholder.
+    alone = [items[0], items[1], {"role": "user", "content": "hello?"}]
+    conversion = to_provider(alone, target)
+    assert texts(conversion) == ["hi", ".", "hello?"]
+    assert codes(conversion) == ([(1, "null-as-empty")] if empty is None else []) + [
+        (1, "empty-turn")]
+
+
+def test_chat_completions_keeps_the_turns_as_they_are() -> None:
+    items = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": ""},
+             {"role": "assistant", "content": "real answer"}]
+    assert to_provider(items, "chat_completions").request == {"messages": items}

@@ -78,23 +78,23 @@ def test_messages_are_checked_against_openai_param_types() -> None:
 def test_schema_checks_lazy_iterables_too() -> None:
     # pydantic validates Iterable fields lazily; a bad tool call inside tool_calls
     # must still be found. An output message's refusal may be any str...
-    from handoff_codec.replay._validate import _schema_error
+    from handoff_codec.replay._validate import schema_error
 
     bad_call = {"role": "assistant", "content": None,
                 "tool_calls": [{"id": "a", "type": "function", "function": {"name": "f"}}]}
-    assert "arguments" in _schema_error(bad_call)
+    assert "arguments" in schema_error(bad_call)
     bad_part = {"role": "user", "content": [{"type": "video_url", "video_url": {"url": "u"}}]}
-    assert _schema_error(bad_part)
+    assert schema_error(bad_part)
     good = {"role": "assistant", "content": None,
             "tool_calls": [{"id": "a", "type": "function",
                             "function": {"name": "f", "arguments": "{}"}}]}
-    assert _schema_error(good) == ""
+    assert schema_error(good) == ""
 
 
 def test_adapter_is_built_once() -> None:
-    from handoff_codec.replay._validate import _adapter
+    from handoff_codec.replay._validate import chat_adapter
 
-    assert _adapter() is _adapter()
+    assert chat_adapter() is chat_adapter()
 
 
 # ---------------------------------------------------------------- semantic rules
@@ -246,7 +246,7 @@ def test_replayable_never_adds_drops_or_reorders() -> None:
         assert fixed[0] is items[0] and fixed[1] is items[1] and fixed[3] is items[3]
         # What it cannot fix is left for validate to report.
         assert {p.code for p in validate(fixed, target=target).errors} == {
-            "unsupported-item"}
+            "unsupported-item", "unanswered-tool-call"}
 
 
 def test_replayable_refuses_bad_arguments() -> None:
@@ -291,3 +291,35 @@ def test_replayable_on_original_transcripts() -> None:
             fixed = replayable(items, target=target)
             assert validate(fixed, target=target).ok, (name, target)
             assert [i.get("role") for i in fixed] == [i.get("role") for i in items]
+
+
+# ---------------------------------------------------------------- every problem at once
+@pytest.mark.parametrize("target", ["anthropic", "bedrock", "gemini"])
+def test_every_problem_is_reported_in_one_pass(target: str) -> None:
+    # Null content and a name key once stopped the report before the messages were checked.
+    items = [{"role": "user", "content": "hi"},
+             {"role": "assistant", "name": "bot", "content": "x"},  # name key
+             {"role": "user", "content": None},  # null content
+             {"role": "assistant", "content": ""},  # empty text
+             call("a")]  # unanswered tool call
+    found = errors(items, target)
+    assert (1, "name-key") in found and (2, "null-content") in found
+    assert (3, "empty-text") in found and (4, "unanswered-tool-call") in found
+    # Once fixed, each problem is gone, and nothing new appears.
+    fixed = [items[0], {"role": "assistant", "content": "x"}, {"role": "user", "content": "y"},
+             {"role": "assistant", "content": "z"}, call("a"), output("a")]
+    assert errors(fixed, target) == []
+    assert validate(items, target=target).messages == []  # an item failed to convert
+
+
+def test_a_named_null_turn_reports_both() -> None:
+    items = [{"role": "assistant", "name": "bot", "content": None}]
+    assert errors(items) == [(0, "name-key"), (0, "null-content")]
+    assert errors(items, "anthropic") == [(0, "name-key"), (0, "null-content"), (0, "empty-text")]
+
+
+def test_an_unreadable_call_does_not_make_its_output_an_orphan() -> None:
+    broken = {"type": "function_call", "call_id": "a", "name": "f"}  # no arguments
+    assert errors([broken, output("a"), {"role": "user", "content": None}]) == [
+        (0, "missing-field"), (2, "null-content")]
+    assert errors([output("b")]) == [(0, "orphan-tool-output")]
