@@ -21,6 +21,13 @@ fallback and records it in a :class:`HandoffReport`:
 * ``unexpanded`` / ``unreadable``: an earlier summary that reading would make
   lose a line, or that cannot be read, is kept as a message (see
   ``Codec.flatten(on_loss="keep")``).
+* ``untrusted``: with ``trust="signed"``, an earlier summary whose signature
+  does not verify (unsigned, or signed under no key of the codec) is
+  forwarded verbatim at its place, the ordinary assistant message it is:
+  never expanded, and never written into a new (signed) summary.
+* ``wrappers``: the Agents SDK's conversation-history wrappers cannot be the
+  markers of a ``Codec`` (an empty marker, or an end marker with a line shaped
+  like a record before its last line); the default markers are written.
 * ``internal_error``: anything else that goes wrong; the integration falls
   back to the SDK's own nesting.
 
@@ -30,8 +37,9 @@ per handoff on the ``handoff_codec`` logger.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import logging
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
@@ -42,10 +50,10 @@ from ._encoder import encode_records
 from ._errors import EncodeError
 
 if TYPE_CHECKING:
-    from ._codec import Codec
-    from ._signing import FlattenReport
+    from ._codec import Codec, Trust
+    from ._signing import TrustDecision
 
-__all__ = ["Fallback", "FallbackKind", "HandoffReport", "HistoryWriter", "is_media_reference"]
+__all__ = ["Fallback", "FallbackKind", "HandoffReport", "HistoryWriter", "read_history"]
 
 logger = logging.getLogger("handoff_codec")
 
@@ -53,10 +61,6 @@ Item = dict[str, Any]
 
 # Content-part types that carry binary data or a file reference.
 MEDIA_PARTS = {"input_image": "image", "input_file": "file", "input_audio": "audio"}
-# In parentheses, not brackets: content starting with "[" is written as a JSON
-# record (see CANON_PLAIN), and a reference should read as a plain turn.
-_REFERENCE = re.compile(r"\((?:image|file|audio)(?: and (?:image|file|audio))* "
-                        r"forwarded as item [1-9][0-9]*\)")
 _SIGNATURE_LINE_BYTES = len("(signed hmac-sha256 )\n") + 64
 
 
@@ -69,6 +73,8 @@ class FallbackKind(str, Enum):
     MEDIA = "media"
     UNEXPANDED = "unexpanded"
     UNREADABLE = "unreadable"
+    UNTRUSTED = "untrusted"
+    WRAPPERS = "wrappers"
     INTERNAL_ERROR = "internal_error"
 
 
@@ -78,7 +84,8 @@ class Fallback:
 
     ``index`` is the item's position in the transcript being nested (flattened
     history, then the run's items); for ``unexpanded`` and ``unreadable`` it is
-    the summary message's position in the input history.
+    the summary message's position in the input history, and ``-1`` for
+    ``wrappers`` and ``internal_error``.
     """
 
     kind: FallbackKind
@@ -102,6 +109,11 @@ class HandoffReport:
         """How many fallbacks of ``kind`` happened."""
         return sum(f.kind is kind for f in self.fallbacks)
 
+    @property
+    def untrusted(self) -> int:
+        """How many earlier summaries failed ``trust="signed"`` and were forwarded unexpanded."""
+        return self.count(FallbackKind.UNTRUSTED)
+
 
 ReportCallback = Callable[[HandoffReport], None]
 
@@ -119,11 +131,17 @@ def media_kinds(item: Mapping[str, Any]) -> list[str]:
     return kinds
 
 
-def is_media_reference(item: Mapping[str, Any]) -> bool:
-    """Whether ``item`` is a reference this writer put in a summary for forwarded media."""
-    content = item.get("content")
-    return (set(item) == {"role", "content"} and isinstance(content, str)
-            and _REFERENCE.fullmatch(content) is not None)
+def media_reference(item: Mapping[str, Any], position: int) -> Item | None:
+    """The summary entry that stands for media ``item`` forwarded as item ``position``.
+
+    ``position`` is 1-based, in the next agent's input; None when ``item`` has
+    no media.
+    """
+    kinds = media_kinds(item)
+    if not kinds:
+        return None
+    return {"role": item["role"],
+            "content": f"({' and '.join(kinds)} forwarded as item {position})"}
 
 
 def _jsonable(value: Any) -> Any:
@@ -159,12 +177,17 @@ class HistoryWriter:
         """Record a fallback (for the current item unless ``index`` is given)."""
         self.fallbacks.append(Fallback(kind, self._index if index is None else index, detail))
 
-    def note_flatten(self, report: FlattenReport) -> None:
-        """Record the summary messages that ``flatten`` kept unexpanded."""
-        for decision in report.kept:
-            kind = (FallbackKind.UNEXPANDED if decision.reason == "lossy"
-                    else FallbackKind.UNREADABLE)
-            self.note(kind, f"summary kept as a message: {decision.detail}", decision.index)
+    def note_decision(self, decision: TrustDecision) -> None:
+        """Record a summary message that ``flatten`` kept unexpanded."""
+        if decision.expanded:
+            return
+        if decision.reason in ("unsigned", "bad signature"):
+            self.note(FallbackKind.UNTRUSTED, f"summary not verified ({decision.reason.value}); "
+                      "forwarded as the message it is", decision.index)
+            return
+        kind = (FallbackKind.UNEXPANDED if decision.reason == "lossy"
+                else FallbackKind.UNREADABLE)
+        self.note(kind, f"summary kept as a message: {decision.detail}", decision.index)
 
     def add(self, item: Mapping[str, Any]) -> None:
         """Put ``item`` into the current summary, or forward it at its place."""
@@ -174,12 +197,11 @@ class HistoryWriter:
                      f"item {len(self.out) + 2 + len(self._held)}]"}
             if self._segment_full(self._body_size(probe) or 0):
                 self.flush()
-            position = len(self.out) + 2 + len(self._held)
-            reference = f"({' and '.join(kinds)} forwarded as item {position})"
-            entry = {"role": item["role"], "content": reference}
+            entry = media_reference(item, len(self.out) + 2 + len(self._held))
+            assert entry is not None
             self._append(entry, self._body_size(entry))
             self._held.append(dict(item))
-            self.note(FallbackKind.MEDIA, reference)
+            self.note(FallbackKind.MEDIA, entry["content"])
         else:
             self._add_plain(item)
         self._index += 1
@@ -307,6 +329,59 @@ def as_summary_message(item: Mapping[str, Any], codec: Codec) -> Mapping[str, An
     return plain if codec.is_summary(plain) else item
 
 
-def without_references(items: Sequence[Item]) -> list[Item]:
-    """``items`` without the media references of earlier handoffs (the media follow them)."""
-    return [item for item in items if not is_media_reference(item)]
+def read_history(
+    writer: HistoryWriter, history: Sequence[Mapping[str, Any]], trust: Trust
+) -> list[tuple[Item, bool]]:
+    """The items of ``history`` with its summary messages expanded, each with ``forward``.
+
+    ``forward`` is True for a summary message that failed ``trust="signed"``:
+    it goes to the next agent verbatim, never into a summary. Every kept
+    summary message is recorded in ``writer``. The media references that an
+    earlier handoff wrote are left out (see :func:`_own_references`).
+    """
+    from ._signing import Reason
+
+    codec = writer.codec
+    entries: list[tuple[Item, bool]] = []
+    for index, original in enumerate(history):
+        report = codec.flatten_report([as_summary_message(original, codec)], trust=trust,
+                                      on_loss="keep")
+        if not report.decisions:  # not a summary message
+            entries.append((report.items[0], False))
+            continue
+        decision = dataclasses.replace(report.decisions[0], index=index)
+        writer.note_decision(decision)
+        if decision.expanded:
+            items = report.items
+            keep = len(items) - _own_references(items, index, history)
+            entries.extend((item, False) for item in items[:keep])
+        elif decision.reason in (Reason.UNSIGNED, Reason.BAD_SIGNATURE):
+            entries.append((copy.deepcopy(dict(original)), True))
+        else:
+            entries.append((report.items[0], False))
+    return entries
+
+
+def _own_references(items: Sequence[Item], index: int, history: Sequence[Mapping[str, Any]]
+                    ) -> int:
+    """How many of the last ``items`` (read from the summary at ``history[index]``) are the
+    media references that this writer put there.
+
+    The writer puts a reference as the last record of a summary, and the media
+    message right after that summary, as item ``index + 2`` (1-based) of the
+    next agent's input; several media follow in order. So a reference is ours
+    when it is what :func:`media_reference` writes for the item at that
+    position of ``history``: its position, kinds and role. A user's message
+    with the same words, anywhere else, is a turn like any other.
+    """
+    media = 0  # the media messages that follow the summary
+    while index + 1 + media < len(history) and media_kinds(history[index + 1 + media]):
+        media += 1
+    # The last reference names the last media it stands for: at most one count fits.
+    for count in range(min(media, len(items)), 0, -1):
+        if items[-1] == media_reference(history[index + count], index + 1 + count):
+            tail = items[len(items) - count:]
+            ours = all(media_reference(history[index + 1 + j], index + 2 + j) == entry
+                       for j, entry in enumerate(tail))
+            return count if ours else 0
+    return 0

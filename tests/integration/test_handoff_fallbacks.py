@@ -208,6 +208,43 @@ def test_media_references_of_an_earlier_handoff_are_not_repeated(
         "(image forwarded as item 2)", "(file forwarded as item 4)"]
 
 
+REFERENCE_TEXT = "(image forwarded as item 2)"
+
+
+def test_a_users_words_that_read_like_a_reference_are_kept(
+    integration: Callable[..., Nest]
+) -> None:
+    """Only the references a handoff wrote are dropped, known by their place, not their text."""
+    nest = integration(None, [])
+    said = {"role": "user", "content": REFERENCE_TEXT}
+    hi = {"role": "user", "content": "hi"}
+    photo = _with_image("one", 10)
+    # A message of the history: alone, and before an image (whose reference it is not).
+    assert handoff_codec.flatten(nest([said])) == [said]
+    # (the second "said" is the reference this handoff wrote for the image)
+    assert handoff_codec.flatten(nest([hi, said, photo])) == [hi, said, said, photo]
+    # Inside an earlier summary, with no image after it, or not as its last record.
+    for earlier in ([handoff_codec.summarize([said])],
+                    [handoff_codec.summarize([said, hi]), photo],
+                    [handoff_codec.summarize([said, hi])]):
+        assert said in handoff_codec.flatten(nest(earlier))
+
+
+def test_our_own_reference_is_dropped_only_where_it_was_written(
+    integration: Callable[..., Nest]
+) -> None:
+    nest = integration(None, [])
+    photo = _with_image("one", 10)
+    once = nest([{"role": "user", "content": "hi"}, photo])
+    assert [m is photo or m == photo for m in once] == [False, True]
+    assert handoff_codec.loads(once[0]["content"])[-1] == {"role": "user",
+                                                            "content": REFERENCE_TEXT}
+    assert nest(once) == once  # our reference, followed by its image: not repeated
+    # The same summary without the image after it: the reference is a turn like any other.
+    alone = nest(once[:1])
+    assert handoff_codec.flatten(alone) == handoff_codec.flatten(once[:1])
+
+
 def test_sdk_writes_base64_into_the_summary_text() -> None:
     """The SDK's writer, for contrast: the image's bytes become text of the summary."""
     (summary,) = default_handoff_history_mapper([_with_image("x", 3000)])  # type: ignore[list-item]
@@ -238,6 +275,68 @@ def test_an_explicit_codec_wins_over_the_sdk_wrappers(
 ) -> None:
     out = integration(Codec(start="[[", end="]]"), [])([{"role": "user", "content": "hi"}])
     assert out[0]["content"].split("\n")[1] == "[["
+
+
+MULTI_LINE = ("<H>\n<X>", "</X>\n</H>")
+
+
+@pytest.fixture
+def multi_line_wrappers() -> Iterator[None]:
+    set_conversation_history_wrappers(start=MULTI_LINE[0], end=MULTI_LINE[1])
+    yield
+    reset_conversation_history_wrappers()
+
+
+def test_wrappers_with_a_line_break_are_followed(
+    integration: Callable[..., Nest], multi_line_wrappers: None,
+    warnings: pytest.LogCaptureFixture
+) -> None:
+    reports: list[HandoffReport] = []
+    nest = integration(None, reports)
+    items = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "a\nb"}]
+    out = nest(items)
+    (summary,) = out
+    assert summary["content"].startswith(
+        f"{handoff_codec.DEFAULT_PREAMBLE}\n<H>\n<X>\n1. user: hi\n")
+    assert summary["content"].endswith("\n</X>\n</H>")
+    # The SDK, under the same setting, writes that envelope too and reads ours exactly.
+    sdk_summary = default_handoff_history_mapper(items)[0]  # type: ignore[arg-type]
+    assert str(sdk_summary["content"]).split("\n")[:3] == summary["content"].split("\n")[:3]  # type: ignore[index]
+    assert sdk_flatten(out) == items
+    assert nest(out) == out  # the next hop reads it back and writes the same
+    assert reports == [HandoffReport(2, ()), HandoffReport(2, ())]
+    assert _warned(warnings) == []
+
+
+def test_signed_summaries_under_multi_line_wrappers_verify(
+    integration: Callable[..., Nest], multi_line_wrappers: None
+) -> None:
+    codec = Codec(preamble=handoff_codec.DEFAULT_PREAMBLE, start=MULTI_LINE[0],
+                  end=MULTI_LINE[1], key=b"k" * 32)
+    items = [{"role": "user", "content": "hi"}]
+    reports: list[HandoffReport] = []
+    out = integration(codec, reports)([codec.summarize(items)])
+    assert codec.verify(out[0]["content"]) and sdk_flatten(out) == items
+    assert codec.flatten(out, trust="signed") == items and reports[0].untrusted == 0
+
+
+@pytest.mark.parametrize(("start", "end"), [("", "</H>"), ("<H>", "1. user: x\n</H>")])
+def test_wrappers_a_codec_cannot_hold_fall_back_with_a_warning_and_a_report(
+    integration: Callable[..., Nest], warnings: pytest.LogCaptureFixture, start: str, end: str
+) -> None:
+    reports: list[HandoffReport] = []
+    set_conversation_history_wrappers(start=start, end=end)
+    try:
+        out = integration(None, reports)([{"role": "user", "content": "hi"}])
+    finally:
+        reset_conversation_history_wrappers()
+    assert handoff_codec.default_codec.is_summary(out[0])
+    assert handoff_codec.flatten(out) == [{"role": "user", "content": "hi"}]
+    (report,) = reports
+    assert [(f.kind, f.index) for f in report.fallbacks] == [(FallbackKind.WRAPPERS, -1)]
+    assert repr(end) in report.fallbacks[0].detail
+    assert report.degraded and len(_warned(warnings)) == 1
+    assert "wrappers: 1" in _warned(warnings)[0]
 
 
 # ------------------------------------------------------------ 5: summaries kept, not dropped
