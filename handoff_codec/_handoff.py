@@ -17,7 +17,8 @@ fallback and records it in a :class:`HandoffReport`:
 * ``media``: a message carrying an image, file or audio part is forwarded
   verbatim at its place (the next model sees the image itself); the summary
   holds a one-line reference, ``(image forwarded as item 4)``, where 4 is the
-  item's 1-based position in the next agent's input.
+  item's 1-based position in the next agent's input, with the digest of the
+  forwarded item (``forwarded_sha256``) by which the next handoff knows it.
 * ``unexpanded`` / ``unreadable``: an earlier summary that reading would make
   lose a line, or that cannot be read, is kept as a message (see
   ``Codec.flatten(on_loss="keep")``).
@@ -39,6 +40,8 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import hashlib
+import json
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -61,6 +64,7 @@ Item = dict[str, Any]
 
 # Content-part types that carry binary data or a file reference.
 MEDIA_PARTS = {"input_image": "image", "input_file": "file", "input_audio": "audio"}
+_DIGEST_KEY = "forwarded_sha256"
 _SIGNATURE_LINE_BYTES = len("(signed hmac-sha256 )\n") + 64
 
 
@@ -131,17 +135,42 @@ def media_kinds(item: Mapping[str, Any]) -> list[str]:
     return kinds
 
 
-def media_reference(item: Mapping[str, Any], position: int) -> Item | None:
+def media_digest(item: Mapping[str, Any]) -> str | None:
+    """The first 16 hex digits of the SHA-256 of ``item`` as canonical JSON; None if unwritable.
+
+    The identity of a forwarded media message: its reference in the summary
+    carries it, so the next handoff drops the references it finds right
+    before the very items they stand for, and nothing else.
+    """
+    try:
+        text = json.dumps(item, sort_keys=True, ensure_ascii=False, separators=(",", ":"),
+                          default=str)
+    except (TypeError, ValueError, RecursionError):  # a cycle, keys that cannot be sorted
+        return None
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def media_reference(item: Mapping[str, Any], kinds: Sequence[str], position: int,
+                    digest: str | None) -> Item:
     """The summary entry that stands for media ``item`` forwarded as item ``position``.
 
-    ``position`` is 1-based, in the next agent's input; None when ``item`` has
-    no media.
+    ``kinds`` are its :func:`media_kinds`, ``digest`` its :func:`media_digest`;
+    ``position`` is 1-based, in the next agent's input.
     """
-    kinds = media_kinds(item)
-    if not kinds:
+    entry: Item = {"role": item["role"],
+                   "content": f"({' and '.join(kinds)} forwarded as item {position})"}
+    if digest is not None:
+        entry[_DIGEST_KEY] = digest
+    return entry
+
+
+def _reference_digest(item: Mapping[str, Any]) -> str | None:
+    """The digest an entry written by :func:`media_reference` carries; None for any other."""
+    digest = item.get(_DIGEST_KEY)
+    if (set(item) != {"role", "content", _DIGEST_KEY} or not isinstance(digest, str)
+            or not isinstance(item.get("content"), str)):
         return None
-    return {"role": item["role"],
-            "content": f"({' and '.join(kinds)} forwarded as item {position})"}
+    return digest
 
 
 def _jsonable(value: Any) -> Any:
@@ -193,12 +222,11 @@ class HistoryWriter:
         """Put ``item`` into the current summary, or forward it at its place."""
         kinds = media_kinds(item)
         if kinds:
-            probe = {"role": item["role"], "content": f"[{' and '.join(kinds)} forwarded as "
-                     f"item {len(self.out) + 2 + len(self._held)}]"}
+            digest = media_digest(item)
+            probe = media_reference(item, kinds, len(self.out) + 2 + len(self._held), digest)
             if self._segment_full(self._body_size(probe) or 0):
                 self.flush()
-            entry = media_reference(item, len(self.out) + 2 + len(self._held))
-            assert entry is not None
+            entry = media_reference(item, kinds, len(self.out) + 2 + len(self._held), digest)
             self._append(entry, self._body_size(entry))
             self._held.append(dict(item))
             self.note(FallbackKind.MEDIA, entry["content"])
@@ -332,12 +360,12 @@ def as_summary_message(item: Mapping[str, Any], codec: Codec) -> Mapping[str, An
 def read_history(
     writer: HistoryWriter, history: Sequence[Mapping[str, Any]], trust: Trust
 ) -> list[tuple[Item, bool]]:
-    """The items of ``history`` with its summary messages expanded, each with ``forward``.
+    """The items of ``history`` with its summary messages expanded, each with ``untrusted``.
 
-    ``forward`` is True for a summary message that failed ``trust="signed"``:
+    ``untrusted`` is True for a summary message that failed ``trust="signed"``:
     it goes to the next agent verbatim, never into a summary. Every kept
     summary message is recorded in ``writer``. The media references that an
-    earlier handoff wrote are left out (see :func:`_own_references`).
+    earlier handoff wrote are left out (see :func:`without_own_references`).
     """
     from ._signing import Reason
 
@@ -352,36 +380,39 @@ def read_history(
         decision = dataclasses.replace(report.decisions[0], index=index)
         writer.note_decision(decision)
         if decision.expanded:
-            items = report.items
-            keep = len(items) - _own_references(items, index, history)
-            entries.extend((item, False) for item in items[:keep])
+            entries.extend((item, False) for item in report.items)
         elif decision.reason in (Reason.UNSIGNED, Reason.BAD_SIGNATURE):
             entries.append((copy.deepcopy(dict(original)), True))
         else:
             entries.append((report.items[0], False))
-    return entries
+    return without_own_references(entries)
 
 
-def _own_references(items: Sequence[Item], index: int, history: Sequence[Mapping[str, Any]]
-                    ) -> int:
-    """How many of the last ``items`` (read from the summary at ``history[index]``) are the
-    media references that this writer put there.
+def without_own_references(entries: list[tuple[Item, bool]]) -> list[tuple[Item, bool]]:
+    """``entries`` without the media references that an earlier handoff wrote.
 
-    The writer puts a reference as the last record of a summary, and the media
-    message right after that summary, as item ``index + 2`` (1-based) of the
-    next agent's input; several media follow in order. So a reference is ours
-    when it is what :func:`media_reference` writes for the item at that
-    position of ``history``: its position, kinds and role. A user's message
-    with the same words, anywhere else, is a turn like any other.
+    The writer puts the references last in a summary and the media messages
+    right after it, so, read back, a run of references is followed by the
+    items they stand for, in order. A reference is dropped when it carries the
+    digest (:func:`media_digest`) of the item it is paired with: its own
+    media, which follows. A message with the same words, or a reference whose
+    media is no longer there, stays a turn like any other.
     """
-    media = 0  # the media messages that follow the summary
-    while index + 1 + media < len(history) and media_kinds(history[index + 1 + media]):
-        media += 1
-    # The last reference names the last media it stands for: at most one count fits.
-    for count in range(min(media, len(items)), 0, -1):
-        if items[-1] == media_reference(history[index + count], index + 1 + count):
-            tail = items[len(items) - count:]
-            ours = all(media_reference(history[index + 1 + j], index + 2 + j) == entry
-                       for j, entry in enumerate(tail))
-            return count if ours else 0
-    return 0
+    kept: list[tuple[Item, bool]] = []
+    index = 0
+    while index < len(entries):
+        end = index
+        while end < len(entries) and _reference_digest(entries[end][0]) is not None:
+            end += 1
+        if end == index:
+            kept.append(entries[index])
+            index += 1
+            continue
+        for offset in range(end - index):
+            reference, media = index + offset, end + offset
+            ours = media < len(entries) and media_kinds(entries[media][0]) and (
+                _reference_digest(entries[reference][0]) == media_digest(entries[media][0]))
+            if not ours:
+                kept.append(entries[reference])
+        index = end
+    return kept

@@ -8,6 +8,7 @@ what they wrote back with the SDK's own reader where the SDK would read it.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -15,6 +16,7 @@ import pytest
 
 agents = pytest.importorskip("agents")
 
+from agents import RunConfig  # noqa: E402
 from agents.handoffs import (  # noqa: E402
     HandoffInputData,
     reset_conversation_history_wrappers,
@@ -30,6 +32,7 @@ from handoff_codec.agents import (  # noqa: E402
     make_history_mapper,
     nest_input_filter,
 )
+from tests.integration._one_handoff import last_agent_input  # noqa: E402
 from tests.support.sdk import sdk_flatten  # noqa: E402
 
 Item = dict[str, Any]
@@ -185,7 +188,10 @@ def test_a_33_mib_image_is_forwarded_and_the_summary_holds_a_reference(
     assert [m is photo or m == photo for m in out] == [False, True, False]
     summaries = _summaries(out)
     assert all(len(s) < 500 and "AAAA" not in s for s in summaries)
-    assert "2. user: (image forwarded as item 2)" in summaries[0]
+    reference = handoff_codec.loads(summaries[0])[1]
+    assert reference == {"role": "user", "content": "(image forwarded as item 2)",
+                         "forwarded_sha256": reference["forwarded_sha256"]}
+    assert re.fullmatch("[0-9a-f]{16}", reference["forwarded_sha256"])
     # Read back (by us, and by the SDK), the conversation is all there, in order.
     assert [i for i in handoff_codec.flatten(out) if "forwarded as item" not in str(
         i["content"])] == items
@@ -214,35 +220,52 @@ REFERENCE_TEXT = "(image forwarded as item 2)"
 def test_a_users_words_that_read_like_a_reference_are_kept(
     integration: Callable[..., Nest]
 ) -> None:
-    """Only the references a handoff wrote are dropped, known by their place, not their text."""
+    """Only the references a handoff wrote are dropped, known by the item they stand for."""
     nest = integration(None, [])
     said = {"role": "user", "content": REFERENCE_TEXT}
     hi = {"role": "user", "content": "hi"}
     photo = _with_image("one", 10)
-    # A message of the history: alone, and before an image (whose reference it is not).
-    assert handoff_codec.flatten(nest([said])) == [said]
-    # (the second "said" is the reference this handoff wrote for the image)
-    assert handoff_codec.flatten(nest([hi, said, photo])) == [hi, said, said, photo]
-    # Inside an earlier summary, with no image after it, or not as its last record.
-    for earlier in ([handoff_codec.summarize([said])],
-                    [handoff_codec.summarize([said, hi]), photo],
-                    [handoff_codec.summarize([said, hi])]):
-        assert said in handoff_codec.flatten(nest(earlier))
+    # A message of the history: alone, right before an image, or after one.
+    for history in ([said], [hi, said, photo], [photo, said]):
+        once = nest(history)
+        assert [i for i in handoff_codec.flatten(once) if i == said] == [said]
+        assert nest(once) == once  # and on every later hop
+    # Inside an earlier summary, right before an image.
+    earlier = [handoff_codec.summarize([hi, said]), photo]
+    assert said in handoff_codec.flatten(nest(earlier))
 
 
-def test_our_own_reference_is_dropped_only_where_it_was_written(
+def test_our_own_reference_is_dropped_where_its_media_follows_it(
     integration: Callable[..., Nest]
 ) -> None:
     nest = integration(None, [])
     photo = _with_image("one", 10)
     once = nest([{"role": "user", "content": "hi"}, photo])
     assert [m is photo or m == photo for m in once] == [False, True]
-    assert handoff_codec.loads(once[0]["content"])[-1] == {"role": "user",
-                                                            "content": REFERENCE_TEXT}
+    reference = handoff_codec.loads(once[0]["content"])[-1]
+    assert reference["content"] == REFERENCE_TEXT
     assert nest(once) == once  # our reference, followed by its image: not repeated
-    # The same summary without the image after it: the reference is a turn like any other.
-    alone = nest(once[:1])
-    assert handoff_codec.flatten(alone) == handoff_codec.flatten(once[:1])
+    # Its summary without the image after it, or before another image: a turn like any other.
+    for history in (once[:1], [once[0], _with_image("two", 10)]):
+        assert reference in handoff_codec.flatten(nest(history))
+
+
+@pytest.mark.parametrize("mode", ["mapper", "filter"])
+def test_in_a_run_each_image_has_one_reference_however_many_handoffs(
+    mode: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Also with the mapper, which sees our summaries already expanded by the SDK's reader."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-offline-not-used")
+    agents.set_tracing_disabled(True)
+    config = (RunConfig(nest_handoff_history=True, handoff_history_mapper=make_history_mapper())
+              if mode == "mapper" else RunConfig(handoff_input_filter=nest_input_filter()))
+    said = {"role": "user", "content": REFERENCE_TEXT}
+    opening = [said, _with_image("what is this?", 10)]
+    received = handoff_codec.flatten(last_agent_input(config, opening, handoffs=3))
+    assert [i for i in received if i == said] == [said]
+    references = [i for i in received if "forwarded_sha256" in i]
+    assert len(references) == 1 and references[0]["content"].startswith("(image forwarded")
+    assert sum(i == opening[1] for i in received) == 1
 
 
 def test_sdk_writes_base64_into_the_summary_text() -> None:
