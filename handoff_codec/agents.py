@@ -35,7 +35,10 @@ Both never raise in the handoff path: a value that is not JSON is written as
 their place, and each such fallback is logged once per handoff and reported
 in a :class:`HandoffReport` to an ``on_report`` callback (see docs/agents.md).
 With no explicit codec, both follow the SDK's
-``set_conversation_history_wrappers`` at each handoff.
+``set_conversation_history_wrappers`` at each handoff, wrappers that span
+lines included. With a codec that has a key, both expand only earlier
+summaries whose signature verifies (``trust="signed"``) and forward any other
+summary message unexpanded; docs/security.md has the threat model.
 
 This module imports ``agents`` when it is imported. The core package
 (``import handoff_codec``) never does.
