@@ -87,9 +87,9 @@ class Fallback:
     """One fallback.
 
     ``index`` is the item's position in the transcript being nested (flattened
-    history, then the run's items); for ``unexpanded`` and ``unreadable`` it is
-    the summary message's position in the input history, and ``-1`` for
-    ``wrappers`` and ``internal_error``.
+    history, then the run's items); for ``unexpanded``, ``unreadable`` and
+    ``untrusted`` it is the summary message's position in the input history,
+    and ``-1`` for ``wrappers`` and ``internal_error``.
     """
 
     kind: FallbackKind
