@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -28,6 +29,11 @@ DEFAULT_PREAMBLE = (
 LEGACY_PREAMBLE = "For context, here is the conversation so far:"
 DEFAULT_START = "<CONVERSATION HISTORY>"
 DEFAULT_END = "</CONVERSATION HISTORY>"
+
+# A line that starts like a record. Markers may span lines (the Agents SDK
+# accepts any wrappers), but a line of the end marker that a reader could take
+# for a record, before the marker's last line, would make the text ambiguous.
+_RECORD_LINE = re.compile(r"^[0-9]+\. ", re.MULTILINE)
 
 Item = dict[str, Any]
 Trust = Literal["any", "signed"]
@@ -64,8 +70,13 @@ class Codec:
     def __post_init__(self) -> None:
         for name in ("preamble", "start", "end"):
             value = getattr(self, name)
-            if not isinstance(value, str) or not value or "\n" in value:
-                raise ValueError(f"Codec {name} must be a non-empty string without '\\n'")
+            if not isinstance(value, str) or not value:
+                raise ValueError(f"Codec {name} must be a non-empty string")
+        if "\n" in self.preamble:
+            raise ValueError("Codec preamble must be one line, without '\\n'")
+        if _RECORD_LINE.search(self.end.rpartition("\n")[0]):
+            raise ValueError("Codec end must not hold a line shaped like a record "
+                             "('N. ...') before its last line")
         for name in ("max_bytes", "max_records", "max_depth"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
@@ -93,7 +104,7 @@ class Codec:
         if self.key is not None:
             from ._signing import sign_text
 
-            text = sign_text(text, self.key)
+            text = sign_text(text, self.key, self._head_lines)
         if len(text) * 4 > self.max_bytes and limits.utf8_size(text) > self.max_bytes:
             raise EncodeError(f"summary larger than max_bytes={self.max_bytes} bytes")
         return text
@@ -168,7 +179,12 @@ class Codec:
         """Whether ``text`` carries a signature that verifies under one of this codec's keys."""
         from ._signing import Reason, verify_text
 
-        return verify_text(text, self._keys) is Reason.VERIFIED
+        return verify_text(text, self._keys, self._head_lines) is Reason.VERIFIED
+
+    @property
+    def _head_lines(self) -> int:
+        """The lines before the body: the preamble and the start marker's."""
+        return 2 + self.start.count("\n")
 
     @property
     def _keys(self) -> tuple[bytes, ...]:
@@ -236,7 +252,8 @@ class Codec:
         decisions: list[TrustDecision] = []
         for index, item in enumerate(items):
             if self.is_summary(item):
-                reason = Reason.EXPANDED if trust == "any" else verify_text(item["content"], keys)
+                reason = Reason.EXPANDED if trust == "any" else verify_text(
+                    item["content"], keys, self._head_lines)
                 if reason not in (Reason.EXPANDED, Reason.VERIFIED):
                     decisions.append(TrustDecision(index, False, reason))
                 else:

@@ -17,10 +17,18 @@ fallback and records it in a :class:`HandoffReport`:
 * ``media``: a message carrying an image, file or audio part is forwarded
   verbatim at its place (the next model sees the image itself); the summary
   holds a one-line reference, ``(image forwarded as item 4)``, where 4 is the
-  item's 1-based position in the next agent's input.
+  item's 1-based position in the next agent's input, with the digest of the
+  forwarded item (``forwarded_sha256``) by which the next handoff knows it.
 * ``unexpanded`` / ``unreadable``: an earlier summary that reading would make
   lose a line, or that cannot be read, is kept as a message (see
   ``Codec.flatten(on_loss="keep")``).
+* ``untrusted``: with ``trust="signed"``, an earlier summary whose signature
+  does not verify (unsigned, or signed under no key of the codec) is
+  forwarded verbatim at its place, the ordinary assistant message it is:
+  never expanded, and never written into a new (signed) summary.
+* ``wrappers``: the Agents SDK's conversation-history wrappers cannot be the
+  markers of a ``Codec`` (an empty marker, or an end marker with a line shaped
+  like a record before its last line); the default markers are written.
 * ``internal_error``: anything else that goes wrong; the integration falls
   back to the SDK's own nesting.
 
@@ -30,8 +38,11 @@ per handoff on the ``handoff_codec`` logger.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
+import hashlib
+import json
 import logging
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
@@ -42,10 +53,10 @@ from ._encoder import encode_records
 from ._errors import EncodeError
 
 if TYPE_CHECKING:
-    from ._codec import Codec
-    from ._signing import FlattenReport
+    from ._codec import Codec, Trust
+    from ._signing import TrustDecision
 
-__all__ = ["Fallback", "FallbackKind", "HandoffReport", "HistoryWriter", "is_media_reference"]
+__all__ = ["Fallback", "FallbackKind", "HandoffReport", "HistoryWriter", "read_history"]
 
 logger = logging.getLogger("handoff_codec")
 
@@ -53,10 +64,7 @@ Item = dict[str, Any]
 
 # Content-part types that carry binary data or a file reference.
 MEDIA_PARTS = {"input_image": "image", "input_file": "file", "input_audio": "audio"}
-# In parentheses, not brackets: content starting with "[" is written as a JSON
-# record (see CANON_PLAIN), and a reference should read as a plain turn.
-_REFERENCE = re.compile(r"\((?:image|file|audio)(?: and (?:image|file|audio))* "
-                        r"forwarded as item [1-9][0-9]*\)")
+_DIGEST_KEY = "forwarded_sha256"
 _SIGNATURE_LINE_BYTES = len("(signed hmac-sha256 )\n") + 64
 
 
@@ -69,6 +77,8 @@ class FallbackKind(str, Enum):
     MEDIA = "media"
     UNEXPANDED = "unexpanded"
     UNREADABLE = "unreadable"
+    UNTRUSTED = "untrusted"
+    WRAPPERS = "wrappers"
     INTERNAL_ERROR = "internal_error"
 
 
@@ -77,8 +87,9 @@ class Fallback:
     """One fallback.
 
     ``index`` is the item's position in the transcript being nested (flattened
-    history, then the run's items); for ``unexpanded`` and ``unreadable`` it is
-    the summary message's position in the input history.
+    history, then the run's items); for ``unexpanded``, ``unreadable`` and
+    ``untrusted`` it is the summary message's position in the input history,
+    and ``-1`` for ``wrappers`` and ``internal_error``.
     """
 
     kind: FallbackKind
@@ -102,6 +113,11 @@ class HandoffReport:
         """How many fallbacks of ``kind`` happened."""
         return sum(f.kind is kind for f in self.fallbacks)
 
+    @property
+    def untrusted(self) -> int:
+        """How many earlier summaries failed ``trust="signed"`` and were forwarded unexpanded."""
+        return self.count(FallbackKind.UNTRUSTED)
+
 
 ReportCallback = Callable[[HandoffReport], None]
 
@@ -119,11 +135,42 @@ def media_kinds(item: Mapping[str, Any]) -> list[str]:
     return kinds
 
 
-def is_media_reference(item: Mapping[str, Any]) -> bool:
-    """Whether ``item`` is a reference this writer put in a summary for forwarded media."""
-    content = item.get("content")
-    return (set(item) == {"role", "content"} and isinstance(content, str)
-            and _REFERENCE.fullmatch(content) is not None)
+def media_digest(item: Mapping[str, Any]) -> str | None:
+    """The first 16 hex digits of the SHA-256 of ``item`` as canonical JSON; None if unwritable.
+
+    The identity of a forwarded media message: its reference in the summary
+    carries it, so the next handoff drops the references it finds right
+    before the very items they stand for, and nothing else.
+    """
+    try:
+        text = json.dumps(item, sort_keys=True, ensure_ascii=False, separators=(",", ":"),
+                          default=str)
+    except (TypeError, ValueError, RecursionError):  # a cycle, keys that cannot be sorted
+        return None
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def media_reference(item: Mapping[str, Any], kinds: Sequence[str], position: int,
+                    digest: str | None) -> Item:
+    """The summary entry that stands for media ``item`` forwarded as item ``position``.
+
+    ``kinds`` are its :func:`media_kinds`, ``digest`` its :func:`media_digest`;
+    ``position`` is 1-based, in the next agent's input.
+    """
+    entry: Item = {"role": item["role"],
+                   "content": f"({' and '.join(kinds)} forwarded as item {position})"}
+    if digest is not None:
+        entry[_DIGEST_KEY] = digest
+    return entry
+
+
+def _reference_digest(item: Mapping[str, Any]) -> str | None:
+    """The digest an entry written by :func:`media_reference` carries; None for any other."""
+    digest = item.get(_DIGEST_KEY)
+    if (set(item) != {"role", "content", _DIGEST_KEY} or not isinstance(digest, str)
+            or not isinstance(item.get("content"), str)):
+        return None
+    return digest
 
 
 def _jsonable(value: Any) -> Any:
@@ -159,27 +206,30 @@ class HistoryWriter:
         """Record a fallback (for the current item unless ``index`` is given)."""
         self.fallbacks.append(Fallback(kind, self._index if index is None else index, detail))
 
-    def note_flatten(self, report: FlattenReport) -> None:
-        """Record the summary messages that ``flatten`` kept unexpanded."""
-        for decision in report.kept:
-            kind = (FallbackKind.UNEXPANDED if decision.reason == "lossy"
-                    else FallbackKind.UNREADABLE)
-            self.note(kind, f"summary kept as a message: {decision.detail}", decision.index)
+    def note_decision(self, decision: TrustDecision) -> None:
+        """Record a summary message that ``flatten`` kept unexpanded."""
+        if decision.expanded:
+            return
+        if decision.reason in ("unsigned", "bad signature"):
+            self.note(FallbackKind.UNTRUSTED, f"summary not verified ({decision.reason.value}); "
+                      "forwarded as the message it is", decision.index)
+            return
+        kind = (FallbackKind.UNEXPANDED if decision.reason == "lossy"
+                else FallbackKind.UNREADABLE)
+        self.note(kind, f"summary kept as a message: {decision.detail}", decision.index)
 
     def add(self, item: Mapping[str, Any]) -> None:
         """Put ``item`` into the current summary, or forward it at its place."""
         kinds = media_kinds(item)
         if kinds:
-            probe = {"role": item["role"], "content": f"[{' and '.join(kinds)} forwarded as "
-                     f"item {len(self.out) + 2 + len(self._held)}]"}
+            digest = media_digest(item)
+            probe = media_reference(item, kinds, len(self.out) + 2 + len(self._held), digest)
             if self._segment_full(self._body_size(probe) or 0):
                 self.flush()
-            position = len(self.out) + 2 + len(self._held)
-            reference = f"({' and '.join(kinds)} forwarded as item {position})"
-            entry = {"role": item["role"], "content": reference}
+            entry = media_reference(item, kinds, len(self.out) + 2 + len(self._held), digest)
             self._append(entry, self._body_size(entry))
             self._held.append(dict(item))
-            self.note(FallbackKind.MEDIA, reference)
+            self.note(FallbackKind.MEDIA, entry["content"])
         else:
             self._add_plain(item)
         self._index += 1
@@ -307,6 +357,62 @@ def as_summary_message(item: Mapping[str, Any], codec: Codec) -> Mapping[str, An
     return plain if codec.is_summary(plain) else item
 
 
-def without_references(items: Sequence[Item]) -> list[Item]:
-    """``items`` without the media references of earlier handoffs (the media follow them)."""
-    return [item for item in items if not is_media_reference(item)]
+def read_history(
+    writer: HistoryWriter, history: Sequence[Mapping[str, Any]], trust: Trust
+) -> list[tuple[Item, bool]]:
+    """The items of ``history`` with its summary messages expanded, each with ``untrusted``.
+
+    ``untrusted`` is True for a summary message that failed ``trust="signed"``:
+    it goes to the next agent verbatim, never into a summary. Every kept
+    summary message is recorded in ``writer``. The media references that an
+    earlier handoff wrote are left out (see :func:`without_own_references`).
+    """
+    from ._signing import Reason
+
+    codec = writer.codec
+    entries: list[tuple[Item, bool]] = []
+    for index, original in enumerate(history):
+        report = codec.flatten_report([as_summary_message(original, codec)], trust=trust,
+                                      on_loss="keep")
+        if not report.decisions:  # not a summary message
+            entries.append((report.items[0], False))
+            continue
+        decision = dataclasses.replace(report.decisions[0], index=index)
+        writer.note_decision(decision)
+        if decision.expanded:
+            entries.extend((item, False) for item in report.items)
+        elif decision.reason in (Reason.UNSIGNED, Reason.BAD_SIGNATURE):
+            entries.append((copy.deepcopy(dict(original)), True))
+        else:
+            entries.append((report.items[0], False))
+    return without_own_references(entries)
+
+
+def without_own_references(entries: list[tuple[Item, bool]]) -> list[tuple[Item, bool]]:
+    """``entries`` without the media references that an earlier handoff wrote.
+
+    The writer puts the references last in a summary and the media messages
+    right after it, so, read back, a run of references is followed by the
+    items they stand for, in order. A reference is dropped when it carries the
+    digest (:func:`media_digest`) of the item it is paired with: its own
+    media, which follows. A message with the same words, or a reference whose
+    media is no longer there, stays a turn like any other.
+    """
+    kept: list[tuple[Item, bool]] = []
+    index = 0
+    while index < len(entries):
+        end = index
+        while end < len(entries) and _reference_digest(entries[end][0]) is not None:
+            end += 1
+        if end == index:
+            kept.append(entries[index])
+            index += 1
+            continue
+        for offset in range(end - index):
+            reference, media = index + offset, end + offset
+            ours = media < len(entries) and media_kinds(entries[media][0]) and (
+                _reference_digest(entries[reference][0]) == media_digest(entries[media][0]))
+            if not ours:
+                kept.append(entries[reference])
+        index = end
+    return kept

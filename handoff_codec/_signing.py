@@ -97,30 +97,45 @@ def _mac(key: bytes, unsigned: str) -> str:
     return hmac.new(key, data, hashlib.sha256).hexdigest()
 
 
-def sign_text(unsigned: str, key: bytes) -> str:
-    """``unsigned`` with its signature line inserted after the start marker line."""
-    first = unsigned.index("\n")
-    second = unsigned.index("\n", first + 1)
+def _line_end(text: str, lines: int) -> int:
+    """The offset just after the first ``lines`` lines of ``text``; -1 if it has fewer."""
+    pos = 0
+    for _ in range(lines):
+        found = text.find("\n", pos)
+        if found < 0:
+            return -1
+        pos = found + 1
+    return pos
+
+
+def sign_text(unsigned: str, key: bytes, head_lines: int = 2) -> str:
+    """``unsigned`` with its signature line inserted after the start marker line.
+
+    ``head_lines`` is the number of lines of the preamble and the start marker:
+    2, or more when the marker spans lines.
+    """
+    head = _line_end(unsigned, head_lines)
+    if head < 0:
+        raise ValueError("the text has no line after its start marker")
     line = f"(signed hmac-sha256 {_mac(key, unsigned)})\n"
-    return unsigned[: second + 1] + line + unsigned[second + 1 :]
+    return unsigned[:head] + line + unsigned[head:]
 
 
-def split_signature(text: str) -> tuple[str, str | None]:
+def split_signature(text: str, head_lines: int = 2) -> tuple[str, str | None]:
     """``(text without its signature line, hex signature)``; ``(text, None)`` if unsigned."""
-    first = text.find("\n")
-    second = text.find("\n", first + 1) if first >= 0 else -1
-    third = text.find("\n", second + 1) if second >= 0 else -1
-    if third < 0:
+    head = _line_end(text, head_lines)
+    end = text.find("\n", head) if head >= 0 else -1
+    if end < 0:
         return text, None
-    match = SIGNATURE_LINE.fullmatch(text, second + 1, third)
+    match = SIGNATURE_LINE.fullmatch(text, head, end)
     if match is None:
         return text, None
-    return text[: second + 1] + text[third + 1 :], match[1]
+    return text[:head] + text[end + 1 :], match[1]
 
 
-def verify_text(text: str, keys: Iterable[bytes]) -> Reason:
+def verify_text(text: str, keys: Iterable[bytes], head_lines: int = 2) -> Reason:
     """VERIFIED if the signature of ``text`` verifies under one of ``keys``."""
-    unsigned, signature = split_signature(text)
+    unsigned, signature = split_signature(text, head_lines)
     if signature is None:
         return Reason.UNSIGNED
     verified = False

@@ -35,7 +35,10 @@ Both never raise in the handoff path: a value that is not JSON is written as
 their place, and each such fallback is logged once per handoff and reported
 in a :class:`HandoffReport` to an ``on_report`` callback (see docs/agents.md).
 With no explicit codec, both follow the SDK's
-``set_conversation_history_wrappers`` at each handoff.
+``set_conversation_history_wrappers`` at each handoff, wrappers that span
+lines included. With a codec that has a key, both expand only earlier
+summaries whose signature verifies (``trust="signed"``) and forward any other
+summary message unexpanded; docs/security.md has the threat model.
 
 This module imports ``agents`` when it is imported. The core package
 (``import handoff_codec``) never does.
@@ -45,7 +48,7 @@ from __future__ import annotations
 
 import copy
 import functools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any, cast
 
 try:
@@ -66,17 +69,16 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess by th
         "Install it with: pip install 'handoff-codec[agents]'"
     ) from exc
 
-from ._codec import DEFAULT_PREAMBLE, Codec
+from ._codec import DEFAULT_PREAMBLE, Codec, Trust
 from ._handoff import (
     Fallback,
     FallbackKind,
     HandoffReport,
     HistoryWriter,
     ReportCallback,
-    as_summary_message,
     deliver,
+    read_history,
     warn_if_degraded,
-    without_references,
 )
 
 __all__ = [
@@ -99,19 +101,54 @@ _INTERNAL_KEYS = ("_agents_tool_description", "_agents_tool_title", "created_by"
 
 
 @functools.lru_cache(maxsize=16)
-def _codec_for(start: str, end: str) -> Codec:
-    """The codec for the SDK's preamble and one pair of wrappers (cached per pair)."""
+def _codec_for(start: str, end: str) -> tuple[Codec, str | None]:
+    """The codec for the SDK's preamble and one pair of wrappers (cached per pair).
+
+    Markers may span lines, as the SDK's may. Wrappers that a ``Codec`` refuses
+    give the default codec and the reason, for a ``wrappers`` fallback.
+    """
     try:
-        return Codec(preamble=DEFAULT_PREAMBLE, start=start, end=end)
-    except ValueError:  # wrappers our format cannot hold (a line break): the defaults
-        return Codec()
+        return Codec(preamble=DEFAULT_PREAMBLE, start=start, end=end), None
+    except ValueError as exc:
+        return Codec(), (f"the SDK's wrappers {start!r}, {end!r} cannot be markers ({exc}); "
+                         "the default markers were written")
+
+
+def _active(codec: Codec | None) -> tuple[Codec, str | None]:
+    """``codec``, or the one for the SDK's wrappers as they are set right now, and the
+    reason when those wrappers could not be followed."""
+    if codec is not None:
+        return codec, None
+    return _codec_for(*get_conversation_history_wrappers())
 
 
 def _active_codec(codec: Codec | None) -> Codec:
     """``codec``, or the one for the SDK's wrappers as they are set right now."""
-    if codec is not None:
-        return codec
-    return _codec_for(*get_conversation_history_wrappers())
+    return _active(codec)[0]
+
+
+def _writer(codec: Codec | None, out: list[Item]) -> HistoryWriter:
+    """A writer for this handoff's codec, with a ``wrappers`` fallback noted if any."""
+    active, fallback = _active(codec)
+    writer = HistoryWriter(active, out)
+    if fallback is not None:
+        writer.note(FallbackKind.WRAPPERS, fallback, -1)
+    return writer
+
+
+def _check_trust(codec: Codec | None, trust: Trust | None) -> None:
+    """ValueError, when the integration is made, for a ``trust`` it could not apply."""
+    if trust not in (None, "any", "signed"):
+        raise ValueError(f"trust must be 'any' or 'signed', not {trust!r}")
+    if trust == "signed" and (codec is None or (codec.key is None and not codec.verify_keys)):
+        raise ValueError("trust='signed' needs a codec with key or verify_keys")
+
+
+def _trust(codec: Codec, trust: Trust | None) -> Trust:
+    """``trust``, or its default: ``"signed"`` when the codec signs what it writes."""
+    if trust is not None:
+        return trust
+    return "signed" if codec.key is not None else "any"
 
 
 def _internal_error(transcript_items: int, exc: Exception) -> HandoffReport:
@@ -122,25 +159,25 @@ def _internal_error(transcript_items: int, exc: Exception) -> HandoffReport:
     return report
 
 
-def _flattened(writer: HistoryWriter, items: Sequence[Mapping[str, Any]]) -> list[Item]:
-    """``items`` with earlier summaries expanded (lossy ones kept) and stale media references
-    dropped."""
-    codec = writer.codec
-    report = codec.flatten_report([as_summary_message(item, codec) for item in items],
-                                  on_loss="keep")
-    writer.note_flatten(report)
-    return without_references(report.items)
-
-
 def make_history_mapper(
-    codec: Codec | None = None, *, on_report: ReportCallback | None = None
+    codec: Codec | None = None,
+    *,
+    trust: Trust | None = None,
+    on_report: ReportCallback | None = None,
 ) -> HandoffHistoryMapper:
     """A ``HandoffHistoryMapper`` that writes the summary with ``codec``.
 
     Pass it as ``RunConfig(nest_handoff_history=True, handoff_history_mapper=...)``.
     With no ``codec``, each handoff uses the SDK's preamble and the wrappers
     that ``agents.handoffs.get_conversation_history_wrappers()`` returns at
-    that moment, so ``set_conversation_history_wrappers`` is followed.
+    that moment, so ``set_conversation_history_wrappers`` is followed (wrappers
+    that cannot be markers give the default ones, and a ``wrappers`` fallback).
+
+    ``trust`` is ``flatten``'s: ``"signed"`` (the default when ``codec`` has a
+    key) expands only the summary messages whose signature verifies; any other
+    is forwarded verbatim at its place, never expanded and never signed, and
+    counted as ``untrusted`` in the report. ``"signed"`` without a key or
+    ``verify_keys`` raises ValueError here, never in the handoff.
 
     The mapper returns the summary message (more than one when a limit
     splits it), with media messages and unwritable items forwarded at their
@@ -151,8 +188,11 @@ def make_history_mapper(
     Limitation: the SDK runs its own reader over earlier summaries before it
     calls the mapper. Summaries it reads lossily (legacy ones, or ones its own
     writer produced from adversarial content) are damaged before the mapper can
-    help; use :func:`nest_input_filter` for those.
+    help, and it expands every message with its envelope, signed or not, so
+    ``trust`` applies only to the summary messages the SDK leaves to the mapper
+    (see docs/security.md); use :func:`nest_input_filter` for those.
     """
+    _check_trust(codec, trust)
 
     def handoff_codec_history_mapper(
         transcript: list[TResponseInputItem],
@@ -160,9 +200,12 @@ def make_history_mapper(
         items = cast(list[Mapping[str, Any]], transcript)
         try:
             out: list[Item] = []
-            writer = HistoryWriter(_active_codec(codec), out)
-            for item in _flattened(writer, items):
-                writer.add(item)
+            writer = _writer(codec, out)
+            for item, untrusted in read_history(writer, items, _trust(writer.codec, trust)):
+                if untrusted:
+                    writer.forward(item)
+                else:
+                    writer.add(item)
             writer.flush(force=not out)
             report = writer.report()
         except Exception as exc:  # the handoff must go on: the SDK's own mapper
@@ -252,6 +295,7 @@ def nest_input_filter(
     codec: Codec | None = None,
     *,
     keep_verbatim: bool = True,
+    trust: Trust | None = None,
     on_report: ReportCallback | None = None,
 ) -> Callable[[HandoffInputData], HandoffInputData]:
     """A handoff ``input_filter`` that nests the history with ``codec`` only.
@@ -284,16 +328,27 @@ def nest_input_filter(
       forwarded run items are declared to the SDK as its nesting declares them,
       so a run resumed from a ``RunState`` sends each exactly once.
     * With no ``codec``, the wrappers are the SDK's current ones
-      (``get_conversation_history_wrappers()``) at each handoff.
+      (``get_conversation_history_wrappers()``) at each handoff; wrappers
+      that cannot be markers give the default ones and a ``wrappers`` fallback.
+    * ``trust`` is ``flatten``'s: ``"signed"`` (the default when ``codec`` has a
+      key) expands only the summaries of ``input_history`` whose signature
+      verifies; any other is forwarded verbatim at its place, never expanded
+      and never written into a (signed) summary, and counted as ``untrusted``
+      in the report. ``"signed"`` without a key or ``verify_keys`` raises
+      ValueError here, never in the handoff.
+    * The media references that an earlier handoff wrote are left out, the
+      media following them; a user's message with the same words is kept.
 
     One difference from the SDK's nesting: the summary keeps every key of an
     item (``provider_data`` included), where the SDK's writer drops
     ``provider_data``.
     """
 
+    _check_trust(codec, trust)
+
     def handoff_codec_nest_input_filter(data: HandoffInputData) -> HandoffInputData:
         try:
-            nested, report = _nest(data, _active_codec(codec), keep_verbatim)
+            nested, report = _nest(data, codec, keep_verbatim, trust)
         except Exception as exc:  # the handoff must go on: the SDK's own nesting
             deliver(_internal_error(-1, exc), on_report)
             return nest_handoff_history(data)
@@ -304,7 +359,7 @@ def nest_input_filter(
 
 
 def _nest(
-    data: HandoffInputData, codec: Codec, keep_verbatim: bool
+    data: HandoffInputData, codec: Codec | None, keep_verbatim: bool, trust: Trust | None
 ) -> tuple[HandoffInputData, HandoffReport]:
     raw_history = data.input_history
     history: list[Mapping[str, Any]] = (
@@ -313,9 +368,12 @@ def _nest(
         else [cast(Mapping[str, Any], item) for item in raw_history]
     )
     nested: list[Item] = []
-    writer = HistoryWriter(codec, nested)
-    for item in _flattened(writer, history):
-        writer.add(_strip_internal(item))
+    writer = _writer(codec, nested)
+    for item, untrusted in read_history(writer, history, _trust(writer.codec, trust)):
+        if untrusted:
+            writer.forward(item)
+        else:
+            writer.add(_strip_internal(item))
 
     owned: list[tuple[RunItem, int]] = []
     for run_items, forward in ((data.pre_handoff_items, _forward_pre_item),

@@ -46,11 +46,28 @@ def test_codec_is_immutable_and_hashable() -> None:
     assert hash(codec) == hash(Codec(start="<a>"))
 
 
-@pytest.mark.parametrize("field", ["preamble", "start", "end"])
-@pytest.mark.parametrize("value", ["", "two\nlines"])
+@pytest.mark.parametrize(("field", "value"), [
+    ("preamble", ""), ("start", ""), ("end", ""), ("preamble", "two\nlines"),
+    ("end", "1. user: x\n</H>"),  # a record-shaped line a reader would take for a record
+])
 def test_invalid_configuration(field: str, value: str) -> None:
     with pytest.raises(ValueError, match=field):
         Codec(**{field: value})
+
+
+@pytest.mark.parametrize(("start", "end"), [("<H>\n<X>", "</X>\n</H>"), ("<H>\n", "\n</H>")])
+def test_markers_may_span_lines(start: str, end: str) -> None:
+    """The Agents SDK accepts wrappers with a line break; a Codec can hold them."""
+    items = [*ITEMS, {"role": "user", "content": "two\nlines"}]
+    for codec in (Codec(start=start, end=end), Codec(start=start, end=end, key=b"k")):
+        text = codec.dumps(items)
+        assert text.startswith(f"{codec.preamble}\n{start}\n") and text.endswith(f"\n{end}")
+        for engine in ("fast", "lark"):
+            assert codec.loads(text, strict=True, engine=engine) == items  # type: ignore[arg-type]
+        assert codec.loads(text) == items
+    signed = Codec(start=start, end=end, key=b"k")
+    assert signed.verify(signed.dumps(items))
+    assert signed.flatten([signed.summarize(items)], trust="signed") == items
 
 
 def test_one_parser_per_configuration() -> None:

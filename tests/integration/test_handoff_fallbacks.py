@@ -8,6 +8,7 @@ what they wrote back with the SDK's own reader where the SDK would read it.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -15,6 +16,7 @@ import pytest
 
 agents = pytest.importorskip("agents")
 
+from agents import RunConfig  # noqa: E402
 from agents.handoffs import (  # noqa: E402
     HandoffInputData,
     reset_conversation_history_wrappers,
@@ -30,6 +32,7 @@ from handoff_codec.agents import (  # noqa: E402
     make_history_mapper,
     nest_input_filter,
 )
+from tests.integration._one_handoff import last_agent_input  # noqa: E402
 from tests.support.sdk import sdk_flatten  # noqa: E402
 
 Item = dict[str, Any]
@@ -185,7 +188,10 @@ def test_a_33_mib_image_is_forwarded_and_the_summary_holds_a_reference(
     assert [m is photo or m == photo for m in out] == [False, True, False]
     summaries = _summaries(out)
     assert all(len(s) < 500 and "AAAA" not in s for s in summaries)
-    assert "2. user: (image forwarded as item 2)" in summaries[0]
+    reference = handoff_codec.loads(summaries[0])[1]
+    assert reference == {"role": "user", "content": "(image forwarded as item 2)",
+                         "forwarded_sha256": reference["forwarded_sha256"]}
+    assert re.fullmatch("[0-9a-f]{16}", reference["forwarded_sha256"])
     # Read back (by us, and by the SDK), the conversation is all there, in order.
     assert [i for i in handoff_codec.flatten(out) if "forwarded as item" not in str(
         i["content"])] == items
@@ -206,6 +212,60 @@ def test_media_references_of_an_earlier_handoff_are_not_repeated(
     assert twice == once
     assert [f.detail for f in reports[-1].fallbacks] == [
         "(image forwarded as item 2)", "(file forwarded as item 4)"]
+
+
+REFERENCE_TEXT = "(image forwarded as item 2)"
+
+
+def test_a_users_words_that_read_like_a_reference_are_kept(
+    integration: Callable[..., Nest]
+) -> None:
+    """Only the references a handoff wrote are dropped, known by the item they stand for."""
+    nest = integration(None, [])
+    said = {"role": "user", "content": REFERENCE_TEXT}
+    hi = {"role": "user", "content": "hi"}
+    photo = _with_image("one", 10)
+    # A message of the history: alone, right before an image, or after one.
+    for history in ([said], [hi, said, photo], [photo, said]):
+        once = nest(history)
+        assert [i for i in handoff_codec.flatten(once) if i == said] == [said]
+        assert nest(once) == once  # and on every later hop
+    # Inside an earlier summary, right before an image.
+    earlier = [handoff_codec.summarize([hi, said]), photo]
+    assert said in handoff_codec.flatten(nest(earlier))
+
+
+def test_our_own_reference_is_dropped_where_its_media_follows_it(
+    integration: Callable[..., Nest]
+) -> None:
+    nest = integration(None, [])
+    photo = _with_image("one", 10)
+    once = nest([{"role": "user", "content": "hi"}, photo])
+    assert [m is photo or m == photo for m in once] == [False, True]
+    reference = handoff_codec.loads(once[0]["content"])[-1]
+    assert reference["content"] == REFERENCE_TEXT
+    assert nest(once) == once  # our reference, followed by its image: not repeated
+    # Its summary without the image after it, or before another image: a turn like any other.
+    for history in (once[:1], [once[0], _with_image("two", 10)]):
+        assert reference in handoff_codec.flatten(nest(history))
+
+
+@pytest.mark.parametrize("mode", ["mapper", "filter"])
+def test_in_a_run_each_image_has_one_reference_however_many_handoffs(
+    mode: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Also with the mapper, which sees our summaries already expanded by the SDK's reader."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-offline-not-used")
+    agents.set_tracing_disabled(True)
+    config = (RunConfig(nest_handoff_history=True, handoff_history_mapper=make_history_mapper())
+              if mode == "mapper" else RunConfig(handoff_input_filter=nest_input_filter()))
+    said = {"role": "user", "content": REFERENCE_TEXT}
+    opening = [said, _with_image("what is this?", 10)]
+    received = handoff_codec.flatten(last_agent_input(config, opening, handoffs=3))
+    assert [i for i in received if i == said] == [said]
+    references = [i for i in received if "forwarded_sha256" in i]
+    assert len(references) == 1 and references[0]["content"].startswith("(image forwarded")
+    assert sum(i == opening[1] for i in received) == 1
 
 
 def test_sdk_writes_base64_into_the_summary_text() -> None:
@@ -238,6 +298,68 @@ def test_an_explicit_codec_wins_over_the_sdk_wrappers(
 ) -> None:
     out = integration(Codec(start="[[", end="]]"), [])([{"role": "user", "content": "hi"}])
     assert out[0]["content"].split("\n")[1] == "[["
+
+
+MULTI_LINE = ("<H>\n<X>", "</X>\n</H>")
+
+
+@pytest.fixture
+def multi_line_wrappers() -> Iterator[None]:
+    set_conversation_history_wrappers(start=MULTI_LINE[0], end=MULTI_LINE[1])
+    yield
+    reset_conversation_history_wrappers()
+
+
+def test_wrappers_with_a_line_break_are_followed(
+    integration: Callable[..., Nest], multi_line_wrappers: None,
+    warnings: pytest.LogCaptureFixture
+) -> None:
+    reports: list[HandoffReport] = []
+    nest = integration(None, reports)
+    items = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "a\nb"}]
+    out = nest(items)
+    (summary,) = out
+    assert summary["content"].startswith(
+        f"{handoff_codec.DEFAULT_PREAMBLE}\n<H>\n<X>\n1. user: hi\n")
+    assert summary["content"].endswith("\n</X>\n</H>")
+    # The SDK, under the same setting, writes that envelope too and reads ours exactly.
+    sdk_summary = default_handoff_history_mapper(items)[0]  # type: ignore[arg-type]
+    assert str(sdk_summary["content"]).split("\n")[:3] == summary["content"].split("\n")[:3]  # type: ignore[index]
+    assert sdk_flatten(out) == items
+    assert nest(out) == out  # the next hop reads it back and writes the same
+    assert reports == [HandoffReport(2, ()), HandoffReport(2, ())]
+    assert _warned(warnings) == []
+
+
+def test_signed_summaries_under_multi_line_wrappers_verify(
+    integration: Callable[..., Nest], multi_line_wrappers: None
+) -> None:
+    codec = Codec(preamble=handoff_codec.DEFAULT_PREAMBLE, start=MULTI_LINE[0],
+                  end=MULTI_LINE[1], key=b"k" * 32)
+    items = [{"role": "user", "content": "hi"}]
+    reports: list[HandoffReport] = []
+    out = integration(codec, reports)([codec.summarize(items)])
+    assert codec.verify(out[0]["content"]) and sdk_flatten(out) == items
+    assert codec.flatten(out, trust="signed") == items and reports[0].untrusted == 0
+
+
+@pytest.mark.parametrize(("start", "end"), [("", "</H>"), ("<H>", "1. user: x\n</H>")])
+def test_wrappers_a_codec_cannot_hold_fall_back_with_a_warning_and_a_report(
+    integration: Callable[..., Nest], warnings: pytest.LogCaptureFixture, start: str, end: str
+) -> None:
+    reports: list[HandoffReport] = []
+    set_conversation_history_wrappers(start=start, end=end)
+    try:
+        out = integration(None, reports)([{"role": "user", "content": "hi"}])
+    finally:
+        reset_conversation_history_wrappers()
+    assert handoff_codec.default_codec.is_summary(out[0])
+    assert handoff_codec.flatten(out) == [{"role": "user", "content": "hi"}]
+    (report,) = reports
+    assert [(f.kind, f.index) for f in report.fallbacks] == [(FallbackKind.WRAPPERS, -1)]
+    assert repr(end) in report.fallbacks[0].detail
+    assert report.degraded and len(_warned(warnings)) == 1
+    assert "wrappers: 1" in _warned(warnings)[0]
 
 
 # ------------------------------------------------------------ 5: summaries kept, not dropped
