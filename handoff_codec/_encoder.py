@@ -119,7 +119,7 @@ def _non_string_key(value: Any) -> tuple[Any, str] | None:
             for key, _ in entries:
                 if not isinstance(key, str):
                     return key, path
-            children = [(child, f"{path}[{json.dumps(key, ensure_ascii=False)}]")
+            children = [(child, f"{path}[{json.dumps(key)}]")
                         for key, child in entries]
         elif isinstance(node, list | tuple):
             children = [(child, f"{path}[{position}]") for position, child in enumerate(node)]

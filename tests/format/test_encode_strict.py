@@ -19,6 +19,7 @@ import handoff_codec
 from handoff_codec import EncodeError
 from tests.support.profiles import examples
 from tests.support.sdk import sdk_read
+from tests.support.strategies import json_scalars, transcripts
 
 Item = dict[str, Any]
 
@@ -155,3 +156,28 @@ def test_a_cycle_with_a_key_that_is_not_a_string_ends() -> None:
 ])
 def test_string_keys_that_look_like_literals_round_trip(item: Item) -> None:
     assert _read_everywhere(handoff_codec.dumps([item])) == [[item]] * 4
+
+
+def _objects(value: Any) -> list[dict[Any, Any]]:
+    """Every JSON object in ``value``, itself included."""
+    if isinstance(value, dict):
+        return [value] + [found for member in value.values() for found in _objects(member)]
+    if isinstance(value, list):
+        return [found for member in value for found in _objects(member)]
+    return []
+
+
+@examples(500)
+@given(transcripts.filter(bool), st.data())
+def test_a_key_that_is_not_a_string_anywhere_raises_naming_its_item(
+    items: list[Item], data: st.DataObject
+) -> None:
+    handoff_codec.dumps(items)  # the transcript itself is writable
+    index = data.draw(st.integers(0, len(items) - 1))
+    target = data.draw(st.sampled_from(_objects(items[index])))
+    key = data.draw(st.one_of(st.integers(), st.booleans(), st.none(),
+                              st.floats(allow_nan=False), st.tuples(st.integers())))
+    target[key] = data.draw(json_scalars)
+    with pytest.raises(EncodeError, match=rf"^item {index}: key .+ \({type(key).__name__}\)"
+                                          r"( at .+)? is not a string"):
+        handoff_codec.dumps(items)
