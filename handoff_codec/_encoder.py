@@ -189,8 +189,11 @@ def encode_records(
 ) -> list[str]:
     """One ``N. ...`` line per item, numbered from 1.
 
-    Raises EncodeError for an item that is not a JSON-compatible mapping or
-    that nests deeper than ``max_depth``, which a reader would refuse.
+    Raises EncodeError for an item that is not a JSON-compatible mapping, that
+    has a key that is not a str (JSON would turn it into one), that holds a
+    surrogate pair as two code points (JSON would join them), or that nests
+    deeper than ``max_depth``, which a reader would refuse. A lone surrogate
+    is written as a ``\\uXXXX`` escape, so the text is always valid UTF-8.
     """
     lines: list[str] = []
     append, to_json = lines.append, _json_writer()
