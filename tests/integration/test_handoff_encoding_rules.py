@@ -72,3 +72,15 @@ def test_a_key_that_is_not_a_string_is_stringified_and_reported(
         {"role": "user", "content": "a", "meta": {"2": "x", "true": "y", "null": "z"}}]
     (report,) = reports
     assert [(f.kind, f.index) for f in report.fallbacks] == [(FallbackKind.STRINGIFIED, 0)]
+
+
+def test_a_surrogate_pair_as_two_code_points_is_forwarded_and_reported(
+    integration: Callable[[list[HandoffReport]], Nest],
+) -> None:
+    reports: list[HandoffReport] = []
+    pair = {"role": "user", "content": "a\ud83d\ude00"}
+    out = integration(reports)([{"role": "user", "content": "hi"}, pair])
+    assert out[1:] == [pair]  # dumps would raise; the handoff goes on
+    assert handoff_codec.loads(out[0]["content"]) == [{"role": "user", "content": "hi"}]
+    (report,) = reports
+    assert [(f.kind, f.index) for f in report.fallbacks] == [(FallbackKind.FORWARDED, 1)]
