@@ -7,6 +7,7 @@ Which record form an item gets is decided by the grammar (``KNOWN_ROLE`` and
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterable, Mapping
 from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any
@@ -18,9 +19,16 @@ from ._reader import KNOWN_ROLES
 
 __all__ = ["encode_records", "plain_line"]
 
-# json.dumps(ensure_ascii=False) leaves these raw, and str.splitlines() breaks
-# at them. They can only occur inside JSON strings, where \uXXXX is valid.
-_ESCAPE_RAW_BREAKS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
+# json.dumps(ensure_ascii=False) leaves these raw: three characters that
+# str.splitlines() breaks at, and surrogates, which UTF-8 cannot encode. They
+# can only occur inside JSON strings, where \uXXXX is valid and reads back as
+# the same code point, except a high surrogate followed by a low one, which
+# JSON reads as one character past U+FFFF.
+_RAW_IN_JSON = re.compile("[\x85\u2028\u2029\ud800-\udfff]")
+_SURROGATE_PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
+# A key as json writes an int, float, bool or None key: a number, true, false
+# or null. Checked by its characters, a quick test that a few str keys pass too.
+_LITERAL_KEY = re.compile(r'"[-0-9tfn][-0-9.e+rualsn]*": ')
 # RFC 8259 JSON (no NaN or Infinity), keys sorted so equal items give equal
 # text, non-ASCII kept readable.
 _JSON = json.JSONEncoder(ensure_ascii=False, sort_keys=True, allow_nan=False)
@@ -93,17 +101,87 @@ def plain_line(item: Mapping[str, Any]) -> str | None:
     return line
 
 
+def _non_string_key(value: Any) -> tuple[Any, str] | None:
+    """The first key in ``value`` that is not a str, and where: ``'["meta"][0]'``.
+
+    Objects are searched depth first, each container once (so a cycle ends).
+    None when every key is a str.
+    """
+    seen: set[int] = set()
+    stack: list[tuple[Any, str]] = [(value, "")]
+    while stack:
+        node, path = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, dict):
+            entries = list(node.items())
+            for key, _ in entries:
+                if not isinstance(key, str):
+                    return key, path
+            children = [(child, f"{path}[{json.dumps(key)}]")
+                        for key, child in entries]
+        elif isinstance(node, list | tuple):
+            children = [(child, f"{path}[{position}]") for position, child in enumerate(node)]
+        else:
+            continue
+        stack.extend(reversed([entry for entry in children
+                               if isinstance(entry[0], dict | list | tuple)]))
+    return None
+
+
+def _key_error(index: int, item: Any) -> EncodeError | None:
+    """The EncodeError for a key of ``item`` that is not a str, if it has one."""
+    found = _non_string_key(item)
+    if found is None:
+        return None
+    key, path = found
+    where = f" at {path}" if path else ""
+    return EncodeError(f"item {index}: key {key!r} ({type(key).__name__}){where} is not a "
+                       "string; JSON object keys are strings")
+
+
 def _json_record(item: Mapping[str, Any], index: int, max_depth: int,
                  to_json: Callable[[Any], str]) -> str:
+    value = item if type(item) is dict else dict(item)
     try:
-        text = to_json(item if type(item) is dict else dict(item))
+        text = to_json(value)
     except (TypeError, ValueError) as exc:
-        raise EncodeError(f"item {index} is not JSON-compatible: {exc}") from exc
+        raise (_key_error(index, value)
+               or EncodeError(f"item {index} is not JSON-compatible: {exc}")) from exc
     if limits.depth_exceeded_at(text, max_depth) is not None:
         raise EncodeError(f"item {index} nests deeper than max_depth={max_depth}")
-    if not text.isascii() and ("\x85" in text or "\u2028" in text or "\u2029" in text):
-        return text.translate(_ESCAPE_RAW_BREAKS)
-    return text
+    # json writes an int, float, bool or None key as a string; such a key reads
+    # as a JSON literal. Only then (or for a str key that looks the same) are
+    # the keys checked one by one.
+    if _LITERAL_KEY.search(text) is not None:
+        error = _key_error(index, value)
+        if error is not None:
+            raise error
+    if text.isascii() or ("\x85" not in text and "\u2028" not in text
+                          and "\u2029" not in text and _utf8_encodable(text)):
+        return text
+    pair = _SURROGATE_PAIR.search(text)
+    if pair is not None:
+        high, low = (ord(char) for char in pair.group())
+        joined = 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)
+        raise EncodeError(
+            f"item {index} holds U+{high:04X} U+{low:04X}, a surrogate pair as two code "
+            f"points, which JSON can only write as the one character U+{joined:04X}")
+    return _RAW_IN_JSON.sub(_escaped, text)
+
+
+def _utf8_encodable(text: str) -> bool:
+    """Whether ``text`` holds no surrogate (faster than a search for one)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _escaped(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
 
 
 def encode_records(
@@ -111,8 +189,11 @@ def encode_records(
 ) -> list[str]:
     """One ``N. ...`` line per item, numbered from 1.
 
-    Raises EncodeError for an item that is not a JSON-compatible mapping or
-    that nests deeper than ``max_depth``, which a reader would refuse.
+    Raises EncodeError for an item that is not a JSON-compatible mapping, that
+    has a key that is not a str (JSON would turn it into one), that holds a
+    surrogate pair as two code points (JSON would join them), or that nests
+    deeper than ``max_depth``, which a reader would refuse. A lone surrogate
+    is written as a ``\\uXXXX`` escape, so the text is always valid UTF-8.
     """
     lines: list[str] = []
     append, to_json = lines.append, _json_writer()

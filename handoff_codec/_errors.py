@@ -84,7 +84,12 @@ class ReadFailure(Exception):
 
 
 class EncodeError(ValueError):
-    """An item cannot be written losslessly (not a mapping, or not JSON)."""
+    """A summary cannot be written losslessly.
+
+    An item is not a mapping, not JSON, has a key that is not a string or holds
+    a surrogate pair as two code points (the message names the item), or the
+    summary would be over one of the codec's limits.
+    """
 
 
 class ReplayError(ValueError):

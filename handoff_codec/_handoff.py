@@ -6,8 +6,9 @@ write through :class:`HistoryWriter`, which turns every refusal into a
 fallback and records it in a :class:`HandoffReport`:
 
 * ``stringified``: an item holding a value that is not JSON (an object, a
-  set, bytes...) is written with ``str(value)`` in its place, as the Agents
-  SDK's writer does (``json.dumps(default=str)``).
+  set, bytes...) is written with ``str(value)`` in its place, and a key that
+  is not a string as JSON spells it (``1`` as "1", ``True`` as "true"), as the
+  Agents SDK's writer does (``json.dumps(default=str)``).
 * ``forwarded``: an item that cannot be written even so (NaN or infinity,
   nested deeper than ``max_depth``, a cycle, or alone larger than
   ``max_bytes``) is forwarded verbatim (but for ``str(value)`` of values
@@ -173,10 +174,19 @@ def _reference_digest(item: Mapping[str, Any]) -> str | None:
     return digest
 
 
+def _key(key: Any) -> str:
+    """A key as the SDK's writer (``json.dumps(default=str)``) writes it: ``True`` is "true"."""
+    if isinstance(key, str):
+        return key
+    if key is None or isinstance(key, bool):
+        return {None: "null", True: "true", False: "false"}[key]
+    return str(key)
+
+
 def _jsonable(value: Any) -> Any:
     """``value`` with every non-JSON value replaced by ``str(value)``, as the SDK writes it."""
     if isinstance(value, Mapping):
-        return {k if isinstance(k, str) else str(k): _jsonable(v) for k, v in value.items()}
+        return {_key(k): _jsonable(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [_jsonable(v) for v in value]
     if value is None or isinstance(value, str | int | float | bool):
@@ -245,13 +255,14 @@ class HistoryWriter:
             else:
                 size = self._body_size(written)
                 if size is not None:
-                    self.note(FallbackKind.STRINGIFIED, "values that are not JSON written "
-                              "as str(value)")
+                    self.note(FallbackKind.STRINGIFIED, "values or keys that are not JSON "
+                              "written as str(value)")
         if size is not None and self._envelope_bytes + size > self.codec.max_bytes:
             size = None
             reason = f"alone larger than max_bytes={self.codec.max_bytes}"
         else:
-            reason = ("not writable (NaN or infinity, a cycle, or deeper than "
+            reason = ("not writable (NaN or infinity, a cycle, a surrogate pair as two code "
+                      "points, or deeper than "
                       f"max_depth={self.codec.max_depth})")
         if size is None:
             self.note(FallbackKind.FORWARDED, reason + "; forwarded verbatim")

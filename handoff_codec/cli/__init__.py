@@ -15,14 +15,16 @@ Exit codes, the same for every subcommand (see docs/cli.md):
 Errors print one line on stderr, ``handoff-codec: error: ...``. With
 ``--json`` they also come as one JSON object on stdout,
 ``{"error": {"exit": N, "message": "..."}}``, so stdout always holds exactly
-one JSON document.
+one JSON document. That holds for an error no subcommand foresaw too: it is
+reported the same way, with exit 1, never as a traceback. Characters a stream
+cannot hold (a lone surrogate, or non-ASCII on a stream that is not UTF-8)
+are escaped, never a crash (see ``_io``).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
-import json
 import os
 import re
 import sys
@@ -81,25 +83,34 @@ def _check_paths(args: argparse.Namespace) -> None:
 
 def report_error(message: str, code: int, *, as_json: bool) -> int:
     """Print an error (one line on stderr; with ``as_json`` also JSON on stdout); ``code``."""
-    print(f"handoff-codec: error: {message}", file=sys.stderr)
+    from ._io import write_json
+
+    line = " ".join(message.splitlines()) or "error"
+    print(f"handoff-codec: error: {line}", file=sys.stderr)
     if as_json:
-        sys.stdout.write(json.dumps({"error": {"exit": code, "message": message}},
-                                    ensure_ascii=False) + "\n")
+        write_json({"error": {"exit": code, "message": line}}, indent=None)
     return code
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI and return its exit code."""
+    from ._io import safe_streams
+
     arguments = list(sys.argv[1:] if argv is None else argv)
     as_json = "--json" in arguments
-    try:
-        args = _parser().parse_args(arguments)
-        as_json = bool(getattr(args, "json", False))
-        _check_paths(args)
-        code: int = args.func(args)
-    except CliError as exc:
-        return report_error(str(exc), exc.code, as_json=as_json)
-    except KeyboardInterrupt:
-        print("handoff-codec: interrupted", file=sys.stderr)
-        return 130
+    with safe_streams():
+        try:
+            args = _parser().parse_args(arguments)
+            as_json = bool(getattr(args, "json", False))
+            _check_paths(args)
+            code: int = args.func(args)
+        except CliError as exc:
+            return report_error(str(exc), exc.code, as_json=as_json)
+        except KeyboardInterrupt:
+            print("handoff-codec: interrupted", file=sys.stderr)
+            return 130
+        except Exception as exc:  # a case no subcommand foresaw: one line, not a traceback
+            detail = str(exc) or "no message"
+            return report_error(f"unexpected {type(exc).__name__}: {detail}", EXIT_PROBLEMS,
+                                as_json=as_json)
     return code

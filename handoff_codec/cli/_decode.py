@@ -17,7 +17,7 @@ import sys
 
 from .._errors import DecodeError
 from . import EXIT_LOSSY, EXIT_OK, CliError
-from ._io import add_input_argument, add_json_argument, read_text, write_json
+from ._io import add_input_argument, add_json_argument, load_json, read_text, write_json
 from ._options import add_codec_options, codec_from
 
 
@@ -36,13 +36,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(func=run)
 
 
-def _summary_text(text: str) -> str:
+def _summary_text(name: str, text: str) -> str:
     """The summary itself: the text, or the content of a message given as JSON."""
     if not text.lstrip().startswith("{"):
         return text.removesuffix("\n") if text.endswith("\n") else text
     try:
-        message = json.loads(text)
-    except (json.JSONDecodeError, RecursionError):
+        message = load_json(name, text)
+    except json.JSONDecodeError:
         return text
     if isinstance(message, dict) and isinstance(message.get("content"), str):
         content: str = message["content"]
@@ -53,7 +53,7 @@ def _summary_text(text: str) -> str:
 def run(args: argparse.Namespace) -> int:
     codec = codec_from(args)
     name = "<stdin>" if args.file == "-" else args.file
-    text = _summary_text(read_text(args.file))
+    text = _summary_text(name, read_text(args.file))
     try:
         decoded = codec.decode(text, strict=args.strict)
     except DecodeError as exc:

@@ -7,11 +7,10 @@ or with ``--json`` ``{"summary": TEXT}``.
 from __future__ import annotations
 
 import argparse
-import sys
 
 from .._errors import EncodeError
 from . import CliError
-from ._io import add_input_argument, add_json_argument, read_items, write_json
+from ._io import add_input_argument, add_json_argument, read_items, write_json, write_text
 from ._options import add_codec_options, codec_from
 
 
@@ -34,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
         elif args.json:
             write_json({"summary": codec.dumps(items)})
         else:
-            sys.stdout.write(codec.dumps(items) + "\n")
+            write_text(codec.dumps(items) + "\n", "the summary")
     except EncodeError as exc:
         raise CliError(f"{args.file}: {exc}") from None
     return 0

@@ -1,12 +1,26 @@
-"""Reading inputs and writing outputs for the CLI, with one-line errors."""
+"""Reading inputs and writing outputs for the CLI, with one-line errors.
+
+What the CLI reads and writes can hold what a Python str holds and a stream
+may not: a lone surrogate (``"\\ud800"`` in a JSON file), or any character
+when standard output is not UTF-8. JSON goes out with such characters as
+``\\uXXXX`` escapes, the same JSON value; a summary's text is checked
+against the stream's encoding before a byte is written; everything else
+(tables, notes, errors) is written with ``backslashreplace``
+(:func:`safe_streams`). A number JSON cannot hand to Python (an integer of
+more than ``sys.get_int_max_str_digits()`` digits) is invalid input.
+"""
 
 from __future__ import annotations
 
+import codecs
 import json
 import os
+import re
 import stat
 import sys
-from typing import Any, BinaryIO
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from typing import Any, BinaryIO, TextIO
 
 from . import EXIT_USAGE, CliError
 
@@ -14,9 +28,12 @@ __all__ = [
     "MAX_INPUT_BYTES",
     "add_input_argument",
     "add_json_argument",
+    "load_json",
     "read_items",
     "read_text",
+    "safe_streams",
     "write_json",
+    "write_text",
 ]
 
 # The largest input file the CLI reads: twice the codec's default max_bytes
@@ -69,17 +86,38 @@ def read_text(name: str, *, limit: int = MAX_INPUT_BYTES) -> str:
         raise CliError(f"{name}: not UTF-8 (invalid byte at offset {exc.start})") from None
 
 
+def load_json(where: str, text: str) -> Any:
+    """``json.loads(text)``; a CliError for what json refuses that is not a syntax error.
+
+    ``json.JSONDecodeError`` (a syntax error) is raised as it is, for the
+    caller to word or to try another reading. ``where`` names the input.
+    """
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        raise
+    except RecursionError:
+        raise CliError(f"{where}: JSON nested too deeply") from None
+    except ValueError as exc:  # int(): more digits than sys.get_int_max_str_digits()
+        raise CliError(f"{where}: invalid JSON: {_number_error(exc)}") from None
+
+
+def _number_error(exc: ValueError) -> str:
+    limit = getattr(sys, "get_int_max_str_digits", lambda: 0)()
+    if limit and "integer string conversion" in str(exc):
+        return f"an integer of more than {limit} digits"
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
 def read_items(name: str) -> list[dict[str, Any]]:
     """Items from a JSON list, a single JSON object, or JSON Lines."""
     text = read_text(name)
     if not text.strip():
         raise CliError(f"{name}: empty input, expected JSON or JSON Lines items")
     try:
-        value = json.loads(text)
+        value = load_json(name, text)
     except json.JSONDecodeError:
         value = _json_lines(name, text)
-    except RecursionError:
-        raise CliError(f"{name}: JSON nested too deeply") from None
     items = value if isinstance(value, list) else [value]
     for index, item in enumerate(items):
         if not isinstance(item, dict):
@@ -93,11 +131,9 @@ def _json_lines(name: str, text: str) -> list[Any]:
         if not line.strip():
             continue
         try:
-            items.append(json.loads(line))
+            items.append(load_json(f"{name}:{number}", line))
         except json.JSONDecodeError as exc:
             raise CliError(f"{name}:{number}:{exc.colno}: invalid JSON: {exc.msg}") from None
-        except RecursionError:
-            raise CliError(f"{name}:{number}: JSON nested too deeply") from None
     return items
 
 
@@ -108,6 +144,84 @@ def add_json_argument(parser: Any, what: str) -> None:
                              '{"error": {"exit", "message"}})')
 
 
-def write_json(value: Any, *, indent: int | None = 2) -> None:
-    """Write ``value`` as JSON and a newline to standard output."""
-    sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=indent) + "\n")
+# Surrogates: a str holds them, UTF-8 cannot.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _utf8(stream: TextIO) -> bool:
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    try:
+        return codecs.lookup(encoding).name == "utf-8"
+    except LookupError:
+        return False
+
+
+def _escaped(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
+
+
+def json_text(value: Any, *, indent: int | None = 2, ascii_only: bool = False,
+              default: Callable[[Any], Any] | None = None) -> str:
+    """``value`` as JSON that UTF-8 can hold: non-ASCII kept, but surrogates escaped.
+
+    ``\\ud800`` is what ``json.dumps`` writes for a lone surrogate with
+    ``ensure_ascii``, so the document reads back as the same value.
+    """
+    text = json.dumps(value, ensure_ascii=ascii_only, indent=indent, default=default)
+    if text.isascii():
+        return text
+    return _SURROGATE.sub(_escaped, text)
+
+
+def write_json(value: Any, *, indent: int | None = 2,
+               default: Callable[[Any], Any] | None = None) -> None:
+    """Write ``value`` as JSON and a newline to standard output.
+
+    Non-ASCII is written as itself on a UTF-8 stream, as ``\\uXXXX`` on any
+    other (so the document is always whole); surrogates are always escaped.
+    """
+    text = json_text(value, indent=indent, ascii_only=not _utf8(sys.stdout), default=default)
+    sys.stdout.write(text + "\n")
+
+
+def write_text(text: str, what: str) -> None:
+    """Write ``text`` to standard output exactly, or raise a CliError naming ``what``.
+
+    Nothing is written when the stream's encoding cannot hold every character.
+    """
+    stream = sys.stdout
+    if not _utf8(stream) or (not text.isascii() and _SURROGATE.search(text)):
+        encoding = getattr(stream, "encoding", None) or "utf-8"
+        try:
+            text.encode(encoding)
+        except (UnicodeEncodeError, LookupError) as exc:
+            bad = f" U+{ord(text[exc.start]):04X}" if isinstance(exc, UnicodeEncodeError) else ""
+            raise CliError(f"standard output ({encoding}) cannot hold the character{bad} of "
+                           f"{what}; set PYTHONIOENCODING=utf-8, or use --json") from None
+    stream.write(text)
+
+
+@contextmanager
+def safe_streams() -> Iterator[None]:
+    """Standard output and error write what their encoding cannot hold as escapes.
+
+    ``errors="backslashreplace"`` while the block runs, then as before. JSON
+    (:func:`write_json`) and summaries (:func:`write_text`) never need it; it
+    keeps a table, a note or an error line from failing on a character.
+    """
+    saved: list[tuple[Any, str | None]] = []
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is None:
+            continue
+        try:
+            saved.append((stream, stream.errors))
+            reconfigure(errors="backslashreplace")
+        except (AttributeError, ValueError, OSError):
+            saved.pop()
+    try:
+        yield
+    finally:
+        for stream, errors in saved:
+            with suppress(ValueError, OSError):
+                stream.reconfigure(errors=errors)

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import argparse
 import base64
-import json
-import os
 import sys
 from typing import Any
 
-from ._io import add_input_argument, read_items
+from . import EXIT_USAGE, CliError
+from ._io import add_input_argument, add_json_argument, read_items, write_json
 
 # The targets of ``to_provider``; kept here so that --help loads no converter.
 PROVIDERS = ("chat_completions", "anthropic", "gemini", "bedrock")
@@ -21,22 +20,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description="Print the native request body (JSON) for the target: messages and "
                     "system for anthropic and bedrock, contents and system_instruction for "
                     "gemini. Notes on merged turns go to stderr. Exit 1 with the problem "
-                    "when the items cannot be replayed; 2 for usage errors.")
+                    "when the items cannot be replayed; 2 for usage errors. With --json, "
+                    "errors too come as JSON on stdout.")
     add_input_argument(parser)
     parser.add_argument("--target", choices=PROVIDERS, required=True,
                         help="the provider API to write for")
     parser.add_argument("--placeholder", default=None,
                         help="text for an empty turn the target rejects (default: '.')")
     parser.add_argument("--quiet", action="store_true", help="do not print notes on stderr")
+    add_json_argument(parser, "the request body (as without it)")
     parser.set_defaults(func=run)
-
-
-def missing_path(name: str) -> bool:
-    """Whether ``name`` names a file that does not exist: a usage error, exit 2."""
-    if name != "-" and not os.path.exists(name):
-        print(f"handoff-codec: error: {name}: no such file", file=sys.stderr)
-        return True
-    return False
 
 
 def _bytes_as_base64(value: Any) -> Any:
@@ -49,21 +42,16 @@ def run(args: argparse.Namespace) -> int:
     from .._errors import ReplayError
     from ..replay._provider import to_provider
 
-    if missing_path(args.file):
-        return 2
     items = read_items(args.file)
     try:
         conversion = to_provider(items, args.target, placeholder=args.placeholder)
     except ReplayError as exc:
-        print(f"handoff-codec: error: {args.file}: {exc}", file=sys.stderr)
-        return 1
+        raise CliError(f"{args.file}: {exc}") from None
     except ValueError as exc:  # a placeholder the target rejects
-        print(f"handoff-codec: error: {exc}", file=sys.stderr)
-        return 2
+        raise CliError(str(exc), EXIT_USAGE) from None
     if not args.quiet:
         for note in conversion.notes:
             where = "-" if note.index is None else f"item {note.index}"
             print(f"handoff-codec: note: {where}: {note.code}: {note.message}", file=sys.stderr)
-    sys.stdout.write(json.dumps(conversion.request, ensure_ascii=False, indent=2,
-                                default=_bytes_as_base64) + "\n")
+    write_json(conversion.request, default=_bytes_as_base64)
     return 0

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from handoff_codec import Codec, DecodeError
+from handoff_codec import Codec, DecodeError, EncodeError
 from tests.support.sdk import sdk_read, sdk_summarize
 
 HEAD = ("For context, here is the conversation so far between the user and the previous agent:\n"
@@ -78,9 +78,14 @@ def test_named_record_whose_content_holds_close_paren_colon(content: str) -> Non
     assert Codec().loads(text) == items  # lenient read name 'a): [' before the fix
 
 
-def test_surrogate_pair_code_points_round_trip() -> None:
+def test_surrogate_pair_code_points() -> None:
     items = [{"k\u2029\ud8bc\udf96": None, "user": None}, {"role": "user", "content": None}]
-    text = Codec().dumps(items)
+    # JSON can write the two code points only as the one character U+3F396.
+    with pytest.raises(EncodeError, match=r"item 0 holds U\+D8BC U\+DF96"):
+        Codec().dumps(items)
+    # Held raw (as no UTF-8 file can hold them), they still read back exactly.
+    text = (HEAD + '1. {"k\\u2029\ud8bc\udf96": null, "user": null}\n'
+            '2. {"content": null, "role": "user"}' + TAIL)
     assert read_both(text) == [items, items]
 
 

@@ -21,22 +21,35 @@ def test_a_resumed_page_reads_every_list_whatever_their_order() -> None:
     """A checkpoint names the page (SCAN cursor), the list and the index where a run
     stopped. The key order within a page can change between runs, since Redis
     rehashes its tables as it goes, so a resumed run must not skip the lists it
-    now finds before that one: here the checkpoint names the page's last list."""
+    now finds before that one: here the checkpoint names the page's last list.
+
+    The test owns its prefix and passes whatever else the server holds: 2,000
+    keys of another prefix are there too, and the store reads with a COUNT
+    above the database's size, so that one SCAN page holds every list (SCAN
+    stops at COUNT keys or at the end, and the keys it counts are those of the
+    whole database, before MATCH and TYPE)."""
     import redis
 
     from handoff_codec.migrate.stores._protocol import Shard
     from handoff_codec.migrate.stores._redis import RedisStore as Store
 
-    with redis_prefix() as (url, prefix):
+    with redis_prefix() as (url, prefix), redis_prefix() as (_, foreign):
         client = redis.Redis.from_url(url)
+        other = client.pipeline(transaction=False)
+        for n in range(1000):
+            other.rpush(f"{foreign}:s{n}:messages", b'{"role": "user", "content": "x"}')
+            other.set(f"{foreign}:k{n}", b"x")
+        other.execute()
         lists = [f"{prefix}:s{n}:messages".encode() for n in range(6)]
         for key in lists:
             client.rpush(key, b'{"role": "user", "content": "a"}',
                          b'{"role": "user", "content": "b"}')
-        _, page = client.scan(0, match=f"{prefix}:*:messages", count=1000, _type="list")
+        size = 2 * client.dbsize() + 1000  # the store scans with COUNT max(size, 100)
+        cursor, page = client.scan(0, match=f"{prefix}:*:messages", count=size, _type="list")
+        assert (cursor, sorted(page)) == (0, sorted(lists))  # one page, as the store reads it
         last = page[-1]
         store = Store(url, key_prefix=prefix, client=client)
         after = {"cursor": 0, "key": last.decode(), "index": 1}
-        read = [row.key for batch in store.batches(after, 100, Shard()) for row in batch.rows]
+        read = [row.key for batch in store.batches(after, size, Shard()) for row in batch.rows]
         assert sorted(read) == sorted([(key, n) for key in lists if key != last
                                        for n in (0, 1)] + [(last, 1)])
