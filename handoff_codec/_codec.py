@@ -34,6 +34,7 @@ DEFAULT_END = "</CONVERSATION HISTORY>"
 # accepts any wrappers), but a line of the end marker that a reader could take
 # for a record, before the marker's last line, would make the text ambiguous.
 _RECORD_LINE = re.compile(r"^[0-9]+\. ", re.MULTILINE)
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 Item = dict[str, Any]
 Trust = Literal["any", "signed"]
@@ -72,6 +73,9 @@ class Codec:
             value = getattr(self, name)
             if not isinstance(value, str) or not value:
                 raise ValueError(f"Codec {name} must be a non-empty string")
+            if _SURROGATE.search(value):
+                raise ValueError(f"Codec {name} holds a lone surrogate, which no UTF-8 "
+                                 "text can store")
         if "\n" in self.preamble:
             raise ValueError("Codec preamble must be one line, without '\\n'")
         if _RECORD_LINE.search(self.end.rpartition("\n")[0]):

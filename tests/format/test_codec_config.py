@@ -49,6 +49,8 @@ def test_codec_is_immutable_and_hashable() -> None:
 @pytest.mark.parametrize(("field", "value"), [
     ("preamble", ""), ("start", ""), ("end", ""), ("preamble", "two\nlines"),
     ("end", "1. user: x\n</H>"),  # a record-shaped line a reader would take for a record
+    # a lone surrogate: the summary could not be stored as UTF-8
+    ("preamble", "Earlier\ud800:"), ("start", "<\ud800>"), ("end", "</\udfff>"),
 ])
 def test_invalid_configuration(field: str, value: str) -> None:
     with pytest.raises(ValueError, match=field):
