@@ -222,6 +222,7 @@ class Codec:
         With ``restore_empty``, ``placeholders`` says which turns were restored
         and which start with a placeholder but go on (leaks: reported, not cut).
         """
+        from ._content import as_text_message
         from ._errors import DecodeError
         from ._signing import FlattenReport, Reason, TrustDecision, verify_text
 
@@ -235,13 +236,13 @@ class Codec:
         flat: list[Item] = []
         decisions: list[TrustDecision] = []
         for index, item in enumerate(items):
-            if self.is_summary(item):
-                reason = Reason.EXPANDED if trust == "any" else verify_text(item["content"], keys)
+            if self.is_summary(message := as_text_message(item)):
+                reason = Reason.EXPANDED if trust == "any" else verify_text(message["content"], keys)
                 if reason not in (Reason.EXPANDED, Reason.VERIFIED):
                     decisions.append(TrustDecision(index, False, reason))
                 else:
                     try:
-                        decoded = self.decode(item["content"])
+                        decoded = self.decode(message["content"])
                     except DecodeError as exc:
                         decisions.append(TrustDecision(index, False, Reason.UNREADABLE, str(exc)))
                     else:
