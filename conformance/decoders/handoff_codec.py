@@ -22,8 +22,8 @@ from typing import Any
 if sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(__file__)):
     del sys.path[0]
 
-import handoff_codec  # noqa: E402
-from handoff_codec._content import as_text_message  # noqa: E402
+import handoff_codec
+from handoff_codec._content import as_text_message
 
 
 def _text(data: bytes) -> str | None:

@@ -49,7 +49,7 @@ def main() -> int:
         if history._extract_nested_history_transcript(message) is None:
             return 1
         items = history._flatten_nested_history_messages([message])
-    except Exception as exc:  # noqa: BLE001 - a reader that raises refuses the text
+    except Exception as exc:
         print(f"{type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
     sys.stdout.write(json.dumps(items, ensure_ascii=False, default=str))

@@ -15,7 +15,7 @@ import sys
 if sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(__file__)):
     del sys.path[0]
 
-import handoff_codec  # noqa: E402
+import handoff_codec
 
 
 def encode(data: bytes) -> tuple[int, bytes]:
