@@ -237,12 +237,13 @@ class Codec:
         decisions: list[TrustDecision] = []
         for index, item in enumerate(items):
             if self.is_summary(message := as_text_message(item)):
-                reason = Reason.EXPANDED if trust == "any" else verify_text(message["content"], keys)
+                text = message["content"]
+                reason = Reason.EXPANDED if trust == "any" else verify_text(text, keys)
                 if reason not in (Reason.EXPANDED, Reason.VERIFIED):
                     decisions.append(TrustDecision(index, False, reason))
                 else:
                     try:
-                        decoded = self.decode(message["content"])
+                        decoded = self.decode(text)
                     except DecodeError as exc:
                         decisions.append(TrustDecision(index, False, Reason.UNREADABLE, str(exc)))
                     else:
