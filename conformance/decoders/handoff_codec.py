@@ -65,7 +65,14 @@ def decode(data: bytes, *, strict: bool = False) -> tuple[int, bytes]:
 
 
 def main() -> int:
+    """One vector on stdin; or, with ``--batch``, a JSON array of inputs (str) on stdin and
+    a JSON array of ``[status, stdout]`` on stdout, for conformance/matrix.py."""
     strict = "--strict" in sys.argv[1:]
+    if "--batch" in sys.argv[1:]:
+        inputs = json.load(sys.stdin)
+        results = [decode(text.encode("utf-8"), strict=strict) for text in inputs]
+        json.dump([[code, out.decode("utf-8")] for code, out in results], sys.stdout)
+        return 0
     code, out = decode(sys.stdin.buffer.read(), strict=strict)
     sys.stdout.buffer.write(out)
     return code

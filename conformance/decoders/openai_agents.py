@@ -39,21 +39,34 @@ def _message(data: bytes) -> dict[str, Any] | None:
     return {"role": "assistant", "content": text}
 
 
-def main() -> int:
+def decode(data: bytes) -> tuple[int, bytes, bytes]:
+    """(exit status, stdout, stderr) for stdin ``data``, as the protocol wants them."""
     from agents.handoffs import history
 
-    message = _message(sys.stdin.buffer.read())
+    message = _message(data)
     if message is None:
-        return 1
+        return 1, b"", b"not UTF-8"
     try:
         if history._extract_nested_history_transcript(message) is None:
-            return 1
+            return 1, b"", b""
         items = history._flatten_nested_history_messages([message])
-    except Exception as exc:
-        print(f"{type(exc).__name__}: {exc}", file=sys.stderr)
-        return 1
-    sys.stdout.write(json.dumps(items, ensure_ascii=False, default=str))
-    return 0
+    except Exception as exc:  # noqa: BLE001 - a reader that raises refuses the text
+        return 1, b"", f"{type(exc).__name__}: {exc}".encode()
+    return 0, json.dumps(items, ensure_ascii=False, default=str).encode("utf-8"), b""
+
+
+def main() -> int:
+    """One vector on stdin; or, with ``--batch``, a JSON array of inputs (str) on stdin and
+    a JSON array of ``[status, stdout]`` on stdout, for conformance/matrix.py."""
+    if "--batch" in sys.argv[1:]:
+        inputs = json.load(sys.stdin)
+        results = [decode(text.encode("utf-8")) for text in inputs]
+        json.dump([[code, out.decode("utf-8")] for code, out, _ in results], sys.stdout)
+        return 0
+    code, out, err = decode(sys.stdin.buffer.read())
+    sys.stdout.buffer.write(out)
+    sys.stderr.buffer.write(err)
+    return code
 
 
 if __name__ == "__main__":
