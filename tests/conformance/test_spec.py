@@ -30,7 +30,8 @@ FENCE = re.compile(r"```(\w+)\n(.*?)\n```", re.S)
 
 def examples(spec: str) -> list[tuple[int, str, list[tuple[str, str]]]]:
     """(number, vector, [(fence kind, body), ...]) for every example of ``spec``."""
-    return [(int(m.group(1)), m.group(2), FENCE.findall(m.group(3))) for m in EXAMPLE.finditer(spec)]
+    return [(int(m.group(1)), m.group(2), FENCE.findall(m.group(3)))
+            for m in EXAMPLE.finditer(spec)]
 
 
 def _text_of(text: str) -> str:
@@ -54,7 +55,8 @@ def check_example(vector: str, blocks: list[tuple[str, str]]) -> None:
         assert handoff_codec.loads(text, strict=True) == items
         return
     text = blocks[0][1]
-    assert text == base.with_suffix(".txt").read_text(encoding="utf-8"), "text differs from the vector"
+    on_disk_text = base.with_suffix(".txt").read_text(encoding="utf-8")
+    assert text == on_disk_text, "text differs from the vector"
     if vector.startswith("decode/invalid/"):
         assert len(blocks) == 1
         if text.startswith("{"):
@@ -78,7 +80,8 @@ def check_example(vector: str, blocks: list[tuple[str, str]]) -> None:
         return
     recoveries: list[dict[str, Any]] = json.loads(blocks[2][1]) if len(blocks) > 2 else []
     on_disk = base.with_name(base.name + ".recoveries.json")
-    assert recoveries == (json.loads(on_disk.read_text(encoding="utf-8")) if on_disk.exists() else [])
+    want = json.loads(on_disk.read_text(encoding="utf-8")) if on_disk.exists() else []
+    assert recoveries == want
     assert report.items == items
     got = sorted((r.line, str(r.kind), r.lost) for r in report.recoveries)
     assert got == sorted((r["line"], r["kind"], r["lost"]) for r in recoveries)
@@ -112,7 +115,7 @@ def test_grammar_excerpts_are_the_grammar() -> None:
 
 def test_a_changed_example_fails(tmp_path: Path) -> None:
     """The check is not vacuous: an example whose items or text differ is caught."""
-    number, vector, blocks = next(e for e in EXAMPLES if e[1] == "decode/valid/plain/simple_chat")
+    _, vector, blocks = next(e for e in EXAMPLES if e[1] == "decode/valid/plain/simple_chat")
     changed = [blocks[0], ("json", blocks[1][1].replace("Hello!", "Hi!"))]
     with pytest.raises(AssertionError):
         check_example(vector, changed)

@@ -10,20 +10,24 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from .support import PENDING_READER_RULES, SUITE, decoder, encoder, load, runner
 
-def _call(function, **kwargs):
+
+def _call(function: Callable[..., tuple[int, bytes]],
+          **kwargs: bool) -> Callable[[bytes], tuple[int, bytes, bytes]]:
     def call(data: bytes) -> tuple[int, bytes, bytes]:
         code, out = function(data, **kwargs)
         return code, out, b""
     return call
 
 
-def _failed(result) -> set[str]:
+def _failed(result: Any) -> set[str]:
     return {line.split(":", 1)[0].removeprefix("FAIL ") for line in result.failures}
 
 
