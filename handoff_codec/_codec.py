@@ -242,6 +242,7 @@ class Codec:
         With ``restore_empty``, ``placeholders`` says which turns were restored
         and which start with a placeholder but go on (leaks: reported, not cut).
         """
+        from ._content import as_text_message
         from ._errors import DecodeError
         from ._signing import FlattenReport, Reason, TrustDecision, verify_text
 
@@ -255,14 +256,15 @@ class Codec:
         flat: list[Item] = []
         decisions: list[TrustDecision] = []
         for index, item in enumerate(items):
-            if self.is_summary(item):
+            if self.is_summary(message := as_text_message(item)):
+                text = message["content"]
                 reason = Reason.EXPANDED if trust == "any" else verify_text(
-                    item["content"], keys, self._head_lines)
+                    text, keys, self._head_lines)
                 if reason not in (Reason.EXPANDED, Reason.VERIFIED):
                     decisions.append(TrustDecision(index, False, reason))
                 else:
                     try:
-                        decoded = self.decode(item["content"])
+                        decoded = self.decode(text)
                     except DecodeError as exc:
                         decisions.append(TrustDecision(index, False, Reason.UNREADABLE, str(exc)))
                     else:

@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""Conformance decoder that runs the reader of the installed openai-agents release.
+
+It hands the summary to ``agents.handoffs.history._flatten_nested_history_messages``
+as the content of an assistant message (or, when stdin is a JSON object, that
+message as it is), the function every release from 0.6.0 on calls when it
+nests a handoff. The release's own answer decides:
+
+* exit 1 (refused) when the reader does not take the message for a summary
+  (``_extract_nested_history_transcript`` gives None: the message comes back
+  as it was);
+* exit 0 with the items it returned otherwise.
+
+The SDK reports no recoveries, so stdout is the bare JSON array.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any
+
+os.environ.setdefault("OPENAI_AGENTS_DISABLE_TRACING", "1")
+
+
+def _message(data: bytes) -> dict[str, Any] | None:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if text.startswith("{"):
+        try:
+            message = json.loads(text)
+        except (ValueError, RecursionError):
+            message = None
+        if isinstance(message, dict):
+            return message
+    return {"role": "assistant", "content": text}
+
+
+def decode(data: bytes) -> tuple[int, bytes, bytes]:
+    """(exit status, stdout, stderr) for stdin ``data``, as the protocol wants them."""
+    from agents.handoffs import history
+
+    message = _message(data)
+    if message is None:
+        return 1, b"", b"not UTF-8"
+    try:
+        if history._extract_nested_history_transcript(message) is None:
+            return 1, b"", b""
+        items = history._flatten_nested_history_messages([message])
+    except Exception as exc:  # noqa: BLE001 - a reader that raises refuses the text
+        return 1, b"", f"{type(exc).__name__}: {exc}".encode()
+    return 0, json.dumps(items, ensure_ascii=False, default=str).encode("utf-8"), b""
+
+
+def main() -> int:
+    """One vector on stdin; or, with ``--batch``, a JSON array of inputs (str) on stdin and
+    a JSON array of ``[status, stdout]`` on stdout, for conformance/matrix.py."""
+    if "--batch" in sys.argv[1:]:
+        inputs = json.load(sys.stdin)
+        results = [decode(text.encode("utf-8")) for text in inputs]
+        json.dump([[code, out.decode("utf-8")] for code, out, _ in results], sys.stdout)
+        return 0
+    code, out, err = decode(sys.stdin.buffer.read())
+    sys.stdout.buffer.write(out)
+    sys.stderr.buffer.write(err)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,277 @@
+#!/usr/bin/env python3
+"""Run the nested-history conformance suite against a decoder or an encoder.
+
+    python conformance/run.py --decoder CMD [--vectors DIR] [--only decode/valid,...]
+    python conformance/run.py --encoder CMD [--vectors DIR] [--only encode/...]
+
+CMD is a shell-split command line. A decoder reads a summary on stdin and
+writes the JSON array of items on stdout (or an object ``{"items": [...],
+"recoveries": [{"line", "kind", "lost"}, ...]}``), exit 0; for text it must
+refuse it exits 1. An encoder reads a JSON array of items on stdin and writes
+the summary text on stdout. conformance/README.md states the whole protocol.
+
+One line per failure (the vector, what was expected, what came back), then
+``N passed, M failed`` (``, K skipped`` when vectors were not scored); the
+exit status is 0 iff M is 0. Standard library only, so any port can run it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import json
+import math
+import os
+import shlex
+import subprocess
+import sys
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+# A program under test, as a function: stdin bytes -> (exit status, stdout, stderr).
+Call = Callable[[bytes], "tuple[int, bytes, bytes]"]
+
+DECODE_CATEGORIES = ("decode/valid", "decode/invalid", "decode/legacy")
+ENCODE_CATEGORIES = ("encode",)
+UNSCORED = "impl-defined"
+SHOWN = 400  # characters of a value shown in a failure line
+
+
+@dataclass(frozen=True)
+class Vector:
+    """One test: its name (path under the suite, no suffix) and its files."""
+
+    name: str
+    category: str
+    input: Path
+    expected: Path | None = None
+    recoveries: Path | None = None
+
+
+@dataclass
+class Result:
+    """What a run found: counts, one line per failure, one line per unscored outcome."""
+
+    passed: int = 0
+    failed: int = 0
+    skipped: int = 0
+    failures: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    per_category: dict[str, list[int]] = field(default_factory=dict)
+
+    def summary(self) -> str:
+        """The last line: ``N passed, M failed`` and, when any, ``, K skipped``."""
+        line = f"{self.passed} passed, {self.failed} failed"
+        return line + (f", {self.skipped} skipped" if self.skipped else "")
+
+
+def category_of(name: str) -> str:
+    """``decode/valid``, ``decode/invalid``, ``decode/legacy``, ``encode`` or ``impl-defined``."""
+    parts = name.split("/")
+    return "/".join(parts[:2]) if parts[0] == "decode" else parts[0]
+
+
+def _selected(name: str, only: list[str] | None) -> bool:
+    return only is None or any(name == o or name.startswith(o.rstrip("/") + "/") for o in only)
+
+
+def discover(root: Path, mode: str, only: list[str] | None = None) -> list[Vector]:
+    """The vectors under ``root`` that a ``mode`` ("decoder" or "encoder") program runs."""
+    vectors: list[Vector] = []
+    if mode == "decoder":
+        tops = [root / "decode", root / UNSCORED]
+        inputs = (p for top in tops if top.is_dir() for p in top.rglob("*.txt"))
+    else:
+        top = root / "encode"
+        inputs = (p for p in (top.rglob("*.json") if top.is_dir() else ())
+                  if not p.name.endswith(".recoveries.json"))
+    for path in sorted(inputs):
+        name = path.relative_to(root).with_suffix("").as_posix()
+        category = category_of(name)
+        if mode == "decoder" and category not in (*DECODE_CATEGORIES, UNSCORED):
+            continue
+        if not _selected(name, only):
+            continue
+        if mode == "encoder":
+            vectors.append(Vector(name, category, path, path.with_suffix(".txt")))
+            continue
+        expected = path.with_suffix(".json")
+        recoveries = path.with_name(path.stem + ".recoveries.json")
+        vectors.append(Vector(name, category, path,
+                              expected if expected.is_file() else None,
+                              recoveries if recoveries.is_file() else None))
+    return vectors
+
+
+def same(a: object, b: object) -> bool:
+    """JSON equality that tells true from 1 and 1 from 1.0, and keeps list order."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        assert isinstance(b, dict)
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        assert isinstance(b, list)
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    if isinstance(a, float) and math.isnan(a):
+        return isinstance(b, float) and math.isnan(b)
+    return a == b
+
+
+def show(value: object) -> str:
+    """A value for a failure line: compact JSON (or repr), cut to SHOWN characters."""
+    if isinstance(value, bytes):
+        text = repr(value.decode("utf-8", "replace"))
+    else:
+        try:
+            text = json.dumps(value, ensure_ascii=True, separators=(",", ":"))
+        except (TypeError, ValueError):
+            text = repr(value)
+    return text if len(text) <= SHOWN else text[:SHOWN] + "..."
+
+
+def _recovery_set(value: object) -> list[tuple[int, str, bool]] | None:
+    if not isinstance(value, list):
+        return None
+    out = []
+    for r in value:
+        if not isinstance(r, dict) or not isinstance(r.get("line"), int) or not isinstance(r.get("kind"), str):
+            return None
+        out.append((r["line"], r["kind"], bool(r.get("lost", False))))
+    return sorted(out)
+
+
+def _check_decoded(vector: Vector, code: int, out: bytes, err: bytes) -> str | None:
+    """None when the decoder did what ``vector`` asks, else the failure line."""
+    name = vector.name
+    if vector.category == "decode/invalid":
+        if code == 1:
+            return None
+        got = f"exit {code}" + (f", stdout {show(out)}" if code == 0 else f", stderr {show(err)}")
+        return f"FAIL {name}: expected exit 1 (refused), got {got}"
+    if code != 0:
+        return f"FAIL {name}: expected exit 0 with the items, got exit {code}, stderr {show(err.strip())}"
+    try:
+        doc = json.loads(out.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        return f"FAIL {name}: expected a JSON array on stdout, got {show(out)} ({exc})"
+    recoveries = None
+    if isinstance(doc, dict) and "items" in doc:
+        recoveries = doc.get("recoveries")
+        doc = doc["items"]
+    assert vector.expected is not None
+    expected = json.loads(vector.expected.read_text(encoding="utf-8"))
+    if not same(doc, expected):
+        return f"FAIL {name}: expected {show(expected)}, got {show(doc)}"
+    if recoveries is None:
+        return None
+    want: object = []
+    if vector.recoveries is not None:
+        want = json.loads(vector.recoveries.read_text(encoding="utf-8"))
+    got_set, want_set = _recovery_set(recoveries), _recovery_set(want)
+    if got_set is None:
+        return f"FAIL {name}: expected recoveries as [{{line, kind, lost}}], got {show(recoveries)}"
+    if got_set != want_set:
+        return (f"FAIL {name}: expected recoveries {show([list(r) for r in want_set or []])}, "
+                f"got {show([list(r) for r in got_set])}")
+    return None
+
+
+def _check_encoded(vector: Vector, code: int, out: bytes, err: bytes) -> str | None:
+    assert vector.expected is not None
+    expected = vector.expected.read_bytes()
+    if code != 0:
+        return f"FAIL {vector.name}: expected exit 0 with the text, got exit {code}, stderr {show(err.strip())}"
+    if out != expected:
+        return f"FAIL {vector.name}: expected {show(expected)}, got {show(out)}"
+    return None
+
+
+def _note_unscored(vector: Vector, code: int, out: bytes, err: bytes) -> str:
+    if code == 0:
+        return f"NOTE {vector.name}: accepted, {show(out.decode('utf-8', 'replace').strip())}"
+    return f"NOTE {vector.name}: refused (exit {code})"
+
+
+def run(vectors: Iterable[Vector], call: Call, mode: str, *, jobs: int = 1) -> Result:
+    """Run every vector through ``call`` and score it; impl-defined vectors are skipped."""
+    vectors = list(vectors)
+    result = Result()
+
+    def one(vector: Vector) -> tuple[Vector, tuple[int, bytes, bytes]]:
+        return vector, call(vector.input.read_bytes())
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        outcomes = list(pool.map(one, vectors))
+    for vector, (code, out, err) in outcomes:
+        counts = result.per_category.setdefault(vector.category, [0, 0])
+        if vector.category == UNSCORED:
+            result.skipped += 1
+            result.notes.append(_note_unscored(vector, code, out, err))
+            continue
+        check = _check_decoded if mode == "decoder" else _check_encoded
+        failure = check(vector, code, out, err)
+        counts[1] += 1
+        if failure is None:
+            result.passed += 1
+            counts[0] += 1
+        else:
+            result.failed += 1
+            result.failures.append(failure)
+    return result
+
+
+def command_call(command: str, timeout: float) -> Call:
+    """A Call that runs ``command`` (shell-split) once per vector."""
+    argv = shlex.split(command)
+
+    def call(data: bytes) -> tuple[int, bytes, bytes]:
+        try:
+            proc = subprocess.run(argv, input=data, capture_output=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return -1, b"", f"timed out after {timeout} s".encode()
+        except OSError as exc:
+            return -1, b"", str(exc).encode()
+        return proc.returncode, proc.stdout, proc.stderr
+
+    return call
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    program = parser.add_mutually_exclusive_group(required=True)
+    program.add_argument("--decoder", metavar="CMD", help="the decoder command line")
+    program.add_argument("--encoder", metavar="CMD", help="the encoder command line")
+    parser.add_argument("--vectors", metavar="DIR", default=str(HERE),
+                        help="a folder in the suite's layout (default: this suite)")
+    parser.add_argument("--only", metavar="LIST",
+                        help="comma-separated categories or folders, e.g. decode/valid,decode/invalid")
+    parser.add_argument("--jobs", type=int, default=min(4, os.cpu_count() or 1),
+                        help="vectors run at once (default: CPUs, at most 4)")
+    parser.add_argument("--timeout", type=float, default=30.0, help="seconds per vector (default 30)")
+    parser.add_argument("--verbose", action="store_true", help="also print what impl-defined vectors did")
+    args = parser.parse_args(argv)
+
+    root = Path(args.vectors)
+    if not root.is_dir():
+        parser.error(f"--vectors {args.vectors}: not a folder")
+    only = [o.strip().strip("/") for o in args.only.split(",") if o.strip()] if args.only else None
+    mode = "decoder" if args.decoder else "encoder"
+    vectors = discover(root, mode, only)
+    if not vectors:
+        parser.error(f"no {mode} vectors under {root}" + (f" matching {args.only}" if only else ""))
+    result = run(vectors, command_call(args.decoder or args.encoder, args.timeout), mode, jobs=args.jobs)
+    for line in result.failures:
+        print(line)
+    if args.verbose:
+        for line in result.notes:
+            print(line)
+    print(result.summary())
+    return 0 if result.failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
