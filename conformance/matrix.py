@@ -98,7 +98,8 @@ def release_row(version: str, jobs: int) -> str:
         proc = subprocess.run([uv, "pip", "install", "-q", "--python", str(py),
                                f"openai-agents=={version}"], capture_output=True, text=True)
         if proc.returncode != 0:
-            return row(f"openai-agents {version}", [f"not installed: {proc.stderr.strip()[-80:]}"] * 3)
+            return row(f"openai-agents {version}",
+                       [f"not installed: {proc.stderr.strip()[-80:]}"] * 3)
         adapter = HERE / "decoders" / "openai_agents.py"
         result = score(f"{py} {adapter}", jobs)
         return row(f"openai-agents {version}", cells(result))
@@ -139,7 +140,8 @@ def replace_table(doc: str, new: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--print", action="store_true", help="print the table, do not write the doc")
+    parser.add_argument("--print", action="store_true",
+                        help="print the table, do not write the doc")
     parser.add_argument("--jobs", type=int, default=min(4, os.cpu_count() or 1))
     parser.add_argument("--releases", nargs="*", default=RELEASES)
     parser.add_argument("--ours-only", action="store_true",

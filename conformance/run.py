@@ -115,7 +115,7 @@ def same(a: object, b: object) -> bool:
         return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
     if isinstance(a, list):
         assert isinstance(b, list)
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, float) and math.isnan(a):
         return isinstance(b, float) and math.isnan(b)
     return a == b
@@ -138,7 +138,8 @@ def _recovery_set(value: object) -> list[tuple[int, str, bool]] | None:
         return None
     out = []
     for r in value:
-        if not isinstance(r, dict) or not isinstance(r.get("line"), int) or not isinstance(r.get("kind"), str):
+        if (not isinstance(r, dict) or not isinstance(r.get("line"), int)
+                or not isinstance(r.get("kind"), str)):
             return None
         out.append((r["line"], r["kind"], bool(r.get("lost", False))))
     return sorted(out)
@@ -153,7 +154,8 @@ def _check_decoded(vector: Vector, code: int, out: bytes, err: bytes) -> str | N
         got = f"exit {code}" + (f", stdout {show(out)}" if code == 0 else f", stderr {show(err)}")
         return f"FAIL {name}: expected exit 1 (refused), got {got}"
     if code != 0:
-        return f"FAIL {name}: expected exit 0 with the items, got exit {code}, stderr {show(err.strip())}"
+        return (f"FAIL {name}: expected exit 0 with the items, got exit {code}, "
+                f"stderr {show(err.strip())}")
     try:
         doc = json.loads(out.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
@@ -184,7 +186,8 @@ def _check_encoded(vector: Vector, code: int, out: bytes, err: bytes) -> str | N
     assert vector.expected is not None
     expected = vector.expected.read_bytes()
     if code != 0:
-        return f"FAIL {vector.name}: expected exit 0 with the text, got exit {code}, stderr {show(err.strip())}"
+        return (f"FAIL {vector.name}: expected exit 0 with the text, got exit {code}, "
+                f"stderr {show(err.strip())}")
     if out != expected:
         return f"FAIL {vector.name}: expected {show(expected)}, got {show(out)}"
     return None
@@ -248,11 +251,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--vectors", metavar="DIR", default=str(HERE),
                         help="a folder in the suite's layout (default: this suite)")
     parser.add_argument("--only", metavar="LIST",
-                        help="comma-separated categories or folders, e.g. decode/valid,decode/invalid")
+                        help="comma-separated categories or folders, "
+                             "e.g. decode/valid,decode/invalid")
     parser.add_argument("--jobs", type=int, default=min(4, os.cpu_count() or 1),
                         help="vectors run at once (default: CPUs, at most 4)")
-    parser.add_argument("--timeout", type=float, default=30.0, help="seconds per vector (default 30)")
-    parser.add_argument("--verbose", action="store_true", help="also print what impl-defined vectors did")
+    parser.add_argument("--timeout", type=float, default=30.0,
+                        help="seconds per vector (default 30)")
+    parser.add_argument("--verbose", action="store_true",
+                        help="also print what impl-defined vectors did")
     args = parser.parse_args(argv)
 
     root = Path(args.vectors)
@@ -262,8 +268,10 @@ def main(argv: list[str] | None = None) -> int:
     mode = "decoder" if args.decoder else "encoder"
     vectors = discover(root, mode, only)
     if not vectors:
-        parser.error(f"no {mode} vectors under {root}" + (f" matching {args.only}" if only else ""))
-    result = run(vectors, command_call(args.decoder or args.encoder, args.timeout), mode, jobs=args.jobs)
+        parser.error(f"no {mode} vectors under {root}"
+                     + (f" matching {args.only}" if only else ""))
+    result = run(vectors, command_call(args.decoder or args.encoder, args.timeout), mode,
+                 jobs=args.jobs)
     for line in result.failures:
         print(line)
     if args.verbose:

@@ -50,7 +50,7 @@ def decode(data: bytes) -> tuple[int, bytes, bytes]:
         if history._extract_nested_history_transcript(message) is None:
             return 1, b"", b""
         items = history._flatten_nested_history_messages([message])
-    except Exception as exc:  # noqa: BLE001 - a reader that raises refuses the text
+    except Exception as exc:  # a reader that raises refuses the text
         return 1, b"", f"{type(exc).__name__}: {exc}".encode()
     return 0, json.dumps(items, ensure_ascii=False, default=str).encode("utf-8"), b""
 

@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""Conformance encoder for handoff-codec: a JSON array of items on stdin, the summary text on stdout.
+"""Conformance encoder for handoff-codec.
+
+Reads a JSON array of items on stdin and writes the summary text on stdout.
 
 Exit 0 with the text (UTF-8, no trailing newline), or exit 1 when the input
 is not a JSON array or ``handoff_codec.dumps`` refuses an item (``EncodeError``).
