@@ -410,8 +410,9 @@ def build_python_legacy(suite: Suite) -> None:
                 continue
             seen[text] = row["case"]
             report = handoff_codec.decode(text)
-            items = ([_py_expected(writer, dict(i)) for i in row["own_reader"]]
-                     if False else report.items)
+            # The first hop's transcript is behind a lossy read by the release itself,
+            # so the second summary's items are what a lenient reader recovers.
+            items = report.items
             recoveries = [{"line": r.line, "kind": str(r.kind), "lost": r.lost}
                           for r in report.recoveries]
             suite.legacy(writer, "nested_" + row["case"], text, items, recoveries)
