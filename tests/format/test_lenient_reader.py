@@ -143,8 +143,11 @@ def test_recoveries_read_as_a_list_of_recovery() -> None:
                                message="the short legacy preamble"),
         handoff_codec.Recovery(line=3, kind=RecoveryKind.LIST_CONTENT, message=(
             "list content written as a JSON array; read back as a list")),
-        handoff_codec.Recovery(line=4, kind=RecoveryKind.RENUMBERED, message=(
-            "a record numbered 3 where 2 was expected; read as a record of its own")),
+        handoff_codec.Recovery(line=4, kind=RecoveryKind.AMBIGUOUS, lost=True, message=(
+            "a record numbered 3 where 2 was expected; read as a record of its own; nothing "
+            "in the summary shows whether its writer escaped line breaks (openai-agents "
+            "0.17.1 and later) or wrote content raw (0.6 to 0.17.0), so it may be a line of "
+            "the content above")),
         handoff_codec.Recovery(line=4, kind=RecoveryKind.CONTINUATION, message=(
             "the record continues on the next 1 line(s); joined with '\\n'")),
     ]
@@ -156,7 +159,7 @@ def test_recoveries_read_as_a_list_of_recovery() -> None:
         r.model_dump(mode="json") for r in expected]
     assert pickle.loads(pickle.dumps(decoded)) == decoded
     assert handoff_codec.Decoded.model_validate(decoded.model_dump()) == decoded
-    assert (decoded.lossless, decoded.complete) == (True, True)
+    assert (decoded.lossless, decoded.complete) == (False, True)
 
 
 def test_content_part_types_are_those_of_openais_input_message_types() -> None:
