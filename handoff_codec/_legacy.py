@@ -314,21 +314,27 @@ def _heads_by_rule(lines: _Numbered, inside: bytearray, max_depth: int = 200) ->
         return int_array(count, range(count)), none
     if raw and not escaping:  # 2b: the other lines are content
         return run, none
-    # 2c: the text cannot tell; each place where the other reading differs is doubtful.
-    in_run = bytearray(count)
+    # 2c: the text cannot tell. Each place where the other reading differs is
+    # doubtful: a record whose number does not follow the record above, and a
+    # line read as content that would read as a record alone (shaped like one,
+    # or a PLAIN_RECORD of the current grammar).
+    is_head = bytearray(count)
     for head in run:
-        in_run[head] = 1
-    if lines.old_writer_sign(shaped):
-        folded = (shaped[i] and not in_run[i] and not inside[i] for i in range(count))
-        return run, int_array(count, compress(range(count), folded))
-    for head in run:
-        shaped[head] = 1
-    heads = int_array(count, compress(range(count), shaped))
-    numbers = lines.numbers
-    pairs = zip(heads, islice(heads, 1, None), strict=False)  # each head and the one above
-    doubtful = int_array(count, (head for above, head in pairs
-                                 if numbers[head] != numbers[above] + 1))
-    return heads, doubtful
+        is_head[head] = 1
+    if not lines.old_writer_sign(shaped):
+        is_head = bytearray(map(int.__or__, is_head, shaped))
+    text, starts, numbers, end = lines.text, lines.starts, lines.numbers, lines.end
+    plain = grammar.terminal("PLAIN_RECORD").match
+    doubtful = int_array(count)
+    above = -1
+    for index in range(count):
+        if is_head[index]:
+            if above >= 0 and numbers[index] != numbers[above] + 1:
+                doubtful.append(index)
+            above = index
+        elif not inside[index] and (shaped[index] or plain(text, starts[index], end)):
+            doubtful.append(index)
+    return int_array(count, compress(range(count), is_head)), doubtful
 
 
 # The writer generations, oldest first, and those that each sign in a read
