@@ -507,10 +507,12 @@ class _Reader:
             above, above_start = number, start
             continued = count("\n", start, end)
             read_record(items, start, end, line, continued)
+            at, at_line = start, line  # counted on from the last doubtful line
             while doubt >= 0 and starts[doubt] < stop:  # lines of this record's content
+                at_line += count("\n", at, starts[doubt])
                 at = starts[doubt]
-                note(line + count("\n", start, at), _Code.AMBIGUOUS_CONTENT, at,
-                     min(self.text.index("\n", at) - at, 60))
+                newline = self.text.find("\n", at, at + 60)  # quote at most 60 characters
+                note(at_line, _Code.AMBIGUOUS_CONTENT, at, 60 if newline < 0 else newline - at)
                 doubt = next(doubts, -1)
             line += continued + 1
         return items
