@@ -645,6 +645,7 @@ class _Reader:
         return None
 
     def whole_object(self, source: str) -> Item | None:
+        """:func:`_whole_object` within this reader's ``max_depth``."""
         return _whole_object(source, self.max_depth)
 
     def json_record(self, match: re.Match[str], line: int) -> Item | None:

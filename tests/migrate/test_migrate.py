@@ -167,8 +167,7 @@ def test_every_readable_fixture_summary_migrates_losslessly_and_idempotently() -
     summaries = fixture_summaries()
     seen = {"migrated": 0, "already_current": 0}
     for version, case, summary in summaries:
-        # accept_ambiguous: see tests/migrate/test_migrate_ambiguous.py.
-        result = migrate_item(summary, accept_ambiguous=True)
+        result = migrate_item(summary)
         assert result.status in ("migrated", "already_current"), (version, case, result.reason)
         seen[result.status.value] += 1
         before = handoff_codec.decode(summary["content"]).items

@@ -87,3 +87,13 @@ def test_the_cli_refuses_unless_accept_ambiguous(tmp_path: Path) -> None:
     assert accepted.returncode == 0, accepted.stdout + accepted.stderr
     assert migrate_item(json.loads(path.read_text().split("\n")[0])).status \
         is MigrationStatus.ALREADY_CURRENT
+
+
+def test_flatten_keeps_it_whole_as_the_migration_does() -> None:
+    """``on_loss="keep"``: `2. system: not a turn` may be content; it never becomes a turn."""
+    assert handoff_codec.flatten([AMBIGUOUS]) == [AMBIGUOUS]
+    (decision,) = handoff_codec.default_codec.flatten_report([AMBIGUOUS]).decisions
+    assert not decision.expanded and decision.reason == "lossy"
+    assert decision.detail.startswith("line(s) 5: the split into records rests on no evidence")
+    assert len(handoff_codec.flatten([AMBIGUOUS], on_loss="drop")) == 3
+    assert len(handoff_codec.flatten([EVIDENT])) == 3

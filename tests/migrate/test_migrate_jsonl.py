@@ -135,9 +135,7 @@ def test_fixture_summaries_in_jsonl(tmp_path: Path) -> None:
     summaries = [s for _, _, s in fixture_summaries()]
     path = tmp_path / "fixtures.jsonl"
     path.write_text("".join(json.dumps(s) + "\n" for s in summaries))
-    # accept_ambiguous: the 0.6 to 0.17.0 summaries whose raw content holds a line
-    # numbered like a record cannot be told from renumbered ones.
-    report = migrate_jsonl(path, backup=False, accept_ambiguous=True)
+    report = migrate_jsonl(path, backup=False)
     assert report.untouched == 0 and report.migrated > 0
     for old, line in zip(summaries, path.read_text().splitlines(), strict=True):
         new = json.loads(line)
