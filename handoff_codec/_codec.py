@@ -220,8 +220,11 @@ class Codec:
         ``max_bytes``, ``max_records``, ``max_depth``), when ``trust="signed"``
         and its signature does not verify, or, with ``on_loss="keep"`` (the
         default), when reading it would drop a line that belongs to no record
-        (an ``unrecognised`` recovery). ``on_loss="drop"`` expands such a
-        summary anyway and drops those lines, as the Agents SDK's reader does.
+        (an ``unrecognised`` recovery) or its split into records rests on no
+        evidence of the writer (``ambiguous``: a line of content may become a
+        turn, as ``migrate`` leaves such a summary untouched). ``on_loss="drop"``
+        expands such a summary anyway, dropping those lines, as the Agents SDK's
+        reader does.
         :meth:`flatten_report` says what happened to each message.
 
         ``restore_empty=True`` then turns every turn whose whole text is a known
@@ -269,14 +272,17 @@ class Codec:
                         decisions.append(TrustDecision(index, False, Reason.UNREADABLE, str(exc)))
                     else:
                         found = tuple(decoded.recoveries)
-                        if decoded.complete or on_loss == "drop":
+                        dropped = [str(r.line) for r in found if _drops_a_line(r)]
+                        doubtful = [str(r.line) for r in found if _ambiguous(r)]
+                        if not (dropped or doubtful) or on_loss == "drop":
                             flat.extend(decoded.items)
                             decisions.append(TrustDecision(index, True, reason, "", found))
                             continue
-                        lines = [str(r.line) for r in found if _drops_a_line(r)]
-                        decisions.append(TrustDecision(
-                            index, False, Reason.LOSSY,
-                            f"line(s) {', '.join(lines)} belong to no record", found))
+                        detail = f"line(s) {', '.join(dropped)} belong to no record" \
+                            if dropped else f"line(s) {', '.join(doubtful)}: the split into " \
+                            "records rests on no evidence of the writer (ambiguous)"
+                        decisions.append(TrustDecision(index, False, Reason.LOSSY, detail,
+                                                       found))
             flat.append(copy.deepcopy(item if type(item) is dict else dict(item)))
         if not restore_empty:
             return FlattenReport(flat, decisions)
@@ -288,6 +294,13 @@ class Codec:
     def nest(self, items: Iterable[Mapping[str, Any]]) -> list[Item]:
         """``[summarize(flatten(items))]``, the shape of a HandoffHistoryMapper."""
         return [self.summarize(self.flatten(items))]
+
+
+def _ambiguous(recovery: Recovery) -> bool:
+    """Whether ``recovery`` says the split into records may not be the writer's."""
+    from ._report import RecoveryKind
+
+    return recovery.kind is RecoveryKind.AMBIGUOUS
 
 
 def _drops_a_line(recovery: Recovery) -> bool:

@@ -192,10 +192,31 @@ class _Numbered:
         head = _legacy("LEGACY_HEAD").match
         return bytearray(map(bool, map(head, repeat(self.text), self.starts, repeat(self.end))))
 
+    def unnumbered_line(self) -> bool:
+        """Whether a body line is not numbered: content that a raw writer spilled."""
+        return self.text.count("\n", self.begin, self.end) != len(self.starts)
+
+    def escaping_writer_sign(self, max_depth: int) -> bool:
+        """Whether a line shows a writer that escapes line breaks (rule 2 of
+        legacy.lark): one JSON object on a numbered line, or a known role with
+        an empty content."""
+        text, end = self.text, self.end
+        json_line = _legacy("LEGACY_JSON_LINE").match
+        empty_turn = _legacy("LEGACY_EMPTY_TURN").match
+        for start in self.starts:
+            if text.startswith("{", text.index(".", start) + 2):
+                match = json_line(text, start, end)
+                if match is not None and _whole_object(match["json"], max_depth) is not None:
+                    return True
+            elif empty_turn(text, start, end) is not None:
+                return True
+        return False
+
     def old_writer_sign(self, shaped: bytearray) -> bool:
-        """Whether the body shows a sign of the 0.6 to 0.17.0 writer (see legacy.lark)."""
+        """Whether the body shows a sign that its numbering cannot be trusted
+        to tell records from content (rule 2c of legacy.lark)."""
         text, begin, end = self.text, self.begin, self.end
-        if text.count("\n", begin, end) != len(self.starts):  # a line that is not numbered
+        if self.unnumbered_line():
             return True
         # a line shaped like a record numbered lower than one above it
         numbers = array("q", compress(self.numbers, shaped))
@@ -226,13 +247,16 @@ class _Numbered:
         return inside
 
 
-def _record_heads(lines: _Numbered, start: str, end: str) -> array[int]:
-    """Indexes (into ``lines``) of the numbered lines that start records.
+Heads = tuple["array[int]", "array[int]"]
+
+
+def _record_heads(lines: _Numbered, start: str, end: str, max_depth: int = 200) -> Heads:
+    """Indexes (into ``lines``) of the numbered lines that start records, and
+    of those where the reading rests on no evidence (rule 2c: ``ambiguous``).
 
     The rule is stated in the header of ``grammar/legacy.lark``: the run of
-    lines numbered 1, 2, 3, ... from the first line, and, unless the summary
-    shows a sign of the 0.6 to 0.17.0 writer, every other line shaped like
-    a record.
+    lines numbered 1, 2, 3, ... from the first line, then the other numbered
+    lines as the evidence of the writer decides.
 
     When the numbered lines are numbered 1, 2, 3, ... from the first line
     and none is inside a spilled summary, that run holds every one of them:
@@ -242,12 +266,12 @@ def _record_heads(lines: _Numbered, start: str, end: str) -> array[int]:
     count = len(lines.starts)
     if (count and lines.starts[0] == lines.begin and not any(inside)
             and lines.numbers == array("q", range(1, count + 1))):
-        return int_array(count, range(count))
-    return _heads_by_rule(lines, inside)
+        return int_array(count, range(count)), int_array(count)
+    return _heads_by_rule(lines, inside, max_depth)
 
 
-def _heads_by_rule(lines: _Numbered, inside: bytearray) -> array[int]:
-    """:func:`_record_heads` for any numbering: the best run, then the shaped lines.
+def _heads_by_rule(lines: _Numbered, inside: bytearray, max_depth: int = 200) -> Heads:
+    """:func:`_record_heads` for any numbering: the best run, then the evidence.
 
     The best run ending on each number is kept in arrays indexed by the
     number less one: a run reaches number n only through n - 1, so the
@@ -275,33 +299,80 @@ def _heads_by_rule(lines: _Numbered, inside: bytearray) -> array[int]:
         else:
             continue
         parents[position] = parent
-    heads = int_array(count)
+    run = int_array(count)
     if ends:
-        heads.append(ends[-1])
-        while parents[heads[-1]] >= 0:
-            heads.append(parents[heads[-1]])
-        heads.reverse()
-    if lines.old_writer_sign(shaped):
-        return heads
-    for head in heads:
-        shaped[head] = 1
-    return int_array(count, compress(range(count), shaped))
+        run.append(ends[-1])
+        while parents[run[-1]] >= 0:
+            run.append(parents[run[-1]])
+        run.reverse()
+    none = int_array(count)
+    if len(run) == count:  # every numbered line is in the run: nothing to decide
+        return run, none
+    raw = lines.unnumbered_line()
+    escaping = lines.escaping_writer_sign(max_depth)
+    if escaping and not raw:  # 2a: each record is one line
+        return int_array(count, range(count)), none
+    if raw and not escaping:  # 2b: the other lines are content
+        return run, none
+    # 2c: the text cannot tell. Each place where the other reading differs is
+    # doubtful: a record whose number does not follow the record above, and a
+    # line read as content that would read as a record alone (shaped like one,
+    # or a PLAIN_RECORD of the current grammar).
+    is_head = bytearray(count)
+    for head in run:
+        is_head[head] = 1
+    if not lines.old_writer_sign(shaped):
+        is_head = bytearray(map(int.__or__, is_head, shaped))
+    text, starts, numbers, end = lines.text, lines.starts, lines.numbers, lines.end
+    plain = grammar.terminal("PLAIN_RECORD").match
+    doubtful = int_array(count)
+    above = -1
+    for index in range(count):
+        if is_head[index]:
+            if above >= 0 and numbers[index] != numbers[above] + 1:
+                doubtful.append(index)
+            above = index
+        elif not inside[index] and (shaped[index] or plain(text, starts[index], end)):
+            doubtful.append(index)
+    return int_array(count, compress(range(count), is_head)), doubtful
 
 
-# The writer generation each kind of recovery shows; the oldest one shown wins.
-_SHOWN_BY = {
-    RecoveryKind.CONTINUATION: Format.LEGACY_0_6,
-    RecoveryKind.TYPED_RECORD: Format.LEGACY_0_6,
-    RecoveryKind.LIST_CONTENT: Format.LEGACY_0_6,
-    RecoveryKind.BARE_ROLE: Format.LEGACY_0_17_1,
-    RecoveryKind.LEGACY_PREAMBLE: Format.LEGACY_0_17_1,
+# The writer generations, oldest first, and those that each sign in a read
+# summary allows (README, "decode"): content spilled over lines, a
+# `type: {json}` record and list content after the colon only 0.6 to 0.17.0
+# wrote; a bare role for an empty turn, 0.6 to 0.19; a JSON record, 0.17.1 and
+# later; a known role with an empty content (`N. role: `), 0.20 and later.
+_GENERATIONS = (Format.LEGACY_0_6, Format.LEGACY_0_17_1, Format.CURRENT)
+_ALLOWED_BY = {
+    RecoveryKind.CONTINUATION: frozenset({Format.LEGACY_0_6}),
+    RecoveryKind.TYPED_RECORD: frozenset({Format.LEGACY_0_6}),
+    RecoveryKind.LIST_CONTENT: frozenset({Format.LEGACY_0_6}),
+    RecoveryKind.BARE_ROLE: frozenset({Format.LEGACY_0_6, Format.LEGACY_0_17_1}),
 }
-_OLDEST_FIRST = (Format.LEGACY_0_6, Format.LEGACY_0_17_1)
+_JSON_RECORD = frozenset({Format.LEGACY_0_17_1, Format.CURRENT})
+_EMPTY_TURN = frozenset({Format.CURRENT})
 
 
-def _format(kinds: set[RecoveryKind]) -> Format:
-    shown = {_SHOWN_BY[kind] for kind in kinds if kind in _SHOWN_BY}
-    return next((form for form in _OLDEST_FIRST if form in shown), Format.CURRENT)
+def _format(kinds: set[RecoveryKind], *, json_record: bool,
+            empty_turn: bool) -> tuple[Format, tuple[Format, ...]]:
+    """The format label of a lenient read and its candidates, from the evidence.
+
+    No recovery (but ``array_as_text``, a note on a line of the current
+    format): the text is in the current format. Otherwise the writer is
+    one of the generations that every sign allows (all of them when there is
+    no sign; when signs disagree, any generation one of them allows): one
+    generation is its own label, several are ``legacy`` with the candidates.
+    """
+    if not kinds - {RecoveryKind.ARRAY_AS_TEXT}:
+        return Format.CURRENT, ()
+    shown = [_ALLOWED_BY[kind] for kind in kinds if kind in _ALLOWED_BY]
+    shown += [_JSON_RECORD] * json_record + [_EMPTY_TURN] * empty_turn
+    allowed = frozenset(_GENERATIONS).intersection(*shown)
+    if not allowed:
+        allowed = frozenset().union(*shown)
+    if len(allowed) == 1:
+        return next(iter(allowed)), ()
+    return Format.LEGACY, tuple(form for form in _GENERATIONS if form in allowed)
 
 
 def _quoted(text: str, pos: int, length: int) -> str:
@@ -324,6 +395,21 @@ def _renumbered(text: str, pos: int, above: int) -> str:
     return f"a record numbered {shown} where {expected} was expected; read as a record of its own"
 
 
+_NO_EVIDENCE = ("nothing in the summary shows whether its writer escaped line breaks "
+                "(openai-agents 0.17.1 and later) or wrote content raw (0.6 to 0.17.0)")
+
+
+def _ambiguous_record(text: str, pos: int, above: int) -> str:
+    return (f"{_renumbered(text, pos, above)}; {_NO_EVIDENCE}, so it may be a line "
+            "of the content above")
+
+
+def _ambiguous_content(text: str, pos: int, length: int) -> str:
+    return (f"a line shaped like a record, out of sequence, read as content of the record "
+            f"above: {text[pos:pos + length]!r}; {_NO_EVIDENCE}, so it may be a record "
+            "of its own")
+
+
 class _Code:
     """What the reader notes: indexes into ``_NOTES`` (plain ints: an enum's are slower)."""
 
@@ -339,6 +425,8 @@ class _Code:
     LIST_CONTENT_INFERRED = 9
     ARRAY_AS_TEXT = 10
     LIST_PENDING = 11  # content that starts with "[": one of the three above, or none
+    AMBIGUOUS_RECORD = 12  # as RENUMBERED
+    AMBIGUOUS_CONTENT = 13  # the line's offset and length (at most 60)
 
 
 _NOTES: tuple[Note, ...] = tuple(note for _, note in sorted({
@@ -365,6 +453,8 @@ _NOTES: tuple[Note, ...] = tuple(note for _, note in sorted({
         RecoveryKind.ARRAY_AS_TEXT, "a JSON array as text: list content if openai-agents 0.6 to "
         "0.17.0 wrote this summary; read as the text", lost=True),
     _Code.LIST_PENDING: Note(RecoveryKind.LIST_CONTENT, "(decided after the last record)"),
+    _Code.AMBIGUOUS_RECORD: Note(RecoveryKind.AMBIGUOUS, _ambiguous_record, lost=True),
+    _Code.AMBIGUOUS_CONTENT: Note(RecoveryKind.AMBIGUOUS, _ambiguous_content, lost=True),
 }.items()))
 
 
@@ -392,22 +482,38 @@ class _Reader:
         # and (>= 0.20) empty turns as `N. role: `.
         self.json = self.empty_plain = False
 
-    def read(self, lines: _Numbered, heads: array[int], line: int) -> list[Item]:
+    def read(self, lines: _Numbered, heads: array[int], line: int,
+             doubtful: array[int] | None = None) -> list[Item]:
         """The items of the records that start on numbered lines ``heads``, the
-        first on ``line``."""
+        first on ``line``. ``doubtful`` (see :func:`_record_heads`) holds the
+        numbered lines where the reading rests on no evidence: heads noted
+        ``ambiguous`` rather than ``renumbered``, and lines shaped like
+        records read as content, noted ``ambiguous`` after their record's notes."""
         starts, numbers = lines.starts, lines.numbers
         items: list[Item] = []
         note, count, read_record = self.note, self.text.count, self.read_record
         above, above_start = 0, -1  # the number of the record above, and its offset
+        doubts = iter(doubtful or ())
+        doubt = next(doubts, -1)
         # Each record runs from its head line to the line break before the next head.
         stops = chain(map(starts.__getitem__, islice(heads, 1, None)), (lines.end,))
         for head, stop in zip(heads, stops, strict=True):
             start, end, number = starts[head], stop - 1, numbers[head]
-            if number != above + 1:
+            if head == doubt:
+                note(line, _Code.AMBIGUOUS_RECORD, start, above_start)
+                doubt = next(doubts, -1)
+            elif number != above + 1:
                 note(line, _Code.RENUMBERED, start, above_start)
             above, above_start = number, start
             continued = count("\n", start, end)
             read_record(items, start, end, line, continued)
+            at, at_line = start, line  # counted on from the last doubtful line
+            while doubt >= 0 and starts[doubt] < stop:  # lines of this record's content
+                at_line += count("\n", at, starts[doubt])
+                at = starts[doubt]
+                newline = self.text.find("\n", at, at + 60)  # quote at most 60 characters
+                note(at_line, _Code.AMBIGUOUS_CONTENT, at, 60 if newline < 0 else newline - at)
+                doubt = next(doubts, -1)
             line += continued + 1
         return items
 
@@ -539,18 +645,8 @@ class _Reader:
         return None
 
     def whole_object(self, source: str) -> Item | None:
-        """The usual JSON record: an object read whole by the C scanner, as
-        json_object would read it (JSON that reads whole takes two brackets a
-        level); None for anything else, which json_object reads or says why not."""
-        if len(source) <= 2 * self.max_depth + 1 or \
-                source.count("{") + source.count("[") <= self.max_depth:
-            try:
-                value, stop = scan_json_strict(source, 0)
-            except (StopIteration, ValueError, RecursionError):
-                return None
-            if stop == len(source) and type(value) is dict:
-                return value
-        return None
+        """:func:`_whole_object` within this reader's ``max_depth``."""
+        return _whole_object(source, self.max_depth)
 
     def json_record(self, match: re.Match[str], line: int) -> Item | None:
         source = match["json"]
@@ -621,6 +717,21 @@ def _list_code(item: Item, *, old_writer: bool) -> int:
 CONTENT_PART_TYPES = frozenset({"input_audio", "input_file", "input_image", "input_text"})
 
 
+def _whole_object(source: str, max_depth: int) -> Item | None:
+    """The usual JSON record: an object read whole by the C scanner, as
+    json_object would read it (JSON that reads whole takes two brackets a
+    level); None for anything else, which json_object reads or says why not."""
+    if len(source) <= 2 * max_depth + 1 or \
+            source.count("{") + source.count("[") <= max_depth:
+        try:
+            value, stop = scan_json_strict(source, 0)
+        except (StopIteration, ValueError, RecursionError):
+            return None
+        if stop == len(source) and type(value) is dict:
+            return value
+    return None
+
+
 def _fields(match: re.Match[str], content: str) -> Item:
     role, name = match.group("role", "name")
     role = SHARED_ROLES.get(role, role)
@@ -675,19 +786,22 @@ def parse_lenient(
         if items is None:
             reader = _Reader(text, max_depth, preamble)
             lines = _Numbered(text, begin, stop)
-            heads = _record_heads(lines, start, end)
+            heads, doubtful = _record_heads(lines, start, end, max_depth)
             if stop > begin and (not heads or lines.starts[heads[0]] != begin):
                 raise DecodeError("text before the first record", text, begin, ("record 1",),
                                   DecodeReason.NUMBERING)
-            items = reader.read(lines, heads, line)
+            items = reader.read(lines, heads, line, doubtful)
     except ReadFailure as failure:
         raise failure.at(text) from None
-    old_writer = _format(reader.recoveries.kinds(_Code.LIST_PENDING)) is Format.LEGACY_0_6
+    old_writer = bool(reader.recoveries.kinds(_Code.LIST_PENDING)
+                      & {RecoveryKind.CONTINUATION, RecoveryKind.TYPED_RECORD})
     # 0.6 to 0.17.0 wrote list content as a JSON array after the colon.
     # Without a sign of which writer this was, an array of Responses content
     # parts is read as a list; any other array stays text.
     reader.list_content(items, read=old_writer or not (reader.json or reader.empty_plain),
                         old_writer=old_writer)
     # Built without validation: the items are plain JSON data made here.
-    return Decoded.model_construct(items=items, format=_format(reader.recoveries.kinds()),
+    form, candidates = _format(reader.recoveries.kinds(), json_record=reader.json,
+                               empty_turn=reader.empty_plain)
+    return Decoded.model_construct(items=items, format=form, candidates=candidates,
                                    recoveries=reader.recoveries)

@@ -27,11 +27,16 @@ class _Named(str, Enum):
 
 
 class Format(_Named):
-    """Which writer generation a summary's text matches."""
+    """Which writer generation wrote a summary's text, as far as the text shows.
+
+    ``LEGACY`` says that the evidence cannot tell several generations apart:
+    :attr:`Decoded.candidates` names them.
+    """
 
     CURRENT = "current"  # openai-agents >= 0.20.0 and handoff_codec
-    LEGACY_0_17_1 = "legacy-0.17.1-0.19"  # 0.17.1 to 0.19.x: bare roles for empty turns
+    LEGACY_0_17_1 = "legacy-0.17.1-0.19"  # 0.17.1 to 0.19.x: JSON records, bare roles
     LEGACY_0_6 = "legacy-0.6-0.17.0"  # 0.6 to 0.17.0: raw multi-line content, `type: {json}`
+    LEGACY = "legacy"  # not the current format; the writer is one of Decoded.candidates
 
 
 class RecoveryKind(_Named):
@@ -44,6 +49,7 @@ class RecoveryKind(_Named):
     LIST_CONTENT = "list_content"  # a JSON array after the colon, read back as a list
     ARRAY_AS_TEXT = "array_as_text"  # a JSON array after the colon, kept as the text
     RENUMBERED = "renumbered"  # a record numbered out of sequence
+    AMBIGUOUS = "ambiguous"  # a split into records that rests on no evidence (a possible loss)
     NOT_JSON = "not_json"
     UNRECOGNISED = "unrecognised"
     NON_STANDARD_JSON = "non_standard_json"  # NaN or Infinity in a JSON record
@@ -176,6 +182,8 @@ class Decoded(BaseModel):
     items: list[dict[str, Any]]
     format: Format
     recoveries: Sequence[Recovery] = []
+    # With format ``legacy``: the generations the text may come from, oldest first.
+    candidates: tuple[Format, ...] = ()
 
     @field_serializer("recoveries")
     def _recoveries_as_list(self, recoveries: Sequence[Recovery]) -> list[Recovery]:

@@ -60,7 +60,7 @@ class Reason(str, Enum):
     UNSIGNED = "unsigned"  # trust="signed": no signature line; kept as a message
     BAD_SIGNATURE = "bad signature"  # a signature line that no key verifies
     UNREADABLE = "unreadable"  # has the envelope but could not be decoded
-    LOSSY = "lossy"  # on_loss="keep": reading it would drop a line; kept as a message
+    LOSSY = "lossy"  # on_loss="keep": it would drop a line or split ambiguously; kept
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,9 @@ _SWITCHES = (
     ("--restore-empty", "also turn every turn whose whole text is a known empty-turn "
      "placeholder ('.', '(empty)', LiteLLM's...) back into an empty turn, in summaries and in "
      "stored items; a turn that starts with one and goes on is reported, never cut"),
+    ("--accept-ambiguous", "also rewrite, as read, summaries whose split into records rests "
+     "on no evidence of their writer (recovery 'ambiguous'); by default they are left "
+     "untouched and listed"),
     ("--force", "JSONL: go ahead although another process has the file open for writing, or "
      "it has other hard links"),
     ("--json", "print a machine-readable report on stdout"),
@@ -118,7 +121,8 @@ def _migrate(path: Path, args: argparse.Namespace) -> Any:
     common: dict[str, Any] = {
         "codec": codec_from(args), "dry_run": args.dry_run, "backup": args.backup,
         "legacy_only": args.legacy_only, "list_changes": args.list,
-        "restore_empty": args.restore_empty, "progress": _progress_factory(args.progress)}
+        "restore_empty": args.restore_empty, "progress": _progress_factory(args.progress),
+        "accept_ambiguous": args.accept_ambiguous}
     if _store_kind(path, args.format) == "sqlite":
         return migrate_sqlite(path, sessions_table=args.sessions_table,
                               messages_table=args.messages_table,
@@ -243,7 +247,7 @@ def _command(args: argparse.Namespace) -> str:
     """The real run's command line: this one's options, without --dry-run, --list, --json."""
     words = ["handoff-codec", "migrate", args.path]
     flags = {"backup": "--no-backup", "legacy_only": "--legacy-only", "force": "--force",
-             "restore_empty": "--restore-empty"}
+             "restore_empty": "--restore-empty", "accept_ambiguous": "--accept-ambiguous"}
     words += [flag for name, flag in flags.items()
               if getattr(args, name) is (name != "backup")]
     defaults = {"format": "auto", "sessions_table": "agent_sessions",

@@ -78,7 +78,7 @@ def run(args: argparse.Namespace, codec: Any) -> int:
         messages_table=args.messages_table, sessions_table=args.sessions_table,
         key_prefix=args.key_prefix, lock_ttl=args.lock_ttl,
         encryption_key_env=args.encryption_key_env, codec=codec,
-        restore_empty=args.restore_empty)
+        restore_empty=args.restore_empty, accept_ambiguous=args.accept_ambiguous)
     try:
         if args.restore:
             result: Any = restore(args.restore, options)

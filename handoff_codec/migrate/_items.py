@@ -9,6 +9,9 @@ The rule for one item:
 * not a summary message (``Codec.is_summary`` is false): left as it is, ``not_summary``;
 * a summary the lenient reader cannot read, or whose canonical text would not
   read back as the same items: left as it is, ``untouched``, with the reason;
+* a summary whose split into records rests on no evidence of its writer (an
+  ``ambiguous`` recovery: it may hold fewer or more turns than read):
+  ``untouched``, unless ``accept_ambiguous=True`` rewrites it as read;
 * a summary already in canonical form (``codec.dumps(items)`` equals its
   content): ``already_current``;
 * otherwise a new item: the same keys and values, in the same order, with only
@@ -37,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, field_serializer
 
 from .._errors import DecodeError, EncodeError
-from .._report import Format, Recovery, RecoveryKind, lossless
+from .._report import Format, Recoveries, Recovery, RecoveryKind, lossless
 from ..replay._placeholders import Leak, Restored, restore_empty_report
 
 if TYPE_CHECKING:
@@ -138,8 +141,15 @@ def _restore_message(item: Mapping[str, Any]) -> MigrationResult:
     return _result(MigrationStatus.NOT_SUMMARY, item, leaks=found.leaks)
 
 
-def migrate_item(item: Any, *, codec: Codec | None = None,
-                 restore_empty: bool = False) -> MigrationResult:
+def _ambiguous_lines(recoveries: Sequence[Recovery]) -> list[int]:
+    """The lines of the ``ambiguous`` recoveries (building none when there is none)."""
+    if isinstance(recoveries, Recoveries) and RecoveryKind.AMBIGUOUS not in recoveries.kinds():
+        return []
+    return [r.line for r in recoveries if r.kind is RecoveryKind.AMBIGUOUS]
+
+
+def migrate_item(item: Any, *, codec: Codec | None = None, restore_empty: bool = False,
+                 accept_ambiguous: bool = False) -> MigrationResult:
     """Migrate one top-level item (see the module docstring for the rule)."""
     codec = codec or _default_codec()
     if not isinstance(item, Mapping):
@@ -164,6 +174,13 @@ def migrate_item(item: Any, *, codec: Codec | None = None,
         return _result(MigrationStatus.UNTOUCHED, item, reason="line(s) "
                        f"{', '.join(map(str, lines))} belong to no record; rewriting would "
                        "drop them", **report)
+    ambiguous = [] if accept_ambiguous else _ambiguous_lines(decoded.recoveries)
+    if ambiguous:
+        return _result(MigrationStatus.UNTOUCHED, item, reason="line(s) "
+                       f"{', '.join(map(str, ambiguous))}: the split into records rests on no "
+                       "evidence of the writer (ambiguous), so the turns read may not be the "
+                       "turns written; accept_ambiguous (--accept-ambiguous) rewrites it as "
+                       "read", **report)
     items = decoded.items
     restored: tuple[Restored, ...] = ()
     if restore_empty:
@@ -223,12 +240,14 @@ def _only_key_order(old: str, new: str) -> bool:
 
 
 def migrate_items(
-    items: Iterable[Any], *, codec: Codec | None = None, restore_empty: bool = False
+    items: Iterable[Any], *, codec: Codec | None = None, restore_empty: bool = False,
+    accept_ambiguous: bool = False,
 ) -> Iterator[MigrationResult]:
     """One :class:`MigrationResult` per item, lazily: nothing is read ahead."""
     codec = codec or _default_codec()
     for item in items:
-        yield migrate_item(item, codec=codec, restore_empty=restore_empty)
+        yield migrate_item(item, codec=codec, restore_empty=restore_empty,
+                           accept_ambiguous=accept_ambiguous)
 
 
 class ValueMigration:
@@ -248,15 +267,16 @@ class ValueMigration:
         return any(r.changed for r in self.results)
 
 
-def migrate_value(value: Any, *, codec: Codec | None = None,
-                  restore_empty: bool = False) -> ValueMigration:
+def migrate_value(value: Any, *, codec: Codec | None = None, restore_empty: bool = False,
+                  accept_ambiguous: bool = False) -> ValueMigration:
     """Migrate a stored JSON value: one item, or a list whose elements are items."""
     codec = codec or _default_codec()
     if isinstance(value, list):
-        results = [migrate_item(element, codec=codec, restore_empty=restore_empty)
-                   for element in value]
+        results = [migrate_item(element, codec=codec, restore_empty=restore_empty,
+                                accept_ambiguous=accept_ambiguous) for element in value]
         if any(r.changed for r in results):
             return ValueMigration([r.item for r in results], results)
         return ValueMigration(value, results)
-    result = migrate_item(value, codec=codec, restore_empty=restore_empty)
+    result = migrate_item(value, codec=codec, restore_empty=restore_empty,
+                          accept_ambiguous=accept_ambiguous)
     return ValueMigration(result.item, [result])

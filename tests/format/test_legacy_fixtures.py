@@ -7,11 +7,13 @@ from typing import Any
 import pytest
 
 import handoff_codec
-from handoff_codec import RecoveryKind
+from handoff_codec import Format, RecoveryKind
 from tests.support.legacy_fixtures import (
     NESTED,
+    ROWS,
     SINGLE,
     records_written,
+    release,
     row_id,
     turns,
     writer_dropped,
@@ -86,8 +88,33 @@ def test_prose_guard_control_bare_role_is_recovered() -> None:
     )
     decoded = handoff_codec.decode(text)
     assert decoded.items[1] == {"role": "assistant", "name": "bot", "content": ""}
-    assert decoded.complete and decoded.format is handoff_codec.Format.LEGACY_0_17_1
+    assert decoded.complete
     assert [(r.kind, r.lost) for r in decoded.recoveries] == [(RecoveryKind.BARE_ROLE, True)]
+    # 0.6 to 0.19 all wrote bare roles: the label names both generations, never one.
+    assert decoded.format is Format.LEGACY
+    assert decoded.candidates == (Format.LEGACY_0_6, Format.LEGACY_0_17_1)
+
+
+def generation(version: str) -> Format:
+    if release(version) < (0, 17, 1):
+        return Format.LEGACY_0_6
+    return Format.LEGACY_0_17_1 if release(version) < (0, 20) else Format.CURRENT
+
+
+@pytest.mark.parametrize("row", ROWS, ids=row_id)
+def test_the_format_label_never_rules_out_the_writer(row: dict[str, Any]) -> None:
+    """The label is the writer's generation, or ``legacy`` with it among the
+    candidates, or ``current`` for text in the current format (which every
+    writer writes for some transcripts)."""
+    decoded = handoff_codec.decode(row["summary"]["content"])
+    wrote = generation(row["version"])
+    if decoded.format is Format.CURRENT and wrote is not Format.CURRENT:
+        handoff_codec.loads(row["summary"]["content"], strict=True)  # raises if not current
+        assert decoded.recoveries == [] and decoded.candidates == ()
+    elif decoded.format is Format.LEGACY:
+        assert wrote in decoded.candidates and len(decoded.candidates) > 1
+    else:
+        assert decoded.format is wrote and decoded.candidates == ()
 
 
 def test_spilled_content_keeps_line_breaks_and_lookalike_records() -> None:

@@ -166,7 +166,8 @@ def _reading(text: str, in_order: bool) -> tuple[Any, ...]:
                 return (None,)
         else:
             lines = _Numbered(text, begin, stop)
-            items = reader.read(lines, _record_heads(lines, DEFAULT_START, DEFAULT_END), 3)
+            heads, doubtful = _record_heads(lines, DEFAULT_START, DEFAULT_END, 4)
+            items = reader.read(lines, heads, 3, doubtful)
     except ReadFailure as failure:
         return ("failure", str(failure), failure.pos)
     return (items, list(reader.recoveries), reader.json, reader.empty_plain,

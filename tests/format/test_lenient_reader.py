@@ -143,20 +143,28 @@ def test_recoveries_read_as_a_list_of_recovery() -> None:
                                message="the short legacy preamble"),
         handoff_codec.Recovery(line=3, kind=RecoveryKind.LIST_CONTENT, message=(
             "list content written as a JSON array; read back as a list")),
-        handoff_codec.Recovery(line=4, kind=RecoveryKind.RENUMBERED, message=(
-            "a record numbered 3 where 2 was expected; read as a record of its own")),
+        handoff_codec.Recovery(line=4, kind=RecoveryKind.AMBIGUOUS, lost=True, message=(
+            "a record numbered 3 where 2 was expected; read as a record of its own; nothing "
+            "in the summary shows whether its writer escaped line breaks (openai-agents "
+            "0.17.1 and later) or wrote content raw (0.6 to 0.17.0), so it may be a line of "
+            "the content above")),
         handoff_codec.Recovery(line=4, kind=RecoveryKind.CONTINUATION, message=(
             "the record continues on the next 1 line(s); joined with '\\n'")),
+        handoff_codec.Recovery(line=5, kind=RecoveryKind.AMBIGUOUS, lost=True, message=(
+            "a line shaped like a record, out of sequence, read as content of the record "
+            "above: '3. x y: z'; nothing in the summary shows whether its writer escaped line "
+            "breaks (openai-agents 0.17.1 and later) or wrote content raw (0.6 to 0.17.0), so "
+            "it may be a record of its own")),
     ]
     recoveries = decoded.recoveries
     assert list(recoveries) == expected and recoveries == expected and expected == recoveries
-    assert (len(recoveries), recoveries[-1], recoveries[1:3]) == (4, expected[3], expected[1:3])
+    assert (len(recoveries), recoveries[-1], recoveries[1:3]) == (5, expected[4], expected[1:3])
     assert recoveries != expected[:3] and recoveries != "text"
     assert decoded.model_dump(mode="json")["recoveries"] == [
         r.model_dump(mode="json") for r in expected]
     assert pickle.loads(pickle.dumps(decoded)) == decoded
     assert handoff_codec.Decoded.model_validate(decoded.model_dump()) == decoded
-    assert (decoded.lossless, decoded.complete) == (True, True)
+    assert (decoded.lossless, decoded.complete) == (False, True)
 
 
 def test_content_part_types_are_those_of_openais_input_message_types() -> None:

@@ -58,7 +58,9 @@ def test_the_lenient_reader_reads_them_and_says_so(word: str, value: float) -> N
     assert math.isnan(got) if math.isnan(value) else got == value
     [recovery] = decoded.recoveries
     assert (recovery.kind, recovery.line, recovery.lost) == ("non_standard_json", 4, False)
-    assert decoded.format == "current" and decoded.lossless
+    # Not the current format; a JSON record: 0.17.1 and later wrote it.
+    assert decoded.format == "legacy" and decoded.lossless
+    assert decoded.candidates == ("legacy-0.17.1-0.19", "current")
 
 
 def test_the_agents_sdk_writes_them_and_the_lenient_reader_reads_them() -> None:

@@ -35,7 +35,7 @@ class EncryptedRule:
     redacts = True
 
     def __init__(self, encryption_key: str, codec: Codec | None = None, *,
-                 restore_empty: bool = False) -> None:
+                 restore_empty: bool = False, accept_ambiguous: bool = False) -> None:
         try:
             from agents.extensions.memory import encrypt_session as sdk
             from cryptography.fernet import InvalidToken
@@ -47,6 +47,7 @@ class EncryptedRule:
         self._master = sdk._ensure_fernet_key_bytes(encryption_key)
         self._codec = codec
         self._restore_empty = restore_empty
+        self._accept_ambiguous = accept_ambiguous
         self._ciphers: OrderedDict[str, Fernet] = OrderedDict()
         self._fixed: Fernet | None = None
 
@@ -86,7 +87,8 @@ class EncryptedRule:
         except (self._invalid_token, UnicodeDecodeError):
             return RowOutcome(None, None, "cannot decrypt: wrong key or corrupt token")
         new_text, outcome = migrate_text(plaintext, self._codec,
-                                         restore_empty=self._restore_empty)
+                                         restore_empty=self._restore_empty,
+                                         accept_ambiguous=self._accept_ambiguous)
         if new_text is None:
             return RowOutcome(None, outcome.migration, outcome.error and "left as it is")
         new_token = cipher.encrypt_at_time(new_text.encode("utf-8"), timestamp).decode("ascii")

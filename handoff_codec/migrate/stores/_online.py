@@ -182,6 +182,7 @@ class OnlineOptions:
     encryption_key_env: str | None = None
     codec: Codec | None = None
     restore_empty: bool = False
+    accept_ambiguous: bool = False
 
 
 def open_store(options: OnlineOptions) -> ServerStore:
@@ -204,6 +205,7 @@ def _rule(options: OnlineOptions) -> tuple[Callable[[Row], RowOutcome], bool]:
         codec = options.codec
         prefilter = Prefilter(codec or default_codec, restore_empty=restore)
         return (lambda row: migrate_row(row.value, codec, restore_empty=restore,
+                                        accept_ambiguous=options.accept_ambiguous,
                                         prefilter=prefilter)), False
     key = os.environ.get(options.encryption_key_env)
     if not key:
@@ -211,7 +213,8 @@ def _rule(options: OnlineOptions) -> tuple[Callable[[Row], RowOutcome], bool]:
                          "(the EncryptedSession key) is not set")
     from ._encrypted import EncryptedRule
 
-    return EncryptedRule(key, options.codec, restore_empty=restore), True
+    return EncryptedRule(key, options.codec, restore_empty=restore,
+                         accept_ambiguous=options.accept_ambiguous), True
 
 
 def run(options: OnlineOptions) -> ServerReport:

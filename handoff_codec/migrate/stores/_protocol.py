@@ -192,14 +192,15 @@ def _reads_as(text: str, value: Any) -> bool:
         return False
 
 
-def migrate_text(text: str, codec: Codec | None, *, restore_empty: bool = False
-                 ) -> tuple[str | None, RowOutcome]:
+def migrate_text(text: str, codec: Codec | None, *, restore_empty: bool = False,
+                 accept_ambiguous: bool = False) -> tuple[str | None, RowOutcome]:
     """Apply the rule to a row's JSON text: the new text (None: keep), and the outcome."""
     try:
         value = json.loads(text)
     except (ValueError, RecursionError) as exc:  # ValueError: JSON errors, huge integers
         return None, RowOutcome(None, None, f"not JSON: {_error_text(exc)}")
-    migration = migrate_value(value, codec=codec, restore_empty=restore_empty)
+    migration = migrate_value(value, codec=codec, restore_empty=restore_empty,
+                              accept_ambiguous=accept_ambiguous)
     if not migration.changed:
         return None, RowOutcome(None, migration)
     # The same in-place rewrite as the SQLite and JSONL stores use.
@@ -218,7 +219,7 @@ def migrate_text(text: str, codec: Codec | None, *, restore_empty: bool = False
 
 
 def migrate_row(raw: bytes, codec: Codec | None, *, restore_empty: bool = False,
-                prefilter: Prefilter | None = None) -> RowOutcome:
+                prefilter: Prefilter | None = None, accept_ambiguous: bool = False) -> RowOutcome:
     """Apply the rule to one stored row's bytes; never raises for a bad row.
 
     With ``prefilter``, a row whose bytes cannot hold a summary (or, with
@@ -232,7 +233,8 @@ def migrate_row(raw: bytes, codec: Codec | None, *, restore_empty: bool = False,
     if prefilter is not None and not prefilter.may_hold_summary(raw) \
             and not prefilter.may_hold_placeholder(raw):
         return _KEPT
-    return migrate_text(text, codec, restore_empty=restore_empty)[1]
+    return migrate_text(text, codec, restore_empty=restore_empty,
+                        accept_ambiguous=accept_ambiguous)[1]
 
 
 _KEPT = RowOutcome(None, None)  # a row the prefilter ruled out: nothing to count but the scan

@@ -57,15 +57,17 @@ class Prefilter:
     or ``"output"`` key (or a ``\\u`` escape, which may spell one) is decoded.
     """
 
-    __slots__ = ("_escaped", "_needle", "restore_empty")
+    __slots__ = ("_escaped", "_needle", "accept_ambiguous", "restore_empty")
 
-    def __init__(self, codec: Codec, *, restore_empty: bool = False) -> None:
+    def __init__(self, codec: Codec, *, restore_empty: bool = False,
+                 accept_ambiguous: bool = False) -> None:
         usable = not _SHORT_ESCAPED.intersection(codec.start)
         self._needle = codec.start.encode("utf-8") if usable else None
         # The marker with any of its characters written as a \uXXXX escape
         # (surrogate pairs for characters past U+FFFF).
         self._escaped = re.compile(b"".join(_char_or_escape(char) for char in codec.start))
         self.restore_empty = restore_empty
+        self.accept_ambiguous = accept_ambiguous  # passed on to migrate_value
 
     def may_hold_summary(self, raw: bytes) -> bool:
         needle = self._needle
@@ -252,7 +254,8 @@ def migrate_row(raw: bytes, row: int, report: StoreReport, codec: Codec,
             report.add_invalid(row, error or "unreadable")
         return None
     report.rows_decoded += 1
-    results = migrate_value(value, codec=codec, restore_empty=prefilter.restore_empty).results
+    results = migrate_value(value, codec=codec, restore_empty=prefilter.restore_empty,
+                            accept_ambiguous=prefilter.accept_ambiguous).results
     is_list = isinstance(value, list)
     rewrite = to_rewrite(results, legacy_only)
     new = None

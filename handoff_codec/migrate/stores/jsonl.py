@@ -51,8 +51,10 @@ def _split_ending(raw: bytes) -> tuple[bytes, bytes]:
 
 
 def _migrate_stream(source: IO[bytes], sink: IO[bytes] | None, report: StoreReport,
-                    codec: Codec, legacy_only: bool, bar: Any) -> None:
-    prefilter = Prefilter(codec, restore_empty=report.placeholders is not None)
+                    codec: Codec, legacy_only: bool, bar: Any,
+                    accept_ambiguous: bool = False) -> None:
+    prefilter = Prefilter(codec, restore_empty=report.placeholders is not None,
+                          accept_ambiguous=accept_ambiguous)
     for number, raw in enumerate(source, 1):
         if bar is not None:
             bar.update(len(raw))
@@ -108,6 +110,7 @@ def migrate_jsonl(
     list_changes: bool = False,
     restore_empty: bool = False,
     progress: ProgressFactory | None = None,
+    accept_ambiguous: bool = False,
 ) -> StoreReport:
     """Migrate every summary in a JSON Lines file.
 
@@ -117,7 +120,8 @@ def migrate_jsonl(
     regular file, and :class:`StoreRefusal` (nothing replaced) when the file
     is read-only, open for writing elsewhere or hard-linked (unless
     ``force``), locked by another migration, or changed during the run.
-    ``restore_empty`` also empties placeholder turns, as for ``migrate_sqlite``.
+    ``restore_empty`` also empties placeholder turns, as for ``migrate_sqlite``;
+    ``accept_ambiguous`` rewrites ambiguous summaries as read (see ``migrate_item``).
     """
     from ... import default_codec
 
@@ -142,11 +146,12 @@ def migrate_jsonl(
     try:
         with target.open("rb") as source:
             if dry_run:
-                _migrate_stream(source, None, report, codec, legacy_only, bar)
+                _migrate_stream(source, None, report, codec, legacy_only, bar,
+                                accept_ambiguous)
             else:
                 _lock(source, target, given)
                 _rewrite(source, target, given, report, codec, legacy_only, bar,
-                         backup=backup, force=force)
+                         backup=backup, force=force, accept_ambiguous=accept_ambiguous)
     finally:
         if bar is not None:
             bar.close()
@@ -154,7 +159,8 @@ def migrate_jsonl(
 
 
 def _rewrite(source: IO[bytes], target: Path, given: Path, report: StoreReport,
-             codec: Codec, legacy_only: bool, bar: Any, *, backup: bool, force: bool) -> None:
+             codec: Codec, legacy_only: bool, bar: Any, *, backup: bool, force: bool,
+             accept_ambiguous: bool = False) -> None:
     before = os.fstat(source.fileno())
     fd, temp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".migrating",
                                      dir=target.parent)
@@ -163,7 +169,7 @@ def _rewrite(source: IO[bytes], target: Path, given: Path, report: StoreReport,
     try:
         with os.fdopen(fd, "wb") as sink:
             keep_metadata(sink.fileno(), target, exact=True)
-            _migrate_stream(source, sink, report, codec, legacy_only, bar)
+            _migrate_stream(source, sink, report, codec, legacy_only, bar, accept_ambiguous)
             if report.items_changed == 0:
                 return
             sink.flush()

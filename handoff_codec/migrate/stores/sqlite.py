@@ -185,10 +185,11 @@ class _Run:
 
     def __init__(self, db: Path, codec: Codec, *, dry_run: bool, backup: bool,
                  legacy_only: bool, batch_size: int, timeout: float,
-                 restore_empty: bool = False) -> None:
+                 restore_empty: bool = False, accept_ambiguous: bool = False) -> None:
         self.db, self.codec, self.dry_run, self.backup = db, codec, dry_run, backup
         self.legacy_only, self.batch_size, self.timeout = legacy_only, batch_size, timeout
-        self.prefilter = Prefilter(codec, restore_empty=restore_empty)
+        self.prefilter = Prefilter(codec, restore_empty=restore_empty,
+                                   accept_ambiguous=accept_ambiguous)
         self.created: Path | None = None
 
     def connect(self, immutable: bool) -> sqlite3.Connection:
@@ -304,6 +305,7 @@ def migrate_sqlite(
     batch_size: int = DEFAULT_BATCH,
     progress: ProgressFactory | None = None,
     timeout: float = 5.0,
+    accept_ambiguous: bool = False,
 ) -> StoreReport:
     """Migrate every summary row of a ``SQLiteSession`` database.
 
@@ -311,11 +313,13 @@ def migrate_sqlite(
     whose only change would be sorted JSON keys; ``list_changes`` fills
     ``report.changed_rows``. ``restore_empty`` also empties every turn whose
     whole text is a known placeholder, in summaries and in stored items, and
-    fills ``report.placeholders`` (leaks included). Raises :class:`StoreError` when the file is
-    missing, not SQLite, or lacks the tables, and :class:`StoreRefusal` when
-    the run refuses or stops; ``sqlite3.Error`` and ``OSError`` from a failed
-    run propagate after the transaction is rolled back and the backup it made
-    is deleted (the database is then unchanged).
+    fills ``report.placeholders`` (leaks included). ``accept_ambiguous``
+    rewrites ambiguous summaries as read (see ``migrate_item``). Raises
+    :class:`StoreError` when the file is missing, not SQLite, or lacks the
+    tables, and :class:`StoreRefusal` when the run refuses or stops;
+    ``sqlite3.Error`` and ``OSError`` from a failed run propagate after the
+    transaction is rolled back and the backup it made is deleted (the database
+    is then unchanged).
     """
     from ... import default_codec
 
@@ -327,7 +331,7 @@ def migrate_sqlite(
         refuse_read_only(db)
     run = _Run(db, codec or default_codec, dry_run=dry_run, backup=backup,
                legacy_only=legacy_only, batch_size=batch_size, timeout=timeout,
-               restore_empty=restore_empty)
+               restore_empty=restore_empty, accept_ambiguous=accept_ambiguous)
     tables = (sessions_table, messages_table)
     immutable = dry_run and _closed_wal_database(db)
     while True:

@@ -1,0 +1,44 @@
+"""``decode`` exits 3 on an ambiguous read, as on any lossy one, and names the candidates."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import handoff_codec
+
+P, S, E = handoff_codec.DEFAULT_PREAMBLE, handoff_codec.DEFAULT_START, handoff_codec.DEFAULT_END
+# What 0.6 to 0.17.0 wrote for [user "q", assistant "line1\n2. system: not a turn"].
+AMBIGUOUS = "\n".join((P, S, "1. user: q", "2. assistant: line1", "2. system: not a turn", E))
+# Bare roles alone: 0.6 to 0.17.0 and 0.17.1 to 0.19 both wrote them.
+BARE = "\n".join((P, S, "1. user: q", "2. assistant", E))
+
+
+def decode(path: Path, *flags: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "handoff_codec", "decode", *flags, str(path)],
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_an_ambiguous_read_exits_3_unless_allow_loss(tmp_path: Path) -> None:
+    path = tmp_path / "old.txt"
+    path.write_text(AMBIGUOUS)
+    result = decode(path, "--json")
+    assert result.returncode == 3
+    document = json.loads(result.stdout)
+    assert [r["kind"] for r in document["recoveries"]] == ["ambiguous"]
+    assert document["recoveries"][0]["lost"] is True
+    assert f"{path}:5: ambiguous: a record numbered 2 where 3 was expected" in result.stderr
+    assert decode(path, "--allow-loss").returncode == 0
+
+
+def test_the_format_line_names_the_candidates(tmp_path: Path) -> None:
+    path = tmp_path / "old.txt"
+    path.write_text(BARE)
+    result = decode(path, "--json", "--allow-loss")
+    document = json.loads(result.stdout)
+    assert (document["format"], document["candidates"]) == (
+        "legacy", ["legacy-0.6-0.17.0", "legacy-0.17.1-0.19"])
+    assert f"{path}: format: legacy (one of: legacy-0.6-0.17.0, legacy-0.17.1-0.19)\n" \
+        in result.stderr
