@@ -450,7 +450,8 @@ def build_python_edits(suite: Suite) -> None:
     suite.legacy(w, "duplicate_number", envelope(body),
                  [user("hi"), assistant(""), user("again"), assistant("ok")],
                  [{"line": 4, "kind": "bare_role", "lost": True},
-                  {"line": 5, "kind": "renumbered", "lost": False}])
+                  # no sign of the writer: a bare role is 0.6 to 0.19 alike
+                  {"line": 5, "kind": "ambiguous", "lost": True}])
     # A writer that escapes line breaks (a JSON record shows it) put every record
     # on its line, so every line shaped like a record starts one, whatever its number.
     body = ["1. user: first", '3. {"content": "x\\ny", "role": "user"}', "2. assistant: second"]
@@ -613,13 +614,21 @@ def writer_vector(suite: Suite, writer: str, name: str, fmt: Callable[[Item], st
         recoveries.extend(recs)
         line += record.count("\n") + 1
     body = [f"{i}. {r}" for i, r in enumerate(records, 1)]
+    # A writer that leaves line breaks raw, and a content line shaped like a
+    # record: which line starts the record, the text cannot tell. A lenient
+    # reader must report a possible loss (`ambiguous`); its split is its choice.
+    spilled = [line for record in records for line in record.split("\n")[1:]]
+    ambiguous = any(re.match(r"[0-9]+\. ", line) for line in spilled)
     if message:
         text = json.dumps({"type": "message", "role": "assistant", "status": "completed",
                            "content": [{"type": "output_text", "text": envelope(body)}]},
                           ensure_ascii=False, separators=(",", ":"))
     else:
         text = envelope(body)
-    suite.legacy(writer, name, text, expected, recoveries)
+    if ambiguous:
+        suite.impl_defined(writer, name, text)
+    else:
+        suite.legacy(writer, name, text, expected, recoveries)
 
 
 JS_USER = {"type": "message", "role": "user", "content": "What's the weather in Oslo?"}

@@ -18,7 +18,7 @@ import functools
 import json
 import re
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from itertools import chain, compress, islice, repeat
 from typing import Any, cast
 
@@ -313,7 +313,7 @@ def _heads_by_rule(lines: _Numbered, inside: bytearray, max_depth: int = 200) ->
     if escaping and not raw:  # 2a: each record is one line
         return int_array(count, range(count)), none
     if raw and not escaping:  # 2b: the other lines are content
-        return run, none
+        return run, _rivals(lines.numbers, run, inside, shaped)
     # 2c: the text cannot tell. Each place where the other reading differs is
     # doubtful: a record whose number does not follow the record above, and a
     # line read as content that would read as a record alone (shaped like one,
@@ -335,6 +335,23 @@ def _heads_by_rule(lines: _Numbered, inside: bytearray, max_depth: int = 200) ->
         elif not inside[index] and (shaped[index] or plain(text, starts[index], end)):
             doubtful.append(index)
     return int_array(count, compress(range(count), is_head)), doubtful
+
+
+def _rivals(numbers: Sequence[int], run: Sequence[int], inside: bytearray,
+            shaped: bytearray) -> array[int]:
+    """The content lines of 2b that could take a run line's place: shaped like
+    a record, with the number of a line in the run, between that line's
+    neighbours in the run. Which of the two starts the record, the text
+    cannot tell."""
+    doubtful = int_array(len(numbers))
+    heads = set(run)
+    for index, number in enumerate(numbers):
+        if index in heads or inside[index] or not shaped[index] or not 1 < number <= len(run):
+            continue
+        after = run[number] if number < len(run) else len(numbers)
+        if run[number - 2] < index < after:
+            doubtful.append(index)
+    return doubtful
 
 
 # The writer generations, oldest first, and those that each sign in a read
