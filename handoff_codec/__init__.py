@@ -23,7 +23,7 @@ from . import _compat
 from ._codec import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START, LEGACY_PREAMBLE, Codec
 from ._errors import DecodeError, DecodeReason, EncodeError, ReplayError
 
-# Report types live in modules that import pydantic; they load on first use,
+# Report types load on first use (the flattening report with its module),
 # so `import handoff_codec` stays fast.
 _LAZY: dict[str, str] = {
     "Decoded": "handoff_codec._report",

@@ -43,8 +43,8 @@ def _loaded_after(call: str, *names: str) -> str:
 
 
 @pytest.mark.parametrize("call", list(CALLS))
-def test_a_first_read_loads_no_lark(call: str) -> None:
-    assert _loaded_after(CALLS[call], "lark", "openai", "agents") == "[]"
+def test_a_first_read_loads_no_lark_nor_pydantic(call: str) -> None:
+    assert _loaded_after(CALLS[call], "lark", "pydantic", "openai", "agents") == "[]"
 
 
 def test_a_broken_summary_is_worded_by_lark() -> None:
@@ -52,3 +52,8 @@ def test_a_broken_summary_is_worded_by_lark() -> None:
     call = ("try:\n    handoff_codec.loads(current[:-3], strict=True)\n"
             "except handoff_codec.DecodeError:\n    pass")
     assert _loaded_after(call, "lark") == "['lark']"
+
+
+def test_a_dump_loads_pydantic() -> None:
+    call = "assert handoff_codec.decode(legacy).model_dump(mode='json')['format']"
+    assert _loaded_after(call, "lark", "pydantic") == "['pydantic']"
