@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import functools
 import re
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from lark import Lark
     from lark.lexer import TerminalDef
 
@@ -23,6 +24,7 @@ __all__ = ["grammar_text", "legacy_envelope_parser", "literal", "parser", "termi
 def _grammar_dir() -> Path:
     """The folder holding ``*.lark``: inside the installed package, else the repo's."""
     from importlib import resources
+    from pathlib import Path
 
     packaged = resources.files("handoff_codec") / "grammar"
     if packaged.is_dir():
