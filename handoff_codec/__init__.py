@@ -30,8 +30,9 @@ _LAZY: dict[str, str] = {
     "Format": "handoff_codec._report",
     "Recovery": "handoff_codec._report",
     "RecoveryKind": "handoff_codec._report",
-    "FlattenReport": "handoff_codec._signing",
-    "TrustDecision": "handoff_codec._signing",
+    "FlattenReport": "handoff_codec._flatten",
+    "TrustDecision": "handoff_codec._flatten",
+    "Reason": "handoff_codec._flatten",
 }
 
 __all__ = [

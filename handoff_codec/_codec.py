@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ._flatten import FlattenReport, OnLoss, Trust
     from ._reader import Engine
-    from ._report import Decoded, Recovery
-    from ._signing import FlattenReport
+    from ._report import Decoded
 
+from . import _flatten
 from . import _limits as limits
 from ._encoder import encode_records
 from ._errors import EncodeError
@@ -30,8 +30,6 @@ DEFAULT_START = "<CONVERSATION HISTORY>"
 DEFAULT_END = "</CONVERSATION HISTORY>"
 
 Item = dict[str, Any]
-Trust = Literal["any", "signed"]
-OnLoss = Literal["keep", "drop"]
 
 
 @dataclass(frozen=True)
@@ -166,9 +164,9 @@ class Codec:
 
     def verify(self, text: str) -> bool:
         """Whether ``text`` carries a signature that verifies under one of this codec's keys."""
-        from ._signing import Reason, verify_text
+        from ._signing import verify_text
 
-        return verify_text(text, self._keys) is Reason.VERIFIED
+        return verify_text(text, self._keys) == "verified"
 
     @property
     def _keys(self) -> tuple[bytes, ...]:
@@ -212,8 +210,8 @@ class Codec:
         Raises ValueError for an unknown ``trust`` or ``on_loss``, or
         ``trust="signed"`` without a key; never DecodeError.
         """
-        return self.flatten_report(items, trust=trust, on_loss=on_loss,
-                                   restore_empty=restore_empty).items
+        return _flatten.flatten(self, items, trust=trust, on_loss=on_loss,
+                                restore_empty=restore_empty)
 
     def flatten_report(self, items: Iterable[Mapping[str, Any]], *, trust: Trust = "any",
                        on_loss: OnLoss = "keep", restore_empty: bool = False) -> FlattenReport:
@@ -222,53 +220,9 @@ class Codec:
         With ``restore_empty``, ``placeholders`` says which turns were restored
         and which start with a placeholder but go on (leaks: reported, not cut).
         """
-        from ._errors import DecodeError
-        from ._signing import FlattenReport, Reason, TrustDecision, verify_text
-
-        if trust not in ("any", "signed"):
-            raise ValueError(f"trust must be 'any' or 'signed', not {trust!r}")
-        if on_loss not in ("keep", "drop"):
-            raise ValueError(f"on_loss must be 'keep' or 'drop', not {on_loss!r}")
-        keys = self._keys
-        if trust == "signed" and not keys:
-            raise ValueError("trust='signed' needs a Codec with key or verify_keys")
-        flat: list[Item] = []
-        decisions: list[TrustDecision] = []
-        for index, item in enumerate(items):
-            if self.is_summary(item):
-                reason = Reason.EXPANDED if trust == "any" else verify_text(item["content"], keys)
-                if reason not in (Reason.EXPANDED, Reason.VERIFIED):
-                    decisions.append(TrustDecision(index, False, reason))
-                else:
-                    try:
-                        decoded = self.decode(item["content"])
-                    except DecodeError as exc:
-                        decisions.append(TrustDecision(index, False, Reason.UNREADABLE, str(exc)))
-                    else:
-                        found = tuple(decoded.recoveries)
-                        if decoded.complete or on_loss == "drop":
-                            flat.extend(decoded.items)
-                            decisions.append(TrustDecision(index, True, reason, "", found))
-                            continue
-                        lines = [str(r.line) for r in found if _drops_a_line(r)]
-                        decisions.append(TrustDecision(
-                            index, False, Reason.LOSSY,
-                            f"line(s) {', '.join(lines)} belong to no record", found))
-            flat.append(copy.deepcopy(item if type(item) is dict else dict(item)))
-        if not restore_empty:
-            return FlattenReport(flat, decisions)
-        from .replay._placeholders import restore_empty_report
-
-        restored = restore_empty_report(flat)
-        return FlattenReport(restored.items, decisions, restored)
+        return _flatten.flatten_report(self, items, trust=trust, on_loss=on_loss,
+                                       restore_empty=restore_empty)
 
     def nest(self, items: Iterable[Mapping[str, Any]]) -> list[Item]:
         """``[summarize(flatten(items))]``, the shape of a HandoffHistoryMapper."""
-        return [self.summarize(self.flatten(items))]
-
-
-def _drops_a_line(recovery: Recovery) -> bool:
-    """Whether ``recovery`` leaves a line of the summary out of every item."""
-    from ._report import RecoveryKind
-
-    return recovery.kind is RecoveryKind.UNRECOGNISED
+        return _flatten.nest(self, items)

@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, cast
 if TYPE_CHECKING:
     import importlib.abc
 
-__all__ = ["MOVED_MODULES", "MOVED_NAMES", "install", "moved_name"]
+__all__ = ["MOVED_ATTRIBUTES", "MOVED_MODULES", "MOVED_NAMES", "install", "moved_attribute",
+           "moved_name"]
 
 # Old module path (under handoff_codec) -> the module that holds its code now.
 MOVED_MODULES: dict[str, str] = {
@@ -60,6 +61,16 @@ MOVED_NAMES: dict[str, tuple[str, str]] = {
 }
 
 
+# Module -> name it held in 0.2.0.dev -> (module that holds it now, public path to name).
+MOVED_ATTRIBUTES: dict[str, dict[str, tuple[str, str]]] = {
+    "handoff_codec._signing": {
+        "FlattenReport": ("handoff_codec._flatten", "handoff_codec.FlattenReport"),
+        "TrustDecision": ("handoff_codec._flatten", "handoff_codec.TrustDecision"),
+        "Reason": ("handoff_codec._flatten", "handoff_codec.Reason"),
+    },
+}
+
+
 def _warn(old: str, new: str, stacklevel: int) -> None:
     warnings.warn(f"{old} is deprecated; use {new} (it will be removed in 0.3)",
                   DeprecationWarning, stacklevel=stacklevel + 1)
@@ -70,6 +81,16 @@ def moved_name(name: str) -> object:
     module, public = MOVED_NAMES[name]
     _warn(f"handoff_codec.{name}", public, stacklevel=3)  # the caller of __getattr__
     return getattr(importlib.import_module(module), name)
+
+
+def moved_attribute(module: str, name: str) -> object:
+    """For a module's ``__getattr__``: a name moved out of it, with a DeprecationWarning;
+    AttributeError for any other name."""
+    moved = MOVED_ATTRIBUTES.get(module, {}).get(name)
+    if moved is None:
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
+    _warn(f"{module}.{name}", moved[1], stacklevel=3)  # the caller of __getattr__
+    return getattr(importlib.import_module(moved[0]), name)
 
 
 class _Alias:

@@ -43,7 +43,7 @@ from ._errors import EncodeError
 
 if TYPE_CHECKING:
     from ._codec import Codec
-    from ._signing import FlattenReport
+    from ._flatten import FlattenReport
 
 __all__ = ["Fallback", "FallbackKind", "HandoffReport", "HistoryWriter", "is_media_reference"]
 
