@@ -17,6 +17,14 @@ their outputs. Both readers read the same text, the SDK's own summary.
 ``decode (legacy)`` reads 200 summaries of 5 to 50 turns as openai-agents 0.6
 to 0.19 wrote them (those that ``benchmarks.migrate`` migrates), one call per
 summary; the SDK's reader drops what it cannot read of them, ours reads it all.
+``decode (real legacy)`` reads, the same way, every summary in
+``tests/fixtures/legacy_summaries.jsonl`` that a released openai-agents 0.6 to
+0.19 wrote (first and second hop).
+
+Real handoffs are small: the ``N items`` rows read many summaries of 1, 5 or
+20 items each (written by the SDK's ``_build_summary_message``), one call per
+summary, with ``loads`` (lenient, the default) and ``loads(strict=True)``;
+the SDK's reader, ``_extract_nested_history_transcript``, reads the same.
 """
 
 from __future__ import annotations
@@ -30,6 +38,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import handoff_codec
@@ -41,6 +50,9 @@ WORDS = (
     "details so billing can check the refund policy before the handoff"
 ).split()
 HEAVY_MODULES = ("lark", "pydantic", "openai")
+FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "legacy_summaries.jsonl"
+# Summary size -> how many summaries one timed call reads (a few ms in all).
+SMALL = {1: 400, 5: 150, 20: 50}
 
 Item = dict[str, Any]
 
@@ -82,6 +94,19 @@ def legacy_summaries(count: int = 200, seed: int = 2) -> list[Item]:
     """Summary messages as openai-agents 0.6 to 0.19 wrote them, of 5 to 50 turns."""
     rng = random.Random(seed)
     return [legacy_summary(rng, rng.randint(5, 50)) for _ in range(count)]
+
+
+def real_legacy_summaries() -> list[Item]:
+    """Every summary message in the fixtures written by openai-agents 0.6 to 0.19."""
+    messages = []
+    for line in FIXTURES.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        if tuple(int(part) for part in row["version"].split(".")[:2]) >= (0, 20):
+            continue
+        messages.append(row["summary"])
+        if "nested_first_summary" in row:
+            messages.append(row["nested_first_summary"])
+    return messages
 
 
 def conversation(summary: Item, count: int = 40, seed: int = 1) -> list[Item]:
@@ -143,6 +168,10 @@ def run(count: int, repeat: int) -> dict[str, Any]:
     legacy_texts = [summary["content"] for summary in legacy]
     legacy_json = json.dumps([handoff_codec.loads(text) for text in legacy_texts])
 
+    real_legacy = real_legacy_summaries()
+    real_texts = [summary["content"] for summary in real_legacy]
+    real_json = json.dumps([handoff_codec.loads(text) for text in real_texts])
+
     rows: list[tuple[str, Callable[[], object], Callable[[], object], Callable[[], object] | None]]
     rows = [
         ("encode", lambda: handoff_codec.dumps(items),
@@ -154,9 +183,14 @@ def run(count: int, repeat: int) -> dict[str, Any]:
         ("decode (legacy)", lambda: [handoff_codec.decode(text) for text in legacy_texts],
          lambda: [_extract_nested_history_transcript(summary) for summary in legacy],  # type: ignore[arg-type]
          lambda: json.loads(legacy_json)),
+        ("decode (real legacy)", lambda: [handoff_codec.decode(text) for text in real_texts],
+         lambda: [_extract_nested_history_transcript(s) for s in real_legacy],  # type: ignore[arg-type]
+         lambda: json.loads(real_json)),
         ("flatten 40 items", lambda: handoff_codec.flatten(nested),
          lambda: _flatten_nested_history_messages(nested), None),  # type: ignore[arg-type]
     ]
+    for size, calls in SMALL.items():
+        rows.extend(_small_rows(size, calls))
     result: dict[str, Any] = {
         "items": count, "repeat": repeat, "summary_mb": len(text.encode()) / 1e6,
         "python": sys.version.split()[0], "rows": {},
@@ -179,6 +213,33 @@ def run(count: int, repeat: int) -> dict[str, Any]:
     return result
 
 
+def _small_rows(size: int, calls: int) -> list[tuple[str, Callable[[], object],
+                                                    Callable[[], object], Callable[[], object]]]:
+    """The rows for ``calls`` summaries of ``size`` items each, read one call per summary."""
+    from agents.handoffs.history import (
+        _build_summary_message,
+        _extract_nested_history_transcript,
+    )
+
+    transcripts = [transcript(size, seed) for seed in range(calls)]
+    summaries = [_build_summary_message(items) for items in transcripts]  # type: ignore[arg-type]
+    texts: list[str] = [summary["content"] for summary in summaries]  # type: ignore[index]
+    as_json = [json.dumps(items) for items in transcripts]
+    for text, items in zip(texts, transcripts, strict=True):
+        assert handoff_codec.loads(text) == handoff_codec.loads(text, strict=True) == items
+
+    loads = handoff_codec.loads
+    label = f"{size} item{'s' if size > 1 else ''} x{calls}"
+    return [
+        (f"{label} (lenient)", lambda: [loads(text) for text in texts],
+         lambda: [_extract_nested_history_transcript(s) for s in summaries],
+         lambda: [json.loads(text) for text in as_json]),
+        (f"{label} (strict)", lambda: [loads(text, strict=True) for text in texts],
+         lambda: [_extract_nested_history_transcript(s) for s in summaries],
+         lambda: [json.loads(text) for text in as_json]),
+    ]
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--items", type=int, default=10_000)
@@ -192,11 +253,11 @@ def main(argv: list[str] | None = None) -> None:
         return
     print(f"transcript: {result['items']} items, summary {result['summary_mb']:.2f} MB, "
           f"median of {result['repeat']} paired rounds, Python {result['python']}")
-    print(f"{'operation':<18}{'handoff_codec':>14}{'openai-agents':>15}{'speed-up':>10}"
+    print(f"{'operation':<22}{'handoff_codec':>14}{'openai-agents':>15}{'speed-up':>10}"
           f"{'json':>11}{'x json':>8}")
     for name, row in result["rows"].items():
         floor = (f"{row['json_ms']:>8.1f} ms{row['x_json']:>7.2f}x" if "json_ms" in row else "")
-        print(f"{name:<18}{row['ours_ms']:>11.1f} ms{row['sdk_ms']:>12.1f} ms"
+        print(f"{name:<22}{row['ours_ms']:>11.1f} ms{row['sdk_ms']:>12.1f} ms"
               f"{row['speed_up']:>9.2f}x{floor}")
     heavy = ", ".join(result["heavy_modules_loaded"]) or "none of " + ", ".join(HEAVY_MODULES)
     print(f"import handoff_codec: {result['import_ms']:.0f} ms (median), loads {heavy}")
