@@ -267,10 +267,68 @@ def floor_compare(rows: int, batch_size: int, rounds: int) -> dict[str, Any]:
             "floor_s": statistics.median(floor), "ratio": statistics.median(ratios)}
 
 
+def floor_rule_server(row: Any) -> Any:
+    """The floor's per-row rule for a server store: json.loads/json.dumps of summary rows."""
+    from handoff_codec.migrate.stores._protocol import RowOutcome
+
+    data = row.value
+    if b"<CONVERSATION HISTORY>" not in data:
+        data.decode("utf-8")  # as ours: every row is checked to be UTF-8
+        return RowOutcome(None, None)
+    item = json.loads(data.decode("utf-8"))
+    content = item.get("content") if isinstance(item, dict) else None
+    if item.get("role") == "assistant" and isinstance(content, str) and content.startswith(
+            (PREAMBLE + "\n", "For context, here is the conversation so far:\n")):
+        return RowOutcome(json.dumps(item, ensure_ascii=False).encode("utf-8"), None)
+    return RowOutcome(None, None)
+
+
+def floor_server_run(url: str, batch_size: int) -> dict[str, Any]:
+    """The floor on a server store, through the online migration's own batches, backup
+    file, compare-and-swap UPDATEs and checkpoints, with :func:`floor_rule_server`."""
+    from handoff_codec.migrate.stores._online import OnlineOptions, _run_shard, open_store
+
+    with tempfile.TemporaryDirectory(prefix="migrate-floor-backup-") as folder:
+        options = OnlineOptions(url, batch_size=batch_size,
+                                backup=str(Path(folder) / "backup.jsonl"))
+        started = time.perf_counter()
+        store = open_store(options)
+        try:
+            report = _run_shard(store, options, floor_rule_server, False)
+        finally:
+            store.close()
+        seconds = time.perf_counter() - started
+    return {"rows": report.rows_scanned, "seconds": seconds}
+
+
+def floor_server_compare(url: str, rows: int, batch_size: int, rounds: int) -> dict[str, Any]:
+    """Ours (``handoff-codec migrate URL``) and the floor, each on a fresh store, in turns."""
+    from .migrate_servers import _fresh_store
+
+    ours, floor, ratios = [], [], []
+    for round_ in range(rounds):
+        times = {}
+        for which in (("ours", "floor") if round_ % 2 == 0 else ("floor", "ours")):
+            with _fresh_store(url, rows) as (store, extra):
+                if which == "ours":
+                    result = _child("--store", url, "--run", store, "1", "--batch-size",
+                                    str(batch_size), "--extra", json.dumps(extra))
+                else:
+                    result = _child("--floor-store-run", store, "--batch-size", str(batch_size))
+            times[which] = result["seconds"]
+        ours.append(times["ours"])
+        floor.append(times["floor"])
+        ratios.append(times["ours"] / times["floor"])
+        print(f"  round {round_ + 1}: ours {times['ours']:.2f} s, floor "
+              f"{times['floor']:.2f} s, ratio {ratios[-1]:.2f}", flush=True)
+    return {"rows": rows, "ours_s": statistics.median(ours),
+            "floor_s": statistics.median(floor), "ratio": statistics.median(ratios)}
+
+
 def _child(*args: str) -> dict[str, Any]:
     out = subprocess.run([sys.executable, "-m", "benchmarks.migrate", *args],
                          check=True, capture_output=True, text=True).stdout
-    result: dict[str, Any] = json.loads(out)
+    result: dict[str, Any] = json.loads(out.splitlines()[-1])
     return result
 
 
@@ -285,6 +343,8 @@ def measure(rows: int, batch_size: int) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else argv
+    if "--floor" in arguments or "--floor-store-run" in arguments:
+        return floor_main(arguments)
     if any(arg == "--store" or arg.startswith("--store=") for arg in arguments):
         from .migrate_servers import main as main_servers  # server stores: --store URL
 
@@ -300,14 +360,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--run", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--floor", action="store_true",
                         help="compare with a floor migrator (json.loads/json.dumps only)")
-    parser.add_argument("--rounds", type=int, default=3, help="with --floor (default 3)")
     parser.add_argument("--floor-run", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.floor_run:
         print(json.dumps(floor_run(args.floor_run, args.batch_size)))
         return 0
-    if args.floor:
-        return floor_main(args.rows or 100_000, args.batch_size, args.rounds)
     if args.build:
         print(json.dumps(build(args.build, args.rows or 100_000)))
         return 0
@@ -337,13 +394,33 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def floor_main(rows: int, batch_size: int, rounds: int) -> int:
-    """``--floor``: print ours/floor for SQLite."""
-    print(f"SQLite, {rows:,} rows, ours (migrate_sqlite, backup) against the floor migrator:",
-          flush=True)
-    result = floor_compare(rows, batch_size, rounds)
-    print(f"sqlite: ours {result['ours_s']:.2f} s, floor {result['floor_s']:.2f} s (medians); "
-          f"ours/floor {result['ratio']:.2f} (median of {rounds} rounds; goal at most 2)")
+def floor_main(argv: list[str]) -> int:
+    """``--floor [--store URL ...]``: print ours/floor for SQLite, and for each server store."""
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.migrate --floor")
+    parser.add_argument("--floor", action="store_true")
+    parser.add_argument("--rows", type=int, default=100_000)
+    parser.add_argument("--batch-size", type=int, default=1000)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--store", action="append", default=[], metavar="URL",
+                        help="also a server store (postgresql://...), as --store in "
+                             "benchmarks.migrate_servers; repeatable")
+    parser.add_argument("--floor-store-run", metavar="URL", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.floor_store_run:
+        print(json.dumps(floor_server_run(args.floor_store_run, args.batch_size)))
+        return 0
+    print(f"SQLite file, {args.rows:,} rows: ours (migrate_sqlite, backup) against the floor "
+          "migrator", flush=True)
+    results = {"sqlite": floor_compare(args.rows, args.batch_size, args.rounds)}
+    for url in args.store:
+        name = url.partition("://")[0]
+        print(f"{name}, {args.rows:,} rows, 1 worker: ours (handoff-codec migrate URL, backup "
+              "file) against the floor through the same store code", flush=True)
+        results[name] = floor_server_compare(url, args.rows, args.batch_size, args.rounds)
+    for name, result in results.items():
+        print(f"{name}: ours {result['ours_s']:.2f} s, floor {result['floor_s']:.2f} s "
+              f"(medians); ours/floor {result['ratio']:.2f} (median of {args.rounds} rounds; "
+              "goal at most 2)")
     return 0
 
 
