@@ -9,13 +9,15 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ._flatten import FlattenReport, OnLoss, Trust
     from ._reader import Engine
-    from ._report import Decoded
 
 from . import _flatten
 from . import _limits as limits
 from ._encoder import encode_records
 from ._errors import EncodeError
+from ._legacy import parse_lenient
 from ._parsers import literal
+from ._reader import read
+from ._report import Decoded, Format
 
 __all__ = ["DEFAULT_END", "DEFAULT_PREAMBLE", "DEFAULT_START", "LEGACY_PREAMBLE", "Codec"]
 
@@ -58,6 +60,8 @@ class Codec:
     max_depth: int = limits.DEFAULT_MAX_DEPTH
     key: bytes | None = field(default=None, repr=False)
     verify_keys: tuple[bytes, ...] = field(default=(), repr=False)
+    # The readers' (terminal name, text) pairs for the preamble and markers.
+    _literals: tuple[tuple[str, str], ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         for name in ("preamble", "start", "end"):
@@ -74,6 +78,8 @@ class Codec:
         if not all(isinstance(k, bytes) and k for k in keys):
             raise ValueError("Codec verify_keys must be non-empty bytes")
         object.__setattr__(self, "verify_keys", keys)
+        object.__setattr__(self, "_literals", (
+            ("PREAMBLE", self.preamble), ("START_MARKER", self.start), ("END_MARKER", self.end)))
 
     # ------------------------------------------------------------ writing
     def dumps(self, items: Iterable[Mapping[str, Any]]) -> str:
@@ -101,11 +107,6 @@ class Codec:
         return {"role": "assistant", "content": self.dumps(items)}
 
     # ------------------------------------------------------------ reading
-    @property
-    def _literals(self) -> tuple[tuple[str, str], ...]:
-        return (("PREAMBLE", self.preamble), ("START_MARKER", self.start),
-                ("END_MARKER", self.end))
-
     def loads(self, text: str, *, strict: bool = False, engine: Engine = "fast") -> list[Item]:
         """The items of a summary.
 
@@ -125,8 +126,6 @@ class Codec:
         """
         self._check(text)
         if strict:
-            from ._reader import read
-
             return read(text, self._literals, self.max_depth, engine,
                         max_records=self.max_records)[0]
         return self._lenient(text, engine).items
@@ -138,17 +137,12 @@ class Codec:
         """
         self._check(text)
         if strict:
-            from ._reader import read
-            from ._report import Decoded, Format
-
             items = read(text, self._literals, self.max_depth, engine,
                          max_records=self.max_records)[0]
-            return Decoded.model_construct(items=items, format=Format.CURRENT, recoveries=[])
+            return Decoded(items=items, format=Format.CURRENT, recoveries=[])
         return self._lenient(text, engine)
 
     def _lenient(self, text: str, engine: Engine) -> Decoded:
-        from ._legacy import parse_lenient
-
         return parse_lenient(text, self._literals, self.start, self.end, self.max_depth, engine,
                              max_records=self.max_records)
 

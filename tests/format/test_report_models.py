@@ -130,7 +130,7 @@ def test_attributes_and_hashing() -> None:
     assert hash(recovery) == hash(reports()["recovery"]) and recovery == reports()["recovery"]
     assert recovery != Recovery(line=2, kind=RecoveryKind.BARE_ROLE, message="bare")
     with pytest.raises((AttributeError, TypeError, ValueError)):
-        recovery.line = 3
+        recovery.line = 3  # type: ignore[misc]
     decoded = Decoded(items=[], format=Format.CURRENT)
     assert decoded.recoveries == [] and decoded.lossless and decoded.complete
     with pytest.raises(TypeError):
