@@ -13,6 +13,9 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Literal
 
+from ._errors import DecodeError
+from ._report import RecoveryKind
+
 if TYPE_CHECKING:
     from ._codec import Codec
     from ._report import Recovery
@@ -68,9 +71,6 @@ class FlattenReport:
 def flatten_report(codec: Codec, items: Iterable[Mapping[str, Any]], *, trust: Trust = "any",
                    on_loss: OnLoss = "keep", restore_empty: bool = False) -> FlattenReport:
     """:meth:`Codec.flatten_report <handoff_codec.Codec.flatten_report>` for ``codec``."""
-    from ._errors import DecodeError
-    from ._report import RecoveryKind
-
     if trust not in ("any", "signed"):
         raise ValueError(f"trust must be 'any' or 'signed', not {trust!r}")
     if on_loss not in ("keep", "drop"):
