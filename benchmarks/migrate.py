@@ -3,6 +3,7 @@
     python -m benchmarks.migrate                       # 100,000 and 400,000 rows
     python -m benchmarks.migrate --rows 100000         # one size
     python -m benchmarks.migrate --compare 50000 200000 800000
+    python -m benchmarks.migrate --floor [--rows 100000] [--rounds 3]
 
 For each size, a fresh subprocess builds a session database in a temporary
 folder (about 20% of rows legacy summaries of 5 to 50 turns, written the way
@@ -13,6 +14,13 @@ fresh subprocess migrates it with the real code path
 runs it, backup included). That process reports rows per second and its peak
 RSS from ``resource.getrusage``. Peak memory should not grow with the size of
 the database: the migration holds one batch of rows at a time.
+
+``--floor`` compares the migration with a floor migrator on copies of one
+database: the same transaction, batches, backup and UPDATEs of the same rows,
+with only ``json.loads``/``json.dumps`` (it rewrites each summary row as it
+reads it: no summary is decoded or re-encoded). Fresh processes, ours and
+the floor in turns; printed: the median of the per-round ratios ours/floor.
+The goal is at most 2.
 
 Rows whose bytes cannot hold a summary are not decoded; nearly all of the time
 goes to reading, re-encoding and re-checking the summaries (profile with
@@ -25,7 +33,9 @@ import argparse
 import json
 import random
 import resource
+import shutil
 import sqlite3
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -170,10 +180,155 @@ def run(path: Path, batch_size: int) -> dict[str, Any]:
     }
 
 
+# ----------------------------------------------------------------------------- floor
+
+
+def floor_migrate(path: Path, batch_size: int) -> dict[str, int]:
+    """The floor migrator: ``migrate_sqlite``'s SQLite work with only json.loads/json.dumps.
+
+    One ``BEGIN IMMEDIATE`` transaction; rows read in batches by rowid, as
+    bytes; a row is parsed when its bytes hold the start marker (the same
+    cheap test as ours; other non-ASCII rows are checked to be UTF-8); a
+    summary message is written back as ``json.dumps`` of what was read, after
+    a backup through the sqlite3 backup API before the first UPDATE.
+    """
+    marker = b"<CONVERSATION HISTORY>"
+    preambles = (PREAMBLE + "\n", "For context, here is the conversation so far:\n")
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.text_factory = bytes
+    conn.execute("BEGIN IMMEDIATE")
+    conn.execute("SELECT count(*) FROM agent_sessions").fetchone()
+    conn.execute("SELECT count(*) FROM agent_messages").fetchone()
+    select = ("SELECT rowid, message_data, typeof(message_data) FROM agent_messages "
+              "WHERE rowid > ? ORDER BY rowid LIMIT ?")
+    update = "UPDATE agent_messages SET message_data = ? WHERE rowid = ?"
+    backed_up = False
+    last, scanned, written = 0, 0, 0
+    while rows := conn.execute(select, (last, batch_size)).fetchall():
+        changes = []
+        for key, data, _kind in rows:
+            scanned += 1
+            if marker not in data:
+                if not data.isascii():
+                    data.decode("utf-8")
+                continue
+            item = json.loads(data.decode("utf-8"))
+            content = item.get("content") if isinstance(item, dict) else None
+            if item.get("role") == "assistant" and isinstance(content, str) and (
+                    content.startswith(preambles)):
+                changes.append((json.dumps(item, ensure_ascii=False), key))
+        if changes:
+            if not backed_up:
+                backup = sqlite3.connect(path.with_name(path.name + ".floor-backup"))
+                source = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+                source.backup(backup)
+                source.close()
+                backup.close()
+                backed_up = True
+            conn.executemany(update, changes)
+            written += len(changes)
+        last = rows[-1][0]
+    conn.execute("COMMIT")
+    conn.close()
+    return {"rows": scanned, "written": written}
+
+
+def floor_run(path: Path, batch_size: int) -> dict[str, Any]:
+    """Time the floor migrator in this process."""
+    started = time.perf_counter()
+    counts = floor_migrate(path, batch_size)
+    return {**counts, "seconds": time.perf_counter() - started}
+
+
+def floor_compare(rows: int, batch_size: int, rounds: int) -> dict[str, Any]:
+    """Ours and the floor on fresh copies of one database, in turns: seconds and ratios."""
+    ours, floor, ratios = [], [], []
+    with tempfile.TemporaryDirectory(prefix="migrate-floor-") as folder:
+        built = Path(folder) / "built.db"
+        info = _child("--build", str(built), "--rows", str(rows))
+        print(f"  built {rows:,} rows ({info['summaries']:,} legacy summaries, "
+              f"{info['bytes'] / 2**20:.0f} MiB) in {info['seconds']:.1f} s", flush=True)
+        for round_ in range(rounds):
+            times = {}
+            for which in (("ours", "floor") if round_ % 2 == 0 else ("floor", "ours")):
+                copy = Path(folder) / f"{which}-{round_}.db"
+                shutil.copyfile(built, copy)
+                flag = "--run" if which == "ours" else "--floor-run"
+                result = _child(flag, str(copy), "--batch-size", str(batch_size))
+                times[which] = result["seconds"]
+                for leftover in Path(folder).glob(f"{which}-{round_}.db*"):
+                    leftover.unlink()
+            ours.append(times["ours"])
+            floor.append(times["floor"])
+            ratios.append(times["ours"] / times["floor"])
+            print(f"  round {round_ + 1}: ours {times['ours']:.2f} s, floor "
+                  f"{times['floor']:.2f} s, ratio {ratios[-1]:.2f}", flush=True)
+    return {"rows": rows, "ours_s": statistics.median(ours),
+            "floor_s": statistics.median(floor), "ratio": statistics.median(ratios)}
+
+
+def floor_rule_server(row: Any) -> Any:
+    """The floor's per-row rule for a server store: json.loads/json.dumps of summary rows."""
+    from handoff_codec.migrate.stores._protocol import RowOutcome
+
+    data = row.value
+    if b"<CONVERSATION HISTORY>" not in data:
+        data.decode("utf-8")  # as ours: every row is checked to be UTF-8
+        return RowOutcome(None, None)
+    item = json.loads(data.decode("utf-8"))
+    content = item.get("content") if isinstance(item, dict) else None
+    if item.get("role") == "assistant" and isinstance(content, str) and content.startswith(
+            (PREAMBLE + "\n", "For context, here is the conversation so far:\n")):
+        return RowOutcome(json.dumps(item, ensure_ascii=False).encode("utf-8"), None)
+    return RowOutcome(None, None)
+
+
+def floor_server_run(url: str, batch_size: int) -> dict[str, Any]:
+    """The floor on a server store, through the online migration's own batches, backup
+    file, compare-and-swap UPDATEs and checkpoints, with :func:`floor_rule_server`."""
+    from handoff_codec.migrate.stores._online import OnlineOptions, _run_shard, open_store
+
+    with tempfile.TemporaryDirectory(prefix="migrate-floor-backup-") as folder:
+        options = OnlineOptions(url, batch_size=batch_size,
+                                backup=str(Path(folder) / "backup.jsonl"))
+        started = time.perf_counter()
+        store = open_store(options)
+        try:
+            report = _run_shard(store, options, floor_rule_server, False)
+        finally:
+            store.close()
+        seconds = time.perf_counter() - started
+    return {"rows": report.rows_scanned, "seconds": seconds}
+
+
+def floor_server_compare(url: str, rows: int, batch_size: int, rounds: int) -> dict[str, Any]:
+    """Ours (``handoff-codec migrate URL``) and the floor, each on a fresh store, in turns."""
+    from .migrate_servers import _fresh_store
+
+    ours, floor, ratios = [], [], []
+    for round_ in range(rounds):
+        times = {}
+        for which in (("ours", "floor") if round_ % 2 == 0 else ("floor", "ours")):
+            with _fresh_store(url, rows) as (store, extra):
+                if which == "ours":
+                    result = _child("--store", url, "--run", store, "1", "--batch-size",
+                                    str(batch_size), "--extra", json.dumps(extra))
+                else:
+                    result = _child("--floor-store-run", store, "--batch-size", str(batch_size))
+            times[which] = result["seconds"]
+        ours.append(times["ours"])
+        floor.append(times["floor"])
+        ratios.append(times["ours"] / times["floor"])
+        print(f"  round {round_ + 1}: ours {times['ours']:.2f} s, floor "
+              f"{times['floor']:.2f} s, ratio {ratios[-1]:.2f}", flush=True)
+    return {"rows": rows, "ours_s": statistics.median(ours),
+            "floor_s": statistics.median(floor), "ratio": statistics.median(ratios)}
+
+
 def _child(*args: str) -> dict[str, Any]:
     out = subprocess.run([sys.executable, "-m", "benchmarks.migrate", *args],
                          check=True, capture_output=True, text=True).stdout
-    result: dict[str, Any] = json.loads(out)
+    result: dict[str, Any] = json.loads(out.splitlines()[-1])
     return result
 
 
@@ -188,6 +343,8 @@ def measure(rows: int, batch_size: int) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else argv
+    if "--floor" in arguments or "--floor-store-run" in arguments:
+        return floor_main(arguments)
     if any(arg == "--store" or arg.startswith("--store=") for arg in arguments):
         from .migrate_servers import main as main_servers  # server stores: --store URL
 
@@ -201,7 +358,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch-size", type=int, default=1000)
     parser.add_argument("--build", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--run", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--floor", action="store_true",
+                        help="compare with a floor migrator (json.loads/json.dumps only)")
+    parser.add_argument("--floor-run", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.floor_run:
+        print(json.dumps(floor_run(args.floor_run, args.batch_size)))
+        return 0
     if args.build:
         print(json.dumps(build(args.build, args.rows or 100_000)))
         return 0
@@ -228,6 +391,36 @@ def main(argv: list[str] | None = None) -> int:
         print(f"peak RSS: {first['peak_rss_mib']:.1f} MiB at {first['rows']:,} rows, "
               f"{last['peak_rss_mib']:.1f} MiB at {last['rows']:,} rows "
               f"({growth:+.1f} MiB for {last['rows'] / first['rows']:.0f}x the rows)")
+    return 0
+
+
+def floor_main(argv: list[str]) -> int:
+    """``--floor [--store URL ...]``: print ours/floor for SQLite, and for each server store."""
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.migrate --floor")
+    parser.add_argument("--floor", action="store_true")
+    parser.add_argument("--rows", type=int, default=100_000)
+    parser.add_argument("--batch-size", type=int, default=1000)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--store", action="append", default=[], metavar="URL",
+                        help="also a server store (postgresql://...), as --store in "
+                             "benchmarks.migrate_servers; repeatable")
+    parser.add_argument("--floor-store-run", metavar="URL", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.floor_store_run:
+        print(json.dumps(floor_server_run(args.floor_store_run, args.batch_size)))
+        return 0
+    print(f"SQLite file, {args.rows:,} rows: ours (migrate_sqlite, backup) against the floor "
+          "migrator", flush=True)
+    results = {"sqlite": floor_compare(args.rows, args.batch_size, args.rounds)}
+    for url in args.store:
+        name = url.partition("://")[0]
+        print(f"{name}, {args.rows:,} rows, 1 worker: ours (handoff-codec migrate URL, backup "
+              "file) against the floor through the same store code", flush=True)
+        results[name] = floor_server_compare(url, args.rows, args.batch_size, args.rounds)
+    for name, result in results.items():
+        print(f"{name}: ours {result['ours_s']:.2f} s, floor {result['floor_s']:.2f} s "
+              f"(medians); ours/floor {result['ratio']:.2f} (median of {args.rounds} rounds; "
+              "goal at most 2)")
     return 0
 
 

@@ -16,23 +16,13 @@ Elsewhere: ``handoff_codec.replay`` (replay to a model), ``handoff_codec.migrate
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 from . import _compat
 from ._codec import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START, LEGACY_PREAMBLE, Codec
 from ._errors import DecodeError, DecodeReason, EncodeError, ReplayError
-
-# Report types live in modules that import pydantic; they load on first use,
-# so `import handoff_codec` stays fast.
-_LAZY: dict[str, str] = {
-    "Decoded": "handoff_codec._report",
-    "Format": "handoff_codec._report",
-    "Recovery": "handoff_codec._report",
-    "RecoveryKind": "handoff_codec._report",
-    "FlattenReport": "handoff_codec._signing",
-    "TrustDecision": "handoff_codec._signing",
-}
+from ._flatten import FlattenReport, Reason, TrustDecision
+from ._report import Decoded, Format, Recovery, RecoveryKind
 
 __all__ = [
     "DEFAULT_END",
@@ -42,8 +32,15 @@ __all__ = [
     "Codec",
     "DecodeError",
     "DecodeReason",
+    "Decoded",
     "EncodeError",
+    "FlattenReport",
+    "Format",
+    "Reason",
+    "Recovery",
+    "RecoveryKind",
     "ReplayError",
+    "TrustDecision",
     "decode",
     "default_codec",
     "dumps",
@@ -51,7 +48,6 @@ __all__ = [
     "loads",
     "nest",
     "summarize",
-    *_LAZY,
 ]
 
 __version__ = "0.2.0.dev0"
@@ -69,11 +65,6 @@ _compat.install()
 
 
 def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is not None:
-        value = getattr(importlib.import_module(module), name)
-        globals()[name] = value
-        return value
     if name in _compat.MOVED_NAMES:
         return _compat.moved_name(name)  # not cached: warn on every use
     raise AttributeError(f"module 'handoff_codec' has no attribute {name!r}")

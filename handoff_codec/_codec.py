@@ -2,21 +2,23 @@
 
 from __future__ import annotations
 
-import copy
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ._flatten import FlattenReport, OnLoss, Trust
     from ._reader import Engine
-    from ._report import Decoded, Recovery
-    from ._signing import FlattenReport
 
+from . import _flatten
 from . import _limits as limits
 from ._encoder import encode_records
 from ._errors import EncodeError
+from ._legacy import parse_lenient
 from ._parsers import literal
+from ._reader import read
+from ._report import Decoded, Format
 
 __all__ = ["DEFAULT_END", "DEFAULT_PREAMBLE", "DEFAULT_START", "LEGACY_PREAMBLE", "Codec"]
 
@@ -37,8 +39,6 @@ _RECORD_LINE = re.compile(r"^[0-9]+\. ", re.MULTILINE)
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 Item = dict[str, Any]
-Trust = Literal["any", "signed"]
-OnLoss = Literal["keep", "drop"]
 
 
 @dataclass(frozen=True)
@@ -67,6 +67,8 @@ class Codec:
     max_depth: int = limits.DEFAULT_MAX_DEPTH
     key: bytes | None = field(default=None, repr=False)
     verify_keys: tuple[bytes, ...] = field(default=(), repr=False)
+    # The readers' (terminal name, text) pairs for the preamble and markers.
+    _literals: tuple[tuple[str, str], ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         for name in ("preamble", "start", "end"):
@@ -91,6 +93,8 @@ class Codec:
         if not all(isinstance(k, bytes) and k for k in keys):
             raise ValueError("Codec verify_keys must be non-empty bytes")
         object.__setattr__(self, "verify_keys", keys)
+        object.__setattr__(self, "_literals", (
+            ("PREAMBLE", self.preamble), ("START_MARKER", self.start), ("END_MARKER", self.end)))
 
     # ------------------------------------------------------------ writing
     def dumps(self, items: Iterable[Mapping[str, Any]]) -> str:
@@ -118,11 +122,6 @@ class Codec:
         return {"role": "assistant", "content": self.dumps(items)}
 
     # ------------------------------------------------------------ reading
-    @property
-    def _literals(self) -> tuple[tuple[str, str], ...]:
-        return (("PREAMBLE", self.preamble), ("START_MARKER", self.start),
-                ("END_MARKER", self.end))
-
     def loads(self, text: str, *, strict: bool = False, engine: Engine = "fast") -> list[Item]:
         """The items of a summary.
 
@@ -142,8 +141,6 @@ class Codec:
         """
         self._check(text)
         if strict:
-            from ._reader import read
-
             return read(text, self._literals, self.max_depth, engine,
                         max_records=self.max_records)[0]
         return self._lenient(text, engine).items
@@ -155,17 +152,12 @@ class Codec:
         """
         self._check(text)
         if strict:
-            from ._reader import read
-            from ._report import Decoded, Format
-
             items = read(text, self._literals, self.max_depth, engine,
                          max_records=self.max_records)[0]
-            return Decoded.model_construct(items=items, format=Format.CURRENT, recoveries=[])
+            return Decoded(items=items, format=Format.CURRENT, recoveries=[])
         return self._lenient(text, engine)
 
     def _lenient(self, text: str, engine: Engine) -> Decoded:
-        from ._legacy import parse_lenient
-
         return parse_lenient(text, self._literals, self.start, self.end, self.max_depth, engine,
                              max_records=self.max_records)
 
@@ -181,9 +173,9 @@ class Codec:
 
     def verify(self, text: str) -> bool:
         """Whether ``text`` carries a signature that verifies under one of this codec's keys."""
-        from ._signing import Reason, verify_text
+        from ._signing import verify_text
 
-        return verify_text(text, self._keys, self._head_lines) is Reason.VERIFIED
+        return verify_text(text, self._keys, self._head_lines) == "verified"
 
     @property
     def _head_lines(self) -> int:
@@ -235,8 +227,8 @@ class Codec:
         Raises ValueError for an unknown ``trust`` or ``on_loss``, or
         ``trust="signed"`` without a key; never DecodeError.
         """
-        return self.flatten_report(items, trust=trust, on_loss=on_loss,
-                                   restore_empty=restore_empty).items
+        return _flatten.flatten(self, items, trust=trust, on_loss=on_loss,
+                                restore_empty=restore_empty)
 
     def flatten_report(self, items: Iterable[Mapping[str, Any]], *, trust: Trust = "any",
                        on_loss: OnLoss = "keep", restore_empty: bool = False) -> FlattenReport:
@@ -245,66 +237,9 @@ class Codec:
         With ``restore_empty``, ``placeholders`` says which turns were restored
         and which start with a placeholder but go on (leaks: reported, not cut).
         """
-        from ._content import as_text_message
-        from ._errors import DecodeError
-        from ._signing import FlattenReport, Reason, TrustDecision, verify_text
-
-        if trust not in ("any", "signed"):
-            raise ValueError(f"trust must be 'any' or 'signed', not {trust!r}")
-        if on_loss not in ("keep", "drop"):
-            raise ValueError(f"on_loss must be 'keep' or 'drop', not {on_loss!r}")
-        keys = self._keys
-        if trust == "signed" and not keys:
-            raise ValueError("trust='signed' needs a Codec with key or verify_keys")
-        flat: list[Item] = []
-        decisions: list[TrustDecision] = []
-        for index, item in enumerate(items):
-            if self.is_summary(message := as_text_message(item)):
-                text = message["content"]
-                reason = Reason.EXPANDED if trust == "any" else verify_text(
-                    text, keys, self._head_lines)
-                if reason not in (Reason.EXPANDED, Reason.VERIFIED):
-                    decisions.append(TrustDecision(index, False, reason))
-                else:
-                    try:
-                        decoded = self.decode(text)
-                    except DecodeError as exc:
-                        decisions.append(TrustDecision(index, False, Reason.UNREADABLE, str(exc)))
-                    else:
-                        found = tuple(decoded.recoveries)
-                        dropped = [str(r.line) for r in found if _drops_a_line(r)]
-                        doubtful = [str(r.line) for r in found if _ambiguous(r)]
-                        if not (dropped or doubtful) or on_loss == "drop":
-                            flat.extend(decoded.items)
-                            decisions.append(TrustDecision(index, True, reason, "", found))
-                            continue
-                        detail = f"line(s) {', '.join(dropped)} belong to no record" \
-                            if dropped else f"line(s) {', '.join(doubtful)}: the split into " \
-                            "records rests on no evidence of the writer (ambiguous)"
-                        decisions.append(TrustDecision(index, False, Reason.LOSSY, detail,
-                                                       found))
-            flat.append(copy.deepcopy(item if type(item) is dict else dict(item)))
-        if not restore_empty:
-            return FlattenReport(flat, decisions)
-        from .replay._placeholders import restore_empty_report
-
-        restored = restore_empty_report(flat)
-        return FlattenReport(restored.items, decisions, restored)
+        return _flatten.flatten_report(self, items, trust=trust, on_loss=on_loss,
+                                       restore_empty=restore_empty)
 
     def nest(self, items: Iterable[Mapping[str, Any]]) -> list[Item]:
         """``[summarize(flatten(items))]``, the shape of a HandoffHistoryMapper."""
-        return [self.summarize(self.flatten(items))]
-
-
-def _ambiguous(recovery: Recovery) -> bool:
-    """Whether ``recovery`` says the split into records may not be the writer's."""
-    from ._report import RecoveryKind
-
-    return recovery.kind is RecoveryKind.AMBIGUOUS
-
-
-def _drops_a_line(recovery: Recovery) -> bool:
-    """Whether ``recovery`` leaves a line of the summary out of every item."""
-    from ._report import RecoveryKind
-
-    return recovery.kind is RecoveryKind.UNRECOGNISED
+        return _flatten.nest(self, items)

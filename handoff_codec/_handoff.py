@@ -54,8 +54,8 @@ from ._encoder import encode_records
 from ._errors import EncodeError
 
 if TYPE_CHECKING:
-    from ._codec import Codec, Trust
-    from ._signing import TrustDecision
+    from ._codec import Codec
+    from ._flatten import Trust, TrustDecision
 
 __all__ = ["Fallback", "FallbackKind", "HandoffReport", "HistoryWriter", "read_history"]
 
@@ -378,7 +378,7 @@ def read_history(
     summary message is recorded in ``writer``. The media references that an
     earlier handoff wrote are left out (see :func:`without_own_references`).
     """
-    from ._signing import Reason
+    from ._flatten import Reason
 
     codec = writer.codec
     entries: list[tuple[Item, bool]] = []

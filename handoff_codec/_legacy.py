@@ -20,10 +20,10 @@ import re
 from array import array
 from collections.abc import Callable, Sequence
 from itertools import chain, compress, islice, repeat
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
-from lark import Token, Transformer
-from lark.exceptions import UnexpectedInput
+if TYPE_CHECKING:
+    from lark import Token
 
 from . import _limits as limits
 from . import _parsers as grammar
@@ -43,25 +43,6 @@ __all__ = ["parse_lenient"]
 
 Item = dict[str, Any]
 Literals = tuple[tuple[str, str], ...]
-
-
-class _Envelope(Transformer[Token, tuple[Token, str, int]]):
-    """The preamble token, the body's text and its offset in the summary."""
-
-    def start(self, children: list[Any]) -> tuple[Token, str, int]:
-        return children[0], *children[2]
-
-    def preamble(self, children: list[Token]) -> Token:
-        return children[0]
-
-    def no_records(self, _children: list[Token]) -> tuple[str, int]:
-        return "", 0
-
-    def records(self, children: list[Token]) -> tuple[str, int]:
-        return str(children[0]), children[0].start_pos or 0
-
-
-_ENVELOPE = _Envelope()
 
 
 @functools.cache
@@ -115,9 +96,11 @@ def _envelope(text: str, literals: Literals) -> tuple[str, int, int]:
     split = _split(text, literals)
     if split is not None:
         return split
-    lark_parser = grammar.parser("legacy", transformer=_ENVELOPE, literals=literals)
+    from lark.exceptions import UnexpectedInput  # Lark only for text the shortcut leaves
+
+    lark_parser = grammar.legacy_envelope_parser(literals)
     try:
-        preamble, body, offset = cast(tuple[Token, str, int], lark_parser.parse(text))
+        preamble, body, offset = cast("tuple[Token, str, int]", lark_parser.parse(text))
     except UnexpectedInput as exc:
         raise lark_error(text, exc) from None
     return preamble.type, offset, offset + len(body)

@@ -1,26 +1,30 @@
-"""Find the grammar files and build the cached LALR parsers.
+"""Find the grammar files, build the cached LALR parsers, and give their terminals.
 
 Parsers are built on first use, once per configuration (grammar file, preamble,
-markers), so ``import handoff_codec`` does not import or run Lark.
+markers), so ``import handoff_codec`` does not import or run Lark. The
+terminals the fast readers match with come from ``_terminals``, generated from
+the same grammar files, so that reading does not import Lark either.
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from lark import Lark
     from lark.lexer import TerminalDef
 
-__all__ = ["grammar_text", "literal", "parser", "terminal"]
+__all__ = ["grammar_text", "legacy_envelope_parser", "literal", "parser", "terminal"]
 
 
 def _grammar_dir() -> Path:
     """The folder holding ``*.lark``: inside the installed package, else the repo's."""
     from importlib import resources
+    from pathlib import Path
 
     packaged = resources.files("handoff_codec") / "grammar"
     if packaged.is_dir():
@@ -69,18 +73,20 @@ def parser(
 
 
 @functools.cache
-def _lexer_only(grammar: str) -> Lark:
-    """``grammar/<grammar>.lark`` loaded without a parser: its terminals, built once."""
-    from lark import Lark
-
-    return Lark(grammar_text(grammar), parser=None, lexer="basic",
-                import_paths=[str(_grammar_dir())])
-
-
-@functools.cache
 def terminal(name: str, grammar: str = "summary") -> re.Pattern[str]:
-    """The compiled regular expression of terminal ``name``, with its named groups."""
-    return re.compile(_lexer_only(grammar).get_terminal(name).pattern.to_regexp())
+    """The compiled regular expression of terminal ``name``, with its named groups.
+
+    The pattern Lark compiles for it, from the generated ``_terminals`` module
+    (``python -m handoff_codec._terminals_gen`` rewrites it from the grammar).
+    """
+    from ._terminals import PATTERNS
+
+    try:
+        return re.compile(PATTERNS[grammar][name])
+    except KeyError:
+        raise KeyError(f"no terminal {name} in grammar/{grammar}.lark as generated into "
+                       "handoff_codec/_terminals.py; run python -m handoff_codec._terminals_gen"
+                       ) from None
 
 
 def literal(name: str, grammar: str = "summary") -> str:
@@ -90,3 +96,29 @@ def literal(name: str, grammar: str = "summary") -> str:
     if re.escape(text) != pattern:
         raise ValueError(f"terminal {name} is not one string literal")
     return text
+
+
+@functools.cache
+def legacy_envelope_parser(literals: tuple[tuple[str, str], ...]) -> Lark:
+    """The LALR parser of ``grammar/legacy.lark`` that returns ``(preamble token, body, offset)``.
+
+    The body is the ``RECORDS`` token's text ("" with no records) and its
+    offset in the summary. Built, with Lark imported, only for an envelope the
+    lenient reader's one-pass split leaves to the parser.
+    """
+    from lark import Token, Transformer
+
+    class Envelope(Transformer[Token, tuple[Token, str, int]]):
+        def start(self, children: list[Any]) -> tuple[Token, str, int]:
+            return children[0], *children[2]
+
+        def preamble(self, children: list[Token]) -> Token:
+            return children[0]
+
+        def no_records(self, _children: list[Token]) -> tuple[str, int]:
+            return "", 0
+
+        def records(self, children: list[Token]) -> tuple[str, int]:
+            return str(children[0]), children[0].start_pos or 0
+
+    return parser("legacy", transformer=Envelope(), literals=literals)

@@ -1,15 +1,21 @@
-"""What ``decode`` reports: the items, the writer generation, and every recovery."""
+"""What ``decode`` reports: the items, the writer generation, and every recovery.
+
+``Decoded`` and ``Recovery`` are slotted dataclasses (see :mod:`._models`):
+cheap to build on every read, with pydantic's ``model_dump``,
+``model_dump_json`` and ``model_validate`` loaded only when used. A new field
+or recovery kind is one line: the schema is made from the fields and enums.
+"""
 
 from __future__ import annotations
 
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from itertools import compress
-from typing import Any, overload
+from typing import Annotated, Any, overload
 
-from pydantic import BaseModel, ConfigDict, field_serializer
+from ._models import AS_LIST, Model
 
 __all__ = ["Decoded", "Format", "Note", "Recoveries", "Recovery", "RecoveryKind", "int_array"]
 
@@ -55,14 +61,13 @@ class RecoveryKind(_Named):
     NON_STANDARD_JSON = "non_standard_json"  # NaN or Infinity in a JSON record
 
 
-class Recovery(BaseModel):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Recovery(Model):
     """One place where the reader went beyond the current format.
 
     ``lost`` is true when the text provably no longer holds some information
     (for example whether an empty turn was ``None`` or ``""``).
     """
-
-    model_config = ConfigDict(frozen=True)
 
     line: int
     kind: RecoveryKind
@@ -148,8 +153,7 @@ class Recoveries(Sequence[Recovery]):
         message = note.message
         if not isinstance(message, str):
             message = message(self._text, self._a[index], self._b[index])
-        return Recovery.model_construct(line=self._lines[index], kind=note.kind,
-                                        message=message, lost=note.lost)
+        return Recovery(line=self._lines[index], kind=note.kind, message=message, lost=note.lost)
 
     def __iter__(self) -> Iterator[Recovery]:
         return map(self.__getitem__, range(len(self)))
@@ -172,22 +176,19 @@ def lossless(recoveries: Sequence[Recovery]) -> bool:
     return not any(r.lost for r in recoveries)
 
 
-class Decoded(BaseModel):
+@dataclass(slots=True, kw_only=True)
+class Decoded(Model):
     """The result of :func:`handoff_codec.decode`.
 
     ``recoveries`` is a sequence (a list, or the lenient reader's compact
-    :class:`Recoveries`) of :class:`Recovery`, in line order.
+    :class:`Recoveries`) of :class:`Recovery`, in line order; dumped as a list.
     """
 
     items: list[dict[str, Any]]
     format: Format
-    recoveries: Sequence[Recovery] = []
+    recoveries: Annotated[Sequence[Recovery], AS_LIST] = field(default_factory=list)
     # With format ``legacy``: the generations the text may come from, oldest first.
     candidates: tuple[Format, ...] = ()
-
-    @field_serializer("recoveries")
-    def _recoveries_as_list(self, recoveries: Sequence[Recovery]) -> list[Recovery]:
-        return list(recoveries)
 
     @property
     def lossless(self) -> bool:

@@ -1,4 +1,4 @@
-"""Authenticated summaries: an HMAC-SHA256 signature line, and trusted flattening.
+"""Authenticated summaries: an HMAC-SHA256 signature line, written and verified.
 
 A signed summary carries one extra line, right after the start marker::
 
@@ -31,65 +31,18 @@ import hashlib
 import hmac
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
-from enum import Enum
-from typing import TYPE_CHECKING, Any
+from typing import Literal
 
-if TYPE_CHECKING:
-    from ._report import Recovery
+from . import _compat
 
-__all__ = [
-    "DOMAIN",
-    "FlattenReport",
-    "Reason",
-    "TrustDecision",
-    "sign_text",
-    "split_signature",
-    "verify_text",
-]
+__all__ = ["DOMAIN", "Verdict", "sign_text", "split_signature", "verify_text"]
 
 DOMAIN = b"handoff-codec signed summary v1\n"
 SIGNATURE_LINE = re.compile(r"\(signed hmac-sha256 ([0-9a-f]{64})\)")
 
 
-class Reason(str, Enum):
-    """Why a summary message was, or was not, expanded by ``flatten``."""
-
-    EXPANDED = "expanded"  # trust="any": read without checking a signature
-    VERIFIED = "verified"  # trust="signed": the signature verifies under a key
-    UNSIGNED = "unsigned"  # trust="signed": no signature line; kept as a message
-    BAD_SIGNATURE = "bad signature"  # a signature line that no key verifies
-    UNREADABLE = "unreadable"  # has the envelope but could not be decoded
-    LOSSY = "lossy"  # on_loss="keep": it would drop a line or split ambiguously; kept
-
-
-@dataclass(frozen=True)
-class TrustDecision:
-    """What ``flatten`` did with the summary message at ``index`` of its input.
-
-    ``recoveries`` are the lenient reader's, for a message it read.
-    """
-
-    index: int
-    expanded: bool
-    reason: Reason
-    detail: str = ""
-    recoveries: tuple[Recovery, ...] = ()
-
-
-@dataclass(frozen=True)
-class FlattenReport:
-    """The flattened items, and one decision per message that had the envelope."""
-
-    items: list[dict[str, Any]]
-    decisions: list[TrustDecision] = field(default_factory=list)
-    # With flatten(restore_empty=True): a handoff_codec.replay.RestoreReport.
-    placeholders: Any = None
-
-    @property
-    def kept(self) -> list[TrustDecision]:
-        """The decisions for summary messages left unexpanded."""
-        return [d for d in self.decisions if not d.expanded]
+# What verify_text finds: the values of the flattening Reason of the same name.
+Verdict = Literal["verified", "unsigned", "bad signature"]
 
 
 def _mac(key: bytes, unsigned: str) -> str:
@@ -133,12 +86,17 @@ def split_signature(text: str, head_lines: int = 2) -> tuple[str, str | None]:
     return text[:head] + text[end + 1 :], match[1]
 
 
-def verify_text(text: str, keys: Iterable[bytes], head_lines: int = 2) -> Reason:
-    """VERIFIED if the signature of ``text`` verifies under one of ``keys``."""
+def verify_text(text: str, keys: Iterable[bytes], head_lines: int = 2) -> Verdict:
+    """``"verified"`` if the signature of ``text`` verifies under one of ``keys``."""
     unsigned, signature = split_signature(text, head_lines)
     if signature is None:
-        return Reason.UNSIGNED
+        return "unsigned"
     verified = False
     for key in keys:  # every key is tried, so timing does not tell which matched
         verified |= hmac.compare_digest(_mac(key, unsigned), signature)
-    return Reason.VERIFIED if verified else Reason.BAD_SIGNATURE
+    return "verified" if verified else "bad signature"
+
+
+def __getattr__(name: str) -> object:
+    # FlattenReport, TrustDecision and Reason moved to handoff_codec._flatten.
+    return _compat.moved_attribute(__name__, name)

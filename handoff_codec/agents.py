@@ -69,7 +69,8 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess by th
         "Install it with: pip install 'handoff-codec[agents]'"
     ) from exc
 
-from ._codec import DEFAULT_PREAMBLE, Codec, Trust
+from ._codec import DEFAULT_PREAMBLE, Codec
+from ._flatten import Trust
 from ._handoff import (
     Fallback,
     FallbackKind,

@@ -116,3 +116,21 @@ def test_is_summary_with_short_custom_markers() -> None:
     assert codec.is_summary({"role": "assistant", "content": "P\n<\n<"})
     assert not codec.is_summary({"role": "assistant", "content": "P\n<"})  # one marker, two uses
     assert not codec.is_summary({"role": "assistant", "content": ["P\n<\n<"]})
+
+
+def test_a_replaced_or_unpickled_codec_reads_with_its_own_envelope() -> None:
+    import pickle
+
+    items = [{"role": "user", "content": "a"}]
+    custom = dataclasses.replace(handoff_codec.default_codec, preamble="Earlier:", end="</H>")
+    text = custom.dumps(items)
+    assert text.startswith("Earlier:\n") and text.endswith("\n</H>")
+    again = pickle.loads(pickle.dumps(custom))
+    assert again == custom and hash(again) == hash(custom) and repr(again) == repr(custom)
+    for codec in (custom, again):
+        assert codec.loads(text) == codec.loads(text, strict=True) == items
+        assert codec.decode(text).items == items
+        with pytest.raises(handoff_codec.DecodeError):
+            codec.loads(handoff_codec.dumps(items), strict=True)
+    assert "_literals" not in repr(custom)
+    assert custom != handoff_codec.default_codec

@@ -20,7 +20,6 @@ from handoff_codec import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START, Codec
 from handoff_codec import _parsers as grammar
 from handoff_codec._errors import ReadFailure
 from handoff_codec._legacy import (
-    _ENVELOPE,
     _heads_by_rule,
     _Numbered,
     _Reader,
@@ -46,7 +45,7 @@ def envelope_texts() -> st.SearchStrategy[str]:
 
 
 def lark_envelope(text: str, literals: Any = LITERALS) -> tuple[str, str, int] | None:
-    parser = grammar.parser("legacy", transformer=_ENVELOPE, literals=literals)
+    parser = grammar.legacy_envelope_parser(literals)
     try:
         preamble, body, offset = parser.parse(text)
     except UnexpectedInput:

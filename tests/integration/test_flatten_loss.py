@@ -13,8 +13,7 @@ from typing import Any
 import pytest
 
 import handoff_codec
-from handoff_codec import Codec
-from handoff_codec._signing import Reason
+from handoff_codec import Codec, Reason
 from handoff_codec.migrate import migrate_items
 from handoff_codec.migrate._items import MigrationStatus
 

@@ -62,3 +62,41 @@ def test_the_new_paths_do_not_warn() -> None:
             "from handoff_codec.migrate import migrate_item, migrate_items\n"
             "from handoff_codec.migrate.stores.sqlite import migrate_sqlite\n")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.parametrize("name", ["FlattenReport", "TrustDecision", "Reason"])
+@pytest.mark.parametrize("module", ["handoff_codec._signing", "handoff_codec.signing"])
+def test_flattening_names_moved_out_of_signing_warn_and_still_work(module: str,
+                                                                    name: str) -> None:
+    import importlib
+    import warnings
+
+    import handoff_codec
+    from handoff_codec import _flatten
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        old = importlib.import_module(module)
+    warning = f"handoff_codec._signing.{name} is deprecated; use handoff_codec.{name}"
+    with pytest.warns(DeprecationWarning, match=warning):
+        value = getattr(old, name)
+    assert value is getattr(_flatten, name) is getattr(handoff_codec, name)
+    with pytest.raises(AttributeError):
+        old.NoSuchName  # noqa: B018
+
+
+def test_signing_only_signs_and_verifies() -> None:
+    import handoff_codec._signing as signing
+
+    assert sorted(signing.__all__) == ["DOMAIN", "Verdict", "sign_text", "split_signature",
+                                       "verify_text"]
+
+
+def test_flattening_does_not_import_replay() -> None:
+    code = ("import sys, handoff_codec\n"
+            "handoff_codec.flatten([{'role': 'user', 'content': 'a'}])\n"
+            "handoff_codec.nest([{'role': 'user', 'content': 'a'}])\n"
+            "print(sorted(m for m in sys.modules if m.startswith('handoff_codec.replay')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "[]"
