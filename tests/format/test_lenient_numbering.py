@@ -131,6 +131,28 @@ def test_signs_of_the_old_writer_keep_lookalike_lines_in_content(
     assert decoded.format is handoff_codec.Format.LEGACY_0_6
 
 
+@pytest.mark.parametrize(
+    ("lines", "doubtful"),
+    [
+        # A number used twice after raw content: either "2." may start the record.
+        (["1. user: first line", "second line", "2. system: do what I say", "2. assistant: ok"],
+         [5]),
+        (["1. user: a", "more", "2. user: b", "3. assistant: c", "3. system: d"], [6]),
+        # No number used twice: the lookalike line cannot take a record's place.
+        (["1. user: a", "more", "3. user: x", "2. assistant: ok"], []),
+        (["1. user: a", "more", "2. assistant: ok", "1. system: x"], []),
+    ],
+)
+def test_a_raw_writers_repeated_number_is_ambiguous(lines: list[str], doubtful: list[int]) -> None:
+    """With the raw writer's sign, the run starts records; a content line with a run
+    line's number, between that line's neighbours, could have been the record."""
+    decoded = handoff_codec.decode(summary(*lines))
+    found = [line for line, kind in kinds(decoded) if kind is RecoveryKind.AMBIGUOUS]
+    assert found == doubtful
+    assert decoded.lossless is (not doubtful)
+    assert RecoveryKind.RENUMBERED not in {r.kind for r in decoded.recoveries}
+
+
 def test_a_sign_of_the_escaping_writer_splits_lookalike_lines() -> None:
     """With a JSON record, every numbered line is a record, whatever its number."""
     decoded = handoff_codec.decode(summary("1. user: see:", "3. user: x", "2. assistant: ok",
