@@ -25,8 +25,22 @@ __all__ = [
     "StoreRefusal",
     "StoreReport",
     "UntouchedRow",
+    "read_backup",
     "to_rewrite",
 ]
+
+# Public names defined in the store modules, imported when first used (the store
+# modules import this one).
+_LAZY = {"read_backup": "._backup", "Backup": "._backup", "BackupRecord": "._backup"}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module, __name__), name)
 
 
 class StoreError(Exception):

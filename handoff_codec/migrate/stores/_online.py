@@ -19,7 +19,6 @@ writes each ``old`` back where the row still holds ``new``.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -28,14 +27,16 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from multiprocessing import get_context
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
 from ... import default_codec
 from . import LeakRow, PlaceholderReport, StoreError, StoreReport, UntouchedRow, to_rewrite
+from ._backup import BackupWriter, read_backup
 from ._protocol import Batch, Change, Checkpoint, Row, RowOutcome, ServerStore, Shard, migrate_row
 from ._rows import Prefilter
+from ._state import record_backup, recorded_backup
 
 if TYPE_CHECKING:
     from ..._codec import Codec
@@ -52,7 +53,6 @@ __all__ = [
 
 SQL_SCHEMES = ("postgresql", "postgres", "mysql", "mariadb", "sqlite")
 REDIS_SCHEMES = ("redis", "rediss", "unix")
-BACKUP_FORMAT = 1
 
 
 def is_store_url(text: str) -> bool:
@@ -155,7 +155,8 @@ class RestoreReport(BaseModel):
     backups: list[str]
     rows: int = 0
     restored: int = 0
-    changed_since: int = 0  # rows no longer holding the migrated value: left alone
+    already_old: int = 0  # rows that already held their old value (never changed, or twice)
+    changed_since: int = 0  # rows holding neither value: left alone
 
     @property
     def ok(self) -> bool:
@@ -230,30 +231,33 @@ def run(options: OnlineOptions) -> ServerReport:
     return merged
 
 
-def _backup_path(options: OnlineOptions, previous: str | None) -> Path:
+def _scope(store: ServerStore, options: OnlineOptions, shard: Shard) -> str:
+    """What a backup recorded in the local state belongs to: the store, its table or
+    key prefix, and the shard."""
+    return "|".join((store.kind, store.where, options.messages_table, options.key_prefix,
+                     str(shard)))
+
+
+def _backup_path(options: OnlineOptions, scope: str) -> tuple[Path, bool]:
+    """The backup file of this run (absolute), and whether it was recorded by an earlier one.
+
+    The operator names it (``--backup-file``), or a resume finds the one its
+    earlier run recorded in the local state directory, or it is a new file in
+    the working directory. A path stored in the store is never used.
+    """
     if options.backup:
-        path = Path(options.backup)
-    elif previous:
-        return Path(previous)
+        path = Path(os.path.abspath(options.backup))
     else:
+        if options.resume:
+            recorded = recorded_backup(scope)
+            if recorded is not None:
+                return recorded, True
         stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-        path = Path(f"handoff-codec-backup-{stamp}.jsonl")
+        path = Path.cwd() / f"handoff-codec-backup-{stamp}.jsonl"
     shard = options.shard
     if shard.count > 1:
         path = path.with_name(f"{path.stem}.shard-{shard.index}-of-{shard.count}{path.suffix}")
-    return path
-
-
-def _open_backup(path: Path, header: dict[str, Any], append: bool) -> IO[str]:
-    flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if append else os.O_EXCL)
-    try:
-        fd = os.open(path, flags, 0o600)
-    except FileExistsError:
-        raise StoreError(f"{path}: the backup file exists; name another with --backup") from None
-    file = os.fdopen(fd, "w", encoding="utf-8")
-    if not append or file.tell() == 0:
-        file.write(json.dumps(header) + "\n")
-    return file
+    return path, False
 
 
 def _key_json(key: tuple[Any, ...]) -> list[Any]:
@@ -293,22 +297,24 @@ def _run_shard(store: ServerStore, options: OnlineOptions,
     with store.lock(shard):
         position: Any = None
         checkpoint = store.load_checkpoint(shard) if options.resume else None
-        if checkpoint is not None:
+        if checkpoint is not None and checkpoint.done:
+            # Its figures are an earlier run's: run the shard again, and report this run.
+            report.warnings.append(f"shard {shard} had finished before; --resume ran it "
+                                   "again from the start")
+        elif checkpoint is not None:
             report = ServerReport.model_validate(checkpoint.report)
             report.resumed = True
-            if checkpoint.done:
-                return report
             position = checkpoint.position
-        out: IO[str] | None = None
+        writer: BackupWriter | None = None
         if options.write_backup:
-            backup = _backup_path(options, report.backups[0] if report.backups else None)
-            report.backups = [str(backup)]
-            header = {"handoff_codec_backup": BACKUP_FORMAT, "store": store.where,
-                      "kind": store.kind, "shard": str(shard)}
-            out = _open_backup(backup, header, append=options.resume)
-        with out or contextlib.nullcontext():
+            scope = _scope(store, options, shard)
+            backup, _ = _backup_path(options, scope)
+            header = {"store": store.where, "kind": store.kind, "shard": str(shard)}
+            writer = BackupWriter(backup, header, append=options.resume,
+                                  on_create=lambda path: record_backup(scope, path))
+        with writer or contextlib.nullcontext():
             for batch in store.batches(position, options.batch_size, shard):
-                _run_batch(store, batch, rule, redact, report, out)
+                _run_batch(store, batch, rule, redact, report, writer)
                 if options.pause:
                     time.sleep(options.pause)
             store.commit([], lambda _: Checkpoint(None, True, report.model_dump(mode="json")))
@@ -316,7 +322,7 @@ def _run_shard(store: ServerStore, options: OnlineOptions,
 
 
 def _run_batch(store: ServerStore, batch: Batch, rule: Callable[[Row], RowOutcome],
-               redact: bool, report: ServerReport, out: IO[str] | None) -> None:
+               redact: bool, report: ServerReport, writer: BackupWriter | None) -> None:
     changes: list[Change] = []
     outcomes: list[RowOutcome] = []
     for row in batch.rows:
@@ -328,15 +334,11 @@ def _run_batch(store: ServerStore, batch: Batch, rule: Callable[[Row], RowOutcom
             changes.append(Change(row, outcome.new))
             outcomes.append(outcome)
     report.batches += 1
-    if changes and out is not None:
-        for change in changes:
-            out.write(json.dumps({"key": _key_json(change.row.key),
-                                  "session_id": change.row.session_id,
-                                  "old": change.row.value.decode("utf-8"),
-                                  "new": change.new.decode("utf-8")}, ensure_ascii=False)
-                      + "\n")
-        out.flush()
-        os.fsync(out.fileno())
+    if changes and writer is not None:
+        writer.write([(_key_json(change.row.key), change.row.session_id, change.row.value,
+                       change.new) for change in changes])
+        if str(writer.path) not in report.backups:
+            report.backups.append(str(writer.path))
 
     def settle(written: list[bool]) -> Checkpoint:
         # Runs inside the batch's transaction where the store has one, so the
@@ -365,24 +367,21 @@ def restore(backups: Sequence[str], options: OnlineOptions) -> RestoreReport:
 
 
 def _restore_file(store: ServerStore, path: Path, size: int, report: RestoreReport) -> None:
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise StoreError(f"{path}: {exc.strerror or exc}") from None
-    try:
-        header = json.loads(lines[0]) if lines else {}
-    except ValueError:
-        header = {}
-    if not isinstance(header, dict) or header.get("handoff_codec_backup") != BACKUP_FORMAT:
-        raise StoreError(f"{path}: not a handoff-codec backup file")
-    changes = []
-    for line in reversed(lines[1:]):  # newest first, should a row appear twice
-        entry = json.loads(line)
-        row = Row(store.row_key(entry["key"]), entry["session_id"],
-                  entry["new"].encode("utf-8"))
-        changes.append(Change(row, entry["old"].encode("utf-8")))
+    backup = read_backup(path)
+    # Newest first, should a row appear twice (a batch backed up by a killed run, then
+    # again by its resume): the oldest record's ``old`` is what ends up in the row.
+    changes = [Change(Row(store.row_key(record.key), record.session_id, record.new),
+                      record.old) for record in reversed(backup.records)]
     for start in range(0, len(changes), size):
-        written = store.commit(changes[start:start + size], None)
+        chunk = changes[start:start + size]
+        written = store.commit(chunk, None)
         report.rows += len(written)
         report.restored += sum(written)
-        report.changed_since += len(written) - sum(written)
+        # A row not holding the migrated value may already hold the old one (a batch
+        # backed up but never committed by a killed run, or a row listed twice): a
+        # swap of the old value for itself tells which.
+        missed = [Change(Row(c.row.key, c.row.session_id, c.new), c.new)
+                  for c, ok in zip(chunk, written, strict=True) if not ok]
+        already = sum(store.commit(missed, None)) if missed else 0
+        report.already_old += already
+        report.changed_since += len(missed) - already
