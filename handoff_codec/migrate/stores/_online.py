@@ -31,11 +31,10 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
-from ... import default_codec
-from . import LeakRow, PlaceholderReport, StoreError, StoreReport, UntouchedRow, to_rewrite
+from . import PlaceholderReport, StoreError, StoreReport, UntouchedRow
 from ._backup import BackupWriter, read_backup
-from ._protocol import Batch, Change, Checkpoint, Row, RowOutcome, ServerStore, Shard, migrate_row
-from ._rows import Prefilter
+from ._protocol import Batch, Change, Checkpoint, Row, ServerStore, Shard
+from ._rows import RowOutcome, RowRule
 from ._state import record_backup, recorded_backup
 
 if TYPE_CHECKING:
@@ -61,71 +60,30 @@ def is_store_url(text: str) -> bool:
     return bool(sep) and scheme.split("+", 1)[0].lower() in SQL_SCHEMES + REDIS_SCHEMES
 
 
-class ServerUntouched(UntouchedRow):
-    """A row left as it was: ``key`` is its key in the store (``row``: its id or index)."""
-
-    key: list[Any]
+ServerUntouched = UntouchedRow  # the 0.2.0.dev0 name: an untouched row with its ``key``
 
 
 class ServerReport(StoreReport):
     """What a server-store run found and did, for one shard or merged over shards."""
 
     shards: list[str] = Field(default_factory=list)
-    # add_row turns each UntouchedRow the base class appends into one with its key.
-    untouched_rows: list[ServerUntouched] = Field(  # type: ignore[assignment]
-        default_factory=list)
     changed_under_us: int = 0
     batches: int = 0
     backups: list[str] = Field(default_factory=list)
     resumed: bool = False
 
-    def add_row(self, row: Row, outcome: RowOutcome, *, redact: bool) -> None:
-        """Count one row's outcome (call only for rows kept or written)."""
-        if outcome.migration is None and outcome.error is None:
-            return  # a row the prefilter ruled out: only its scan counts
-        before = len(self.untouched_rows)
-        leaks_before = len(self.placeholders.leaks) if self.placeholders else 0
-        blocked = outcome.error is not None and outcome.migration is not None \
-            and outcome.migration.changed
-        counts = self.placeholders.model_copy(deep=True) if blocked and self.placeholders \
-            else None
-        if outcome.migration is not None:
-            self.rows_decoded += 1
-            results = outcome.migration.results
-            self.add(_row_number(row), results, is_list=len(results) != 1,
-                     rewrite=to_rewrite(results, legacy_only=False))
-        if self.placeholders is not None:
-            self._key_leaks(row, leaks_before, redact)
-        if outcome.error is not None:
-            if outcome.migration is not None and outcome.migration.changed:
-                self.migrated -= sum(r.changed and r.is_summary
-                                     for r in outcome.migration.results)
-                if counts is not None and self.placeholders is not None:
-                    counts.leaks = self.placeholders.leaks  # found, though nothing is written
-                    self.placeholders = counts
-                self.untouched += 1
-                self.untouched_rows.append(ServerUntouched(
-                    row=_row_number(row), reason=outcome.error, key=[]))
-            elif outcome.migration is None:
-                self.add_invalid(_row_number(row), outcome.error)
-        key = _key_json(row.key)
-        for i in range(before, len(self.untouched_rows)):
-            fields = self.untouched_rows[i].model_dump()
-            fields["key"] = key
-            if redact:
-                fields["reason"] = "left as it is (reason withheld: encrypted store)"
-            self.untouched_rows[i] = ServerUntouched(**fields)
+    def count_row(self, row: Row, outcome: RowOutcome) -> None:
+        """Count one row's outcome (a migrated one as written), with the row's key."""
+        self.count(outcome, _row_number(row), _key_json(row.key))
 
-    def _key_leaks(self, row: Row, start: int, redact: bool) -> None:
-        """Give the leaks found in ``row`` (from index ``start``) the row's key."""
-        assert self.placeholders is not None
-        leaks = self.placeholders.leaks
-        for i in range(start, len(leaks)):
-            fields = leaks[i].model_dump()
-            fields["key"] = _key_json(row.key)
-            if redact:
-                fields["text"] = "(withheld: encrypted store)"
-            leaks[i] = LeakRow(**fields)
+    def count_lost(self) -> None:
+        """A row that changed between the read and the swap: scanned, left alone."""
+        self.rows_scanned += 1
+        self.changed_under_us += 1
+
+    def add_row(self, row: Row, outcome: RowOutcome, *, redact: bool = False) -> None:
+        """:meth:`count_row` under its 0.2.0.dev0 name (``redact``: the outcome says it)."""
+        self.count_row(row, outcome)
 
     def merge(self, other: ServerReport) -> None:
         """Add another shard's counts to this report."""
@@ -199,20 +157,18 @@ def open_store(options: OnlineOptions) -> ServerStore:
                            sessions_table=options.sessions_table)
 
 
-def _rule(options: OnlineOptions) -> tuple[Callable[[Row], RowOutcome], bool]:
-    restore = options.restore_empty
+def _rule(options: OnlineOptions) -> Callable[[Row], RowOutcome]:
+    """The per-row rule for this store's rows: ``RowRule``, inside the encrypted one."""
+    rule = RowRule(options.codec, restore_empty=options.restore_empty)
     if options.encryption_key_env is None:
-        codec = options.codec
-        prefilter = Prefilter(codec or default_codec, restore_empty=restore)
-        return (lambda row: migrate_row(row.value, codec, restore_empty=restore,
-                                        prefilter=prefilter)), False
+        return lambda row: rule(row.value)
     key = os.environ.get(options.encryption_key_env)
     if not key:
         raise StoreError(f"the environment variable {options.encryption_key_env} "
                          "(the EncryptedSession key) is not set")
     from ._encrypted import EncryptedRule
 
-    return EncryptedRule(key, options.codec, restore_empty=restore), True
+    return EncryptedRule(key, rule=rule)
 
 
 def run(options: OnlineOptions) -> ServerReport:
@@ -271,16 +227,16 @@ def _row_number(row: Row) -> int:
 
 def run_shard(options: OnlineOptions) -> ServerReport:
     """Migrate one shard of the store, resuming from its checkpoint with ``resume``."""
-    rule, redact = _rule(options)
+    rule = _rule(options)
     store = open_store(options)
     try:
-        return _run_shard(store, options, rule, redact)
+        return _run_shard(store, options, rule)
     finally:
         store.close()
 
 
 def _run_shard(store: ServerStore, options: OnlineOptions,
-               rule: Callable[[Row], RowOutcome], redact: bool) -> ServerReport:
+               rule: Callable[[Row], RowOutcome]) -> ServerReport:
     shard, dry = options.shard, options.dry_run
     report = ServerReport(path=store.where, store=store.kind, dry_run=dry, shards=[str(shard)],
                           placeholders=PlaceholderReport() if options.restore_empty else None)
@@ -288,8 +244,7 @@ def _run_shard(store: ServerStore, options: OnlineOptions,
         for batch in store.batches(None, options.batch_size, shard):
             report.batches += 1
             for row in batch.rows:
-                report.rows_scanned += 1
-                report.add_row(row, rule(row), redact=redact)
+                report.count_row(row, rule(row))
         return report
     prepare = getattr(store, "prepare", None)
     if prepare is not None:
@@ -312,24 +267,33 @@ def _run_shard(store: ServerStore, options: OnlineOptions,
             header = {"store": store.where, "kind": store.kind, "shard": str(shard)}
             writer = BackupWriter(backup, header, append=options.resume,
                                   on_create=lambda path: record_backup(scope, path))
+        stalled = False  # a row could not be read (cannot decrypt): progress stops there
         with writer or contextlib.nullcontext():
             for batch in store.batches(position, options.batch_size, shard):
-                _run_batch(store, batch, rule, redact, report, writer)
+                stalled = _run_batch(store, batch, rule, report, writer, stalled)
                 if options.pause:
                     time.sleep(options.pause)
-            store.commit([], lambda _: Checkpoint(None, True, report.model_dump(mode="json")))
+            if stalled:
+                report.warnings.append(
+                    "some rows could not be read (cannot decrypt: wrong key or corrupt token); "
+                    "no progress was recorded past the first of them, so a run with the right "
+                    "key (--resume included) reads them again")
+            else:
+                store.commit([], lambda _: Checkpoint(None, True,
+                                                      report.model_dump(mode="json")))
     return report
 
 
 def _run_batch(store: ServerStore, batch: Batch, rule: Callable[[Row], RowOutcome],
-               redact: bool, report: ServerReport, writer: BackupWriter | None) -> None:
+               report: ServerReport, writer: BackupWriter | None, stalled: bool) -> bool:
+    """Migrate one batch; whether progress has stalled (this batch or an earlier one)."""
     changes: list[Change] = []
     outcomes: list[RowOutcome] = []
     for row in batch.rows:
-        report.rows_scanned += 1
         outcome = rule(row)
+        stalled = stalled or outcome.unreadable
         if outcome.new is None:
-            report.add_row(row, outcome, redact=redact)
+            report.count_row(row, outcome)
         else:
             changes.append(Change(row, outcome.new))
             outcomes.append(outcome)
@@ -345,13 +309,18 @@ def _run_batch(store: ServerStore, batch: Batch, rule: Callable[[Row], RowOutcom
         # checkpoint and its counts commit together with the rows.
         for change, outcome, ok in zip(changes, outcomes, written, strict=True):
             if ok:
-                report.add_row(change.row, outcome, redact=redact)
+                report.count_row(change.row, outcome)
                 report.written = True
             else:
-                report.changed_under_us += 1
+                report.count_lost()
         return Checkpoint(batch.position, False, report.model_dump(mode="json"))
 
-    store.commit(changes, settle)
+    if stalled:
+        written = store.commit(changes, None)
+        settle(written)  # counted; the checkpoint it returns is not saved
+    else:
+        store.commit(changes, settle)
+    return stalled
 
 
 def restore(backups: Sequence[str], options: OnlineOptions) -> RestoreReport:

@@ -32,7 +32,7 @@ from ._files import (
     refuse_read_only,
     remove_quietly,
 )
-from ._rows import Prefilter, migrate_row
+from ._rows import RowRule
 
 if TYPE_CHECKING:
     from ..._codec import Codec
@@ -51,8 +51,7 @@ def _split_ending(raw: bytes) -> tuple[bytes, bytes]:
 
 
 def _migrate_stream(source: IO[bytes], sink: IO[bytes] | None, report: StoreReport,
-                    codec: Codec, legacy_only: bool, bar: Any) -> None:
-    prefilter = Prefilter(codec, restore_empty=report.placeholders is not None)
+                    rule: RowRule, bar: Any) -> None:
     for number, raw in enumerate(source, 1):
         if bar is not None:
             bar.update(len(raw))
@@ -62,9 +61,11 @@ def _migrate_stream(source: IO[bytes], sink: IO[bytes] | None, report: StoreRepo
             bom, body = _BOM, body[len(_BOM):]
         new = None
         if body.strip():
-            new = migrate_row(body, number, report, codec, prefilter, legacy_only)
+            outcome = rule(body)
+            report.count(outcome, number)
+            new = outcome.new
         if sink is not None:
-            sink.write(raw if new is None else bom + new.encode("utf-8") + ending)
+            sink.write(raw if new is None else bom + new + ending)
 
 
 def _problems(target: Path, given: Path) -> tuple[list[str], list[str]]:
@@ -121,7 +122,8 @@ def migrate_jsonl(
     """
     from ... import default_codec
 
-    codec = codec or default_codec
+    rule = RowRule(codec or default_codec, restore_empty=restore_empty,
+                   legacy_only=legacy_only)
     given = Path(path)
     if not given.exists():
         raise StoreError(f"{given}: no such file")
@@ -142,11 +144,11 @@ def migrate_jsonl(
     try:
         with target.open("rb") as source:
             if dry_run:
-                _migrate_stream(source, None, report, codec, legacy_only, bar)
+                _migrate_stream(source, None, report, rule, bar)
             else:
                 _lock(source, target, given)
-                _rewrite(source, target, given, report, codec, legacy_only, bar,
-                         backup=backup, force=force)
+                _rewrite(source, target, given, report, rule, bar, backup=backup,
+                         force=force)
     finally:
         if bar is not None:
             bar.close()
@@ -154,7 +156,7 @@ def migrate_jsonl(
 
 
 def _rewrite(source: IO[bytes], target: Path, given: Path, report: StoreReport,
-             codec: Codec, legacy_only: bool, bar: Any, *, backup: bool, force: bool) -> None:
+             rule: RowRule, bar: Any, *, backup: bool, force: bool) -> None:
     before = os.fstat(source.fileno())
     fd, temp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".migrating",
                                      dir=target.parent)
@@ -163,7 +165,7 @@ def _rewrite(source: IO[bytes], target: Path, given: Path, report: StoreReport,
     try:
         with os.fdopen(fd, "wb") as sink:
             keep_metadata(sink.fileno(), target, exact=True)
-            _migrate_stream(source, sink, report, codec, legacy_only, bar)
+            _migrate_stream(source, sink, report, rule, bar)
             if report.items_changed == 0:
                 return
             sink.flush()

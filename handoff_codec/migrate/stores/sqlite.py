@@ -38,7 +38,7 @@ from ._files import (
     refuse_read_only,
     remove_quietly,
 )
-from ._rows import Prefilter, migrate_row
+from ._rows import UNCHANGED_ROW, RowOutcome, RowRule
 
 if TYPE_CHECKING:
     from ..._codec import Codec
@@ -187,8 +187,8 @@ class _Run:
                  legacy_only: bool, batch_size: int, timeout: float,
                  restore_empty: bool = False) -> None:
         self.db, self.codec, self.dry_run, self.backup = db, codec, dry_run, backup
-        self.legacy_only, self.batch_size, self.timeout = legacy_only, batch_size, timeout
-        self.prefilter = Prefilter(codec, restore_empty=restore_empty)
+        self.batch_size, self.timeout = batch_size, timeout
+        self.rule = RowRule(codec, restore_empty=restore_empty, legacy_only=legacy_only)
         self.created: Path | None = None
 
     def connect(self, immutable: bool) -> sqlite3.Connection:
@@ -261,15 +261,15 @@ class _Run:
         changes: list[tuple[Any, int]] = []
         for key, data, kind in rows:
             if data is None:
-                report.rows_scanned += 1
-                report.add_invalid(key, "message_data is NULL")
-                continue
-            if kind not in (b"text", b"blob"):  # a number: not an item
-                report.rows_scanned += 1
-                continue
-            new = migrate_row(data, key, report, self.codec, self.prefilter, self.legacy_only)
-            if new is not None:
-                changes.append((new if kind == b"text" else new.encode("utf-8"), key))
+                outcome = RowOutcome.invalid("message_data is NULL")
+            elif kind not in (b"text", b"blob"):  # a number: not an item
+                outcome = UNCHANGED_ROW
+            else:
+                outcome = self.rule(data)
+            report.count(outcome, key)
+            if outcome.new is not None:  # TEXT stays TEXT, BLOB stays BLOB
+                changes.append((outcome.new.decode("utf-8") if kind == b"text"
+                                else outcome.new, key))
         return changes
 
 
