@@ -1,9 +1,16 @@
-"""Migrating whole stores: JSONL files and SQLite session databases.
+"""Migrating whole stores: JSONL files, SQLite session databases and server stores.
 
-Both stores stream: they hold one batch of rows (SQLite) or one line (JSONL)
-at a time, and they rewrite only the rows whose summary changes, splicing the
-new summary text into the row's own bytes (``_rows``). The shared pieces live
-here: the errors, the report and the progress hook.
+:func:`open_store` is the one way in, for a path or a URL (stores are
+registered by URL scheme); :class:`MigrateOptions` holds the options every
+store shares. Every store applies the one per-row rule (:class:`RowRule`),
+rewrites only the rows whose summary changes by splicing the new text into
+the row's own bytes, and counts each row's outcome once in its report. The
+shared pieces live here: the errors and the report.
+
+    >>> from handoff_codec.migrate.stores import MigrateOptions, open_store
+    >>> store = open_store("examples/sessions.db", MigrateOptions(dry_run=True))
+    >>> store.migrate().migrated
+    5
 """
 
 from __future__ import annotations
@@ -21,28 +28,48 @@ if TYPE_CHECKING:
 __all__ = [
     "Change",
     "ChangedRow",
+    "EncryptedRule",
+    "ForgetReport",
     "LeakRow",
+    "MigrateOptions",
     "PlaceholderReport",
     "Progress",
     "ProgressFactory",
+    "RestoreReport",
     "Row",
     "RowOutcome",
     "RowRule",
     "RowStatus",
+    "ServerReport",
     "Shard",
+    "Store",
     "StoreError",
     "StoreRefusal",
     "StoreReport",
+    "StoreUnreachable",
     "UntouchedRow",
+    "engine_url",
+    "is_unreachable",
+    "mask_url",
+    "open_store",
     "read_backup",
+    "register_store",
+    "registered_schemes",
+    "scrub",
     "to_rewrite",
+    "url_scheme",
 ]
 
 # Public names defined in the store modules, imported when first used (the store
 # modules import this one).
 _LAZY = {"read_backup": "._backup", "Backup": "._backup", "BackupRecord": "._backup",
          "RowRule": "._rows", "RowOutcome": "._rows", "RowStatus": "._rows",
-         "Row": "._protocol", "Change": "._protocol", "Shard": "._protocol"}
+         "Row": "._protocol", "Change": "._protocol", "Shard": "._protocol",
+         "MigrateOptions": "._options", "mask_url": "._urls", "open_store": "._open",
+         "register_store": "._open", "registered_schemes": "._open", "Store": "._open",
+         "ForgetReport": "._open", "EncryptedRule": "._encrypted",
+         "RestoreReport": "._online", "ServerReport": "._online", "scrub": "._urls",
+         "url_scheme": "._open", "is_unreachable": "._open", "engine_url": "._sqlalchemy"}
 
 
 def __getattr__(name: str) -> Any:
@@ -70,6 +97,13 @@ class StoreRefusal(StoreError):
     Open writers, hard links, a read-only file, another migration holding the
     lock, a store that changed under the run, a table whose rows cannot be
     addressed. The store is as it was; the CLI prints it and exits 1.
+    """
+
+
+class StoreUnreachable(StoreError):
+    """The store's server could not be reached (refused, timed out, name not found).
+
+    Worth retrying later; the CLI exits 4.
     """
 
 

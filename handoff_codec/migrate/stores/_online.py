@@ -27,37 +27,33 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from multiprocessing import get_context
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pydantic import BaseModel, Field
 
 from . import PlaceholderReport, StoreError, StoreReport, UntouchedRow
 from ._backup import BackupWriter, read_backup
+from ._open import Connect, ForgetReport, for_workers
+from ._options import MigrateOptions
 from ._protocol import Batch, Change, Checkpoint, Row, ServerStore, Shard
-from ._rows import RowOutcome, RowRule
-from ._state import record_backup, recorded_backup
+from ._rows import RowOutcome
+from ._state import forget_backups, record_backup, recorded_backup
 
 if TYPE_CHECKING:
     from ..._codec import Codec
 
 __all__ = [
+    "Job",
     "OnlineOptions",
     "RestoreReport",
     "ServerReport",
+    "forget",
     "is_store_url",
     "open_store",
     "restore",
     "run",
 ]
 
-SQL_SCHEMES = ("postgresql", "postgres", "mysql", "mariadb", "sqlite")
-REDIS_SCHEMES = ("redis", "rediss", "unix")
-
-
-def is_store_url(text: str) -> bool:
-    """Whether ``text`` names a server store (a URL with a known scheme), not a file."""
-    scheme, sep, _ = text.partition("://")
-    return bool(sep) and scheme.split("+", 1)[0].lower() in SQL_SCHEMES + REDIS_SCHEMES
 
 
 ServerUntouched = UntouchedRow  # the 0.2.0.dev0 name: an untouched row with its ``key``
@@ -123,7 +119,7 @@ class RestoreReport(BaseModel):
 
 @dataclass(frozen=True)
 class OnlineOptions:
-    """Everything a shard's run needs (picklable, for worker processes)."""
+    """The options of a server-store run as 0.2.0.dev0 spelled them (see MigrateOptions)."""
 
     url: str
     dry_run: bool = False
@@ -142,24 +138,43 @@ class OnlineOptions:
     codec: Codec | None = None
     restore_empty: bool = False
 
+    def migrate_options(self) -> MigrateOptions:
+        return MigrateOptions(
+            codec=self.codec, dry_run=self.dry_run, backup=self.write_backup,
+            backup_file=self.backup, restore_empty=self.restore_empty,
+            batch_size=self.batch_size, pause=self.pause, resume=self.resume,
+            shard=self.shard, workers=self.workers, messages_table=self.messages_table,
+            sessions_table=self.sessions_table, key_prefix=self.key_prefix,
+            lock_ttl=self.lock_ttl, encryption_key_env=self.encryption_key_env)
+
+
+def is_store_url(text: str) -> bool:
+    """Whether ``text`` names a server store (a URL with a registered scheme), not a file."""
+    from ._open import registered_schemes, url_scheme
+
+    return url_scheme(text) in registered_schemes()
+
 
 def open_store(options: OnlineOptions) -> ServerStore:
-    """The store ``options.url`` names."""
-    scheme = options.url.partition("://")[0].split("+", 1)[0].lower()
-    if scheme in REDIS_SCHEMES:
-        from ._redis import RedisStore
+    """The rows of the store ``options.url`` names (0.2.0.dev0; see stores.open_store)."""
+    from ._open import OnlineStore, open_store
 
-        return RedisStore(options.url, key_prefix=options.key_prefix,
-                          lock_ttl=options.lock_ttl)
-    from ._sqlalchemy import SQLAlchemyStore
-
-    return SQLAlchemyStore(options.url, messages_table=options.messages_table,
-                           sessions_table=options.sessions_table)
+    store = open_store(options.url, options.migrate_options())
+    assert isinstance(store, OnlineStore)
+    return store.connect()
 
 
-def _rule(options: OnlineOptions) -> Callable[[Row], RowOutcome]:
+class Job(NamedTuple):
+    """One shard's run, as a worker process gets it (picklable)."""
+
+    url: str
+    options: MigrateOptions
+    connect: Connect
+
+
+def _rule(options: MigrateOptions) -> Callable[[Row], RowOutcome]:
     """The per-row rule for this store's rows: ``RowRule``, inside the encrypted one."""
-    rule = RowRule(options.codec, restore_empty=options.restore_empty)
+    rule = options.rule()
     if options.encryption_key_env is None:
         return lambda row: rule(row.value)
     key = os.environ.get(options.encryption_key_env)
@@ -171,38 +186,46 @@ def _rule(options: OnlineOptions) -> Callable[[Row], RowOutcome]:
     return EncryptedRule(key, rule=rule)
 
 
-def run(options: OnlineOptions) -> ServerReport:
+def run(url: str, options: MigrateOptions, connect: Connect) -> ServerReport:
     """Run one shard (``options.shard``), or ``options.workers`` shards in processes."""
     if options.workers <= 1:
-        return run_shard(options)
-    if options.shard.count != 1:
-        raise StoreError("use either --workers or --shard, not both")
-    shards = [replace(options, workers=1, shard=Shard(k, options.workers))
-              for k in range(options.workers)]
-    with ProcessPoolExecutor(len(shards), mp_context=get_context("spawn")) as pool:
-        reports = list(pool.map(run_shard, shards))
-    merged = reports[0]
-    for other in reports[1:]:
-        merged.merge(other)
+        merged = run_shard(Job(url, options, connect))
+    else:
+        if options.shard.count != 1:
+            raise StoreError("use either --workers or --shard, not both")
+        _rule(options)  # an unset key variable fails here, once
+        base = for_workers(options)
+        jobs = [Job(url, replace(base, workers=1, shard=Shard(k, options.workers)), connect)
+                for k in range(options.workers)]
+        with ProcessPoolExecutor(len(jobs), mp_context=get_context("spawn")) as pool:
+            reports = list(pool.map(run_shard, jobs))
+        merged = reports[0]
+        for other in reports[1:]:
+            merged.merge(other)
+    if merged.rows_scanned == 0:
+        where = (f"key prefix {options.key_prefix!r}" if merged.store == "redis"
+                 else f"table {options.messages_table!r}")
+        merged.warnings.append(f"no rows found under the {where}: check --key-prefix or "
+                               "--messages-table (an empty store looks like a clean one)")
     return merged
 
 
-def _scope(store: ServerStore, options: OnlineOptions, shard: Shard) -> str:
+def _scope(store: ServerStore, options: MigrateOptions, shard: Shard) -> str:
     """What a backup recorded in the local state belongs to: the store, its table or
     key prefix, and the shard."""
     return "|".join((store.kind, store.where, options.messages_table, options.key_prefix,
                      str(shard)))
 
 
-def _backup_path(options: OnlineOptions, scope: str) -> tuple[Path, bool]:
+def _backup_path(options: MigrateOptions, scope: str) -> tuple[Path, bool]:
     """The backup file of this run (absolute), and whether it was recorded by an earlier one.
 
     The operator names it (``--backup-file``), or a resume finds the one its
     earlier run recorded in the local state directory, or it is a new file in
     the working directory. A path stored in the store is never used.
     """
-    if options.backup:
-        path = Path(os.path.abspath(options.backup))
+    if options.backup_file:
+        path = Path(os.path.abspath(options.backup_file))
     else:
         if options.resume:
             recorded = recorded_backup(scope)
@@ -225,26 +248,31 @@ def _row_number(row: Row) -> int:
     return last if isinstance(last, int) else 0
 
 
-def run_shard(options: OnlineOptions) -> ServerReport:
+def run_shard(job: Job) -> ServerReport:
     """Migrate one shard of the store, resuming from its checkpoint with ``resume``."""
-    rule = _rule(options)
-    store = open_store(options)
+    from ._open import connect
+
+    rule = _rule(job.options)
+    store = connect(job.url, job.options, job.connect)
     try:
-        return _run_shard(store, options, rule)
+        return _run_shard(store, job.options, rule)
     finally:
         store.close()
 
 
-def _run_shard(store: ServerStore, options: OnlineOptions,
+def _run_shard(store: ServerStore, options: MigrateOptions,
                rule: Callable[[Row], RowOutcome]) -> ServerReport:
     shard, dry = options.shard, options.dry_run
     report = ServerReport(path=store.where, store=store.kind, dry_run=dry, shards=[str(shard)],
                           placeholders=PlaceholderReport() if options.restore_empty else None)
     if dry:
+        sessions: set[str] = set()
         for batch in store.batches(None, options.batch_size, shard):
             report.batches += 1
             for row in batch.rows:
                 report.count_row(row, rule(row))
+                sessions.add(row.session_id)
+        report.sessions = len(sessions)
         return report
     prepare = getattr(store, "prepare", None)
     if prepare is not None:
@@ -261,7 +289,7 @@ def _run_shard(store: ServerStore, options: OnlineOptions,
             report.resumed = True
             position = checkpoint.position
         writer: BackupWriter | None = None
-        if options.write_backup:
+        if options.backup:
             scope = _scope(store, options, shard)
             backup, _ = _backup_path(options, scope)
             header = {"store": store.where, "kind": store.kind, "shard": str(shard)}
@@ -323,16 +351,43 @@ def _run_batch(store: ServerStore, batch: Batch, rule: Callable[[Row], RowOutcom
     return stalled
 
 
-def restore(backups: Sequence[str], options: OnlineOptions) -> RestoreReport:
-    """Put back the old values of ``backups`` wherever a row still holds the new one."""
-    store = open_store(options)
+def restore(url: str, options: MigrateOptions, connect: Connect,
+            backups: Sequence[str]) -> RestoreReport:
+    """Put back the old values of ``backups`` wherever a row still holds the new one.
+
+    The store's checkpoints and local records are then forgotten: a later
+    ``--resume`` starts over, as the rows it would resume past are old again.
+    """
+    from ._open import connect as open_rows
+
+    store = open_rows(url, options, connect)
     try:
         report = RestoreReport(path=store.where, backups=list(backups))
         for path in backups:
             _restore_file(store, Path(path), options.batch_size, report)
+        _forget(store, options, ForgetReport(path=store.where))
         return report
     finally:
         store.close()
+
+
+def forget(url: str, options: MigrateOptions, connect: Connect) -> ForgetReport:
+    """Clear the store's migration state: its checkpoints, and the local backup records."""
+    from ._open import connect as open_rows
+
+    store = open_rows(url, options, connect)
+    try:
+        return _forget(store, options, ForgetReport(path=store.where))
+    finally:
+        store.close()
+
+
+def _forget(store: ServerStore, options: MigrateOptions, report: ForgetReport
+            ) -> ForgetReport:
+    clear = getattr(store, "forget_checkpoints", None)
+    report.checkpoints += clear() if clear is not None else 0
+    report.local_records += forget_backups(_scope(store, options, Shard()).rsplit("|", 1)[0])
+    return report
 
 
 def _restore_file(store: ServerStore, path: Path, size: int, report: RestoreReport) -> None:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from . import StoreError
 
-__all__ = ["forget_backup", "record_backup", "recorded_backup", "state_dir"]
+__all__ = ["forget_backup", "forget_backups", "record_backup", "recorded_backup", "state_dir"]
 
 
 def state_dir() -> Path:
@@ -88,3 +88,21 @@ def forget_backup(scope: str) -> bool:
     except FileNotFoundError:
         return False
     return True
+
+
+def forget_backups(prefix: str) -> int:
+    """Drop the records of every scope that starts with ``prefix`` (every shard of a store)."""
+    folder = _private_dir(create=False)
+    if folder is None:
+        return 0
+    dropped = 0
+    for entry in folder.glob("*.json"):
+        try:
+            fd = os.open(entry, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+            with os.fdopen(fd, "rb") as file:
+                scope = json.loads(file.read()).get("scope", "")
+        except (OSError, ValueError, AttributeError):
+            continue
+        if isinstance(scope, str) and scope.startswith(prefix + "|"):
+            dropped += forget_backup(scope)
+    return dropped

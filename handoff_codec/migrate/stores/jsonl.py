@@ -32,6 +32,7 @@ from ._files import (
     refuse_read_only,
     remove_quietly,
 )
+from ._options import MigrateOptions
 from ._rows import RowRule
 
 if TYPE_CHECKING:
@@ -109,9 +110,12 @@ def migrate_jsonl(
     list_changes: bool = False,
     restore_empty: bool = False,
     progress: ProgressFactory | None = None,
+    options: MigrateOptions | None = None,
 ) -> StoreReport:
     """Migrate every summary in a JSON Lines file.
 
+    ``options`` (a :class:`MigrateOptions`) gives every option at once; the
+    keywords are the same options one by one, for callers of 0.1.
     A backup keeps the original file under ``<name>.bak-<UTC time>`` (a hard
     link where the file system allows, else a copy with the same owner, group
     and mode). Raises :class:`StoreError` when the path is missing or not a
@@ -120,19 +124,24 @@ def migrate_jsonl(
     ``force``), locked by another migration, or changed during the run.
     ``restore_empty`` also empties placeholder turns, as for ``migrate_sqlite``.
     """
-    from ... import default_codec
+    if options is None:
+        options = MigrateOptions(codec=codec, dry_run=dry_run, backup=backup, force=force,
+                                 legacy_only=legacy_only, list_changes=list_changes,
+                                 restore_empty=restore_empty, progress=progress)
+    return _migrate(Path(path), options)
 
-    rule = RowRule(codec or default_codec, restore_empty=restore_empty,
-                   legacy_only=legacy_only)
-    given = Path(path)
+
+def _migrate(given: Path, options: MigrateOptions) -> StoreReport:
+    dry_run, force, progress = options.dry_run, options.force, options.progress
+    rule = options.rule()
     if not given.exists():
         raise StoreError(f"{given}: no such file")
     if given.is_dir():
         raise StoreError(f"{given}: is a directory")
     target = given.resolve()  # replace the file a symlink points to, not the link
     report = StoreReport(path=str(given), store="jsonl", dry_run=dry_run,
-                         changed_rows=[] if list_changes else None,
-                         placeholders=PlaceholderReport() if restore_empty else None)
+                         changed_rows=[] if options.list_changes else None,
+                         placeholders=PlaceholderReport() if options.restore_empty else None)
     refuse, report.warnings = _problems(target, given)
     if dry_run:
         report.warnings += refuse
@@ -147,7 +156,7 @@ def migrate_jsonl(
                 _migrate_stream(source, None, report, rule, bar)
             else:
                 _lock(source, target, given)
-                _rewrite(source, target, given, report, rule, bar, backup=backup,
+                _rewrite(source, target, given, report, rule, bar, backup=options.backup,
                          force=force)
     finally:
         if bar is not None:

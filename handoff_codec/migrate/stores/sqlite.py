@@ -38,7 +38,8 @@ from ._files import (
     refuse_read_only,
     remove_quietly,
 )
-from ._rows import UNCHANGED_ROW, RowOutcome, RowRule
+from ._options import DEFAULT_BATCH, MigrateOptions
+from ._rows import UNCHANGED_ROW, RowOutcome
 
 if TYPE_CHECKING:
     from ..._codec import Codec
@@ -46,7 +47,6 @@ if TYPE_CHECKING:
 __all__ = ["SQLITE_HEADER", "is_sqlite_file", "migrate_sqlite"]
 
 SQLITE_HEADER = b"SQLite format 3\x00"
-DEFAULT_BATCH = 1000
 
 
 def is_sqlite_file(path: Path) -> bool:
@@ -183,12 +183,10 @@ def _hot_journal(db: Path, exc: sqlite3.Error) -> StoreRefusal | None:
 class _Run:
     """One pass over the messages table, in one transaction (one snapshot)."""
 
-    def __init__(self, db: Path, codec: Codec, *, dry_run: bool, backup: bool,
-                 legacy_only: bool, batch_size: int, timeout: float,
-                 restore_empty: bool = False) -> None:
-        self.db, self.codec, self.dry_run, self.backup = db, codec, dry_run, backup
-        self.batch_size, self.timeout = batch_size, timeout
-        self.rule = RowRule(codec, restore_empty=restore_empty, legacy_only=legacy_only)
+    def __init__(self, db: Path, options: MigrateOptions) -> None:
+        self.db, self.dry_run, self.backup = db, options.dry_run, options.backup
+        self.batch_size, self.timeout = options.batch_size, options.timeout
+        self.rule = options.rule()
         self.created: Path | None = None
 
     def connect(self, immutable: bool) -> sqlite3.Connection:
@@ -304,9 +302,12 @@ def migrate_sqlite(
     batch_size: int = DEFAULT_BATCH,
     progress: ProgressFactory | None = None,
     timeout: float = 5.0,
+    options: MigrateOptions | None = None,
 ) -> StoreReport:
     """Migrate every summary row of a ``SQLiteSession`` database.
 
+    ``options`` (a :class:`MigrateOptions`) gives every option at once; the
+    keywords are the same options one by one, for callers of 0.1.
     ``legacy_only`` leaves alone the summaries already in the current format
     whose only change would be sorted JSON keys; ``list_changes`` fills
     ``report.changed_rows``. ``restore_empty`` also empties every turn whose
@@ -317,27 +318,32 @@ def migrate_sqlite(
     run propagate after the transaction is rolled back and the backup it made
     is deleted (the database is then unchanged).
     """
-    from ... import default_codec
+    if options is None:
+        options = MigrateOptions(codec=codec, dry_run=dry_run, backup=backup,
+                                 legacy_only=legacy_only, list_changes=list_changes,
+                                 restore_empty=restore_empty, sessions_table=sessions_table,
+                                 messages_table=messages_table, batch_size=batch_size,
+                                 progress=progress, timeout=timeout)
+    return _migrate(Path(path), options)
 
-    if batch_size < 1:
-        raise ValueError("batch_size must be at least 1")
-    db = Path(path)
+
+def _migrate(db: Path, options: MigrateOptions) -> StoreReport:
+    dry_run = options.dry_run
     _validate(db)
     if not dry_run:
         refuse_read_only(db)
-    run = _Run(db, codec or default_codec, dry_run=dry_run, backup=backup,
-               legacy_only=legacy_only, batch_size=batch_size, timeout=timeout,
-               restore_empty=restore_empty)
-    tables = (sessions_table, messages_table)
+    run = _Run(db, options)
+    tables = (options.sessions_table, options.messages_table)
     immutable = dry_run and _closed_wal_database(db)
     while True:
         report = StoreReport(path=str(db), store="sqlite", dry_run=dry_run,
-                             changed_rows=[] if list_changes else None,
-                             placeholders=PlaceholderReport() if restore_empty else None)
+                             changed_rows=[] if options.list_changes else None,
+                             placeholders=PlaceholderReport() if options.restore_empty
+                             else None)
         before = _stamp(db) if immutable else None
         conn = run.connect(immutable)
         try:
-            run.run(conn, report, tables, progress)
+            run.run(conn, report, tables, options.progress)
         finally:
             conn.close()
         if before is None or (_stamp(db) == before and _closed_wal_database(db)):
