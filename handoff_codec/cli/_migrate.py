@@ -267,7 +267,10 @@ def _next_step(report: Any, args: argparse.Namespace) -> str:
 
 def _command(args: argparse.Namespace) -> str:
     """The real run's command line: this one's options, without --dry-run, --list, --json."""
-    words = ["handoff-codec", "migrate", args.path]
+    from ..migrate.stores import mask_url
+
+    # A password is never printed: a URL's credentials stand masked (***) here too.
+    words = ["handoff-codec", "migrate", mask_url(args.path)]
     flags = {"backup": "--no-backup", "legacy_only": "--legacy-only", "force": "--force",
              "restore_empty": "--restore-empty"}
     words += [flag for name, flag in flags.items()

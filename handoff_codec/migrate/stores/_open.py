@@ -31,7 +31,8 @@ _URL = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://")
 SQLITE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
 # What to install when a driver is missing, by the module that is.
 _EXTRAS = {"psycopg": "postgres", "psycopg2": "postgres", "pg8000": "postgres",
-           "pymysql": "mysql", "MySQLdb": "mysql", "redis": "redis", "sqlalchemy": "postgres"}
+           "pymysql": "mysql", "MySQLdb": "mysql", "redis": "redis"}
+_DEFAULT_DRIVERS = {"postgres": "psycopg", "mysql": "pymysql", "redis": "redis"}
 _UNREACHABLE = re.compile(
     r"connection refused|could not connect|can't connect|could not translate host|"
     r"name or service not known|no route to host|timed? ?out|timeout expired|"
@@ -232,8 +233,11 @@ def classify(exc: BaseException, url: str) -> StoreError:
         module = (cause.name or "").split(".")[0]
         extra = _EXTRAS.get(module)
         if extra is not None:
-            return StoreError(f"{mask_url(url)}: the driver {module!r} is not installed: "
-                              f"pip install 'handoff-codec[{extra}]'")
+            default = _DEFAULT_DRIVERS.get(extra)
+            hint = (f"pip install 'handoff-codec[{extra}]'" if module == default else
+                    f"install it, or pip install 'handoff-codec[{extra}]' for the driver "
+                    f"{default!r}, used when the URL names none")
+            return StoreError(f"{mask_url(url)}: the driver {module!r} is not installed: {hint}")
     if is_unreachable(cause):
         return StoreUnreachable(message)
     if isinstance(exc, StoreError):
