@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from tests.migrate.test_store_kill import _wait_for_the_lock_to_expire
 from tests.support.migrate_support import (
     CRAFTED,
     PLAIN,
@@ -50,18 +51,21 @@ def _size(path: Path) -> int:
 
 def _wait_for_lock(url: str, options: tuple[str, ...]) -> None:
     """Until a killed Redis run's shard lock has expired (SQL locks go with the connection)."""
-    if not options:
-        return
-    import redis
+    if options:
+        _wait_for_the_lock_to_expire(url, options[1])
 
-    client = redis.Redis.from_url(url)
-    try:
-        deadline = time.monotonic() + 10
-        while client.exists(f"handoff-codec:migrate:{options[1]}:lock:0/1"):
-            assert time.monotonic() < deadline, "the lock did not expire"
-            time.sleep(0.05)
-    finally:
-        client.close()
+
+def _kill_after_a_batch(command: list[str], grown: Any, **popen: Any) -> None:
+    """Start ``command``, SIGKILL it once ``grown()`` says it wrote a batch's backup."""
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            **popen)
+    deadline = time.monotonic() + 60
+    while not grown():
+        assert proc.poll() is None and time.monotonic() < deadline, "no batch was run"
+        time.sleep(0.01)
+    time.sleep(random.uniform(0.0, 0.3))
+    proc.send_signal(signal.SIGKILL)
+    assert proc.wait() == -signal.SIGKILL
 
 
 @pytest.mark.parametrize("kind", ["postgresql", "mariadb", "redis"])
@@ -69,7 +73,6 @@ def test_kill_resume_kill_resume_then_restore_gives_back_every_byte(
         kind: str, tmp_path: Path) -> None:
     require_legacy_reader()
     rows = bulk_rows(1500, legacy_every=3)
-    rng = random.Random(kind)
     with _server(kind) as (store, url, options):
         store.bulk(rows)
         original = store.rows()
@@ -78,18 +81,9 @@ def test_kill_resume_kill_resume_then_restore_gives_back_every_byte(
             resume = ("--resume",) if attempt else ()
             _wait_for_lock(url, options)
             grown = _size(backup) + 4000  # a few changed rows past this run's own marker
-            proc = subprocess.Popen(cli_command(url, "--batch-size", "20", "--pause", "0.05",
-                                                "--backup-file", str(backup), *options,
-                                                *resume),
-                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                    env=cli_env())
-            deadline = time.monotonic() + 60
-            while _size(backup) <= grown:
-                assert proc.poll() is None and time.monotonic() < deadline, "no batch was run"
-                time.sleep(0.01)
-            time.sleep(rng.uniform(0.0, 0.3))
-            proc.send_signal(signal.SIGKILL)
-            assert proc.wait() == -signal.SIGKILL
+            _kill_after_a_batch(cli_command(url, "--batch-size", "20", "--pause", "0.05",
+                                            "--backup-file", str(backup), *options, *resume),
+                                lambda grown=grown: _size(backup) > grown, env=cli_env())
         _wait_for_lock(url, options)
         final = run_migrate(url, "--batch-size", "50", "--backup-file", str(backup),
                             "--resume", *options)
@@ -186,15 +180,9 @@ def test_a_resume_finds_its_backup_in_the_local_state(tmp_path: Path) -> None:
         env = dict(cli_env(), HANDOFF_CODEC_STATE_DIR=str(tmp_path / "state"))
         first = tmp_path / "first"
         first.mkdir()
-        proc = subprocess.Popen(cli_command(url, "--batch-size", "20", "--pause", "0.05"),
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
-                                cwd=first)
-        deadline = time.monotonic() + 60
-        while not any(_size(p) > 4000 for p in first.iterdir()):
-            assert proc.poll() is None and time.monotonic() < deadline, "no batch was run"
-            time.sleep(0.01)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
+        _kill_after_a_batch(cli_command(url, "--batch-size", "20", "--pause", "0.05"),
+                            lambda: any(_size(p) > 4000 for p in first.iterdir()), env=env,
+                            cwd=first)
         [backup] = list(first.iterdir())
         elsewhere = tmp_path / "elsewhere"
         elsewhere.mkdir()

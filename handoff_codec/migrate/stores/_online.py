@@ -23,11 +23,11 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from datetime import datetime, timezone
 from multiprocessing import get_context
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 from pydantic import BaseModel, Field
 
@@ -38,9 +38,6 @@ from ._options import MigrateOptions
 from ._protocol import Batch, Change, Checkpoint, Row, ServerStore, Shard
 from ._rows import RowOutcome
 from ._state import forget_backups, record_backup, recorded_backup
-
-if TYPE_CHECKING:
-    from ..._codec import Codec
 
 __all__ = [
     "Job",
@@ -117,35 +114,20 @@ class RestoreReport(BaseModel):
         return self.changed_since == 0
 
 
-@dataclass(frozen=True)
 class OnlineOptions:
-    """The options of a server-store run as 0.2.0.dev0 spelled them (see MigrateOptions)."""
+    """The options of a server-store run as 0.2.0.dev0 spelled them: a URL, and the
+    fields of :class:`MigrateOptions` (``backup`` was the file, ``write_backup`` the
+    switch; ``batch_size`` defaulted to 500)."""
 
-    url: str
-    dry_run: bool = False
-    batch_size: int = 500
-    pause: float = 0.0
-    shard: Shard = field(default_factory=Shard)
-    workers: int = 1
-    resume: bool = False
-    backup: str | None = None
-    write_backup: bool = True
-    messages_table: str = "agent_messages"
-    sessions_table: str = "agent_sessions"
-    key_prefix: str = "agents:session"
-    lock_ttl: float = 60.0
-    encryption_key_env: str | None = None
-    codec: Codec | None = None
-    restore_empty: bool = False
+    _RENAMED: ClassVar[dict[str, str]] = {"backup": "backup_file", "write_backup": "backup"}
+
+    def __init__(self, url: str, **fields: Any) -> None:
+        fields.setdefault("batch_size", 500)
+        self.url = url
+        self.options = MigrateOptions(**{self._RENAMED.get(k, k): v for k, v in fields.items()})
 
     def migrate_options(self) -> MigrateOptions:
-        return MigrateOptions(
-            codec=self.codec, dry_run=self.dry_run, backup=self.write_backup,
-            backup_file=self.backup, restore_empty=self.restore_empty,
-            batch_size=self.batch_size, pause=self.pause, resume=self.resume,
-            shard=self.shard, workers=self.workers, messages_table=self.messages_table,
-            sessions_table=self.sessions_table, key_prefix=self.key_prefix,
-            lock_ttl=self.lock_ttl, encryption_key_env=self.encryption_key_env)
+        return self.options
 
 
 def is_store_url(text: str) -> bool:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ._protocol import Shard
 
@@ -58,6 +58,16 @@ class MigrateOptions:
             raise ValueError("batch_size must be at least 1")
         if self.format not in ("auto", "jsonl", "sqlite"):
             raise ValueError(f"format must be auto, jsonl or sqlite, not {self.format!r}")
+
+    @classmethod
+    def given(cls, options: MigrateOptions | None, keywords: dict[str, Any],
+              caller: str) -> MigrateOptions:
+        """``options``, or the options named one by one in ``keywords`` (0.1's calls)."""
+        if options is None:
+            return cls(**keywords)
+        if keywords:
+            raise TypeError(f"{caller}() takes options= or keywords, not both")
+        return options
 
     def rule(self) -> RowRule:
         """The per-row rule these options ask for."""

@@ -22,7 +22,7 @@ import tempfile
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from . import PlaceholderReport, ProgressFactory, StoreError, StoreRefusal, StoreReport
+from . import PlaceholderReport, StoreError, StoreRefusal, StoreReport
 from ._files import (
     backup_path,
     copy_backup,
@@ -36,7 +36,7 @@ from ._options import MigrateOptions
 from ._rows import RowRule
 
 if TYPE_CHECKING:
-    from ..._codec import Codec
+    pass
 
 __all__ = ["migrate_jsonl"]
 
@@ -99,19 +99,8 @@ def _lock(source: IO[bytes], target: Path, given: Path) -> None:
                            "was written (run again to check it)")
 
 
-def migrate_jsonl(
-    path: str | os.PathLike[str],
-    *,
-    codec: Codec | None = None,
-    dry_run: bool = False,
-    backup: bool = True,
-    force: bool = False,
-    legacy_only: bool = False,
-    list_changes: bool = False,
-    restore_empty: bool = False,
-    progress: ProgressFactory | None = None,
-    options: MigrateOptions | None = None,
-) -> StoreReport:
+def migrate_jsonl(path: str | os.PathLike[str], *, options: MigrateOptions | None = None,
+                  **keywords: Any) -> StoreReport:
     """Migrate every summary in a JSON Lines file.
 
     ``options`` (a :class:`MigrateOptions`) gives every option at once; the
@@ -124,11 +113,7 @@ def migrate_jsonl(
     ``force``), locked by another migration, or changed during the run.
     ``restore_empty`` also empties placeholder turns, as for ``migrate_sqlite``.
     """
-    if options is None:
-        options = MigrateOptions(codec=codec, dry_run=dry_run, backup=backup, force=force,
-                                 legacy_only=legacy_only, list_changes=list_changes,
-                                 restore_empty=restore_empty, progress=progress)
-    return _migrate(Path(path), options)
+    return _migrate(Path(path), MigrateOptions.given(options, keywords, "migrate_jsonl"))
 
 
 def _migrate(given: Path, options: MigrateOptions) -> StoreReport:

@@ -38,11 +38,11 @@ from ._files import (
     refuse_read_only,
     remove_quietly,
 )
-from ._options import DEFAULT_BATCH, MigrateOptions
+from ._options import MigrateOptions
 from ._rows import UNCHANGED_ROW, RowOutcome
 
 if TYPE_CHECKING:
-    from ..._codec import Codec
+    pass
 
 __all__ = ["SQLITE_HEADER", "is_sqlite_file", "migrate_sqlite"]
 
@@ -288,22 +288,8 @@ def _validate(db: Path) -> None:
         raise StoreError(f"{db}: not a SQLite database")
 
 
-def migrate_sqlite(
-    path: str | os.PathLike[str],
-    *,
-    codec: Codec | None = None,
-    dry_run: bool = False,
-    backup: bool = True,
-    legacy_only: bool = False,
-    list_changes: bool = False,
-    restore_empty: bool = False,
-    sessions_table: str = "agent_sessions",
-    messages_table: str = "agent_messages",
-    batch_size: int = DEFAULT_BATCH,
-    progress: ProgressFactory | None = None,
-    timeout: float = 5.0,
-    options: MigrateOptions | None = None,
-) -> StoreReport:
+def migrate_sqlite(path: str | os.PathLike[str], *, options: MigrateOptions | None = None,
+                   **keywords: Any) -> StoreReport:
     """Migrate every summary row of a ``SQLiteSession`` database.
 
     ``options`` (a :class:`MigrateOptions`) gives every option at once; the
@@ -318,13 +304,7 @@ def migrate_sqlite(
     run propagate after the transaction is rolled back and the backup it made
     is deleted (the database is then unchanged).
     """
-    if options is None:
-        options = MigrateOptions(codec=codec, dry_run=dry_run, backup=backup,
-                                 legacy_only=legacy_only, list_changes=list_changes,
-                                 restore_empty=restore_empty, sessions_table=sessions_table,
-                                 messages_table=messages_table, batch_size=batch_size,
-                                 progress=progress, timeout=timeout)
-    return _migrate(Path(path), options)
+    return _migrate(Path(path), MigrateOptions.given(options, keywords, "migrate_sqlite"))
 
 
 def _migrate(db: Path, options: MigrateOptions) -> StoreReport:
