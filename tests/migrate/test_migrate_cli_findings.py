@@ -222,7 +222,10 @@ def test_the_state_directory_must_be_private(tmp_path: Path,
     (state / "migrate").mkdir(parents=True)
     os.chmod(state / "migrate", 0o777)
     monkeypatch.setenv("HANDOFF_CODEC_STATE_DIR", str(state))
+    monkeypatch.chdir(tmp_path)
     url = f"sqlite:///{tmp_path / 's.db'}"
     SqlStore(url).fill({"s": [CRAFTED[0]]})
-    result = run_cli_here(url, "--resume", check_code=2)
-    assert "not a private directory" in result.stderr
+    for args in (("--resume",), ()):
+        result = run_cli_here(url, *args, check_code=2)
+        assert "not a private directory" in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.db", "state"]  # no stray backup

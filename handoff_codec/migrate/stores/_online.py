@@ -11,9 +11,10 @@ One shard's run, batch after batch::
 A row whose value changed between the read and the swap is left alone and
 counted (``changed_under_us``). ``--workers N`` runs shards 0..N-1 in N local
 processes and merges their reports; ``--shard K/N`` runs one of them (on any
-machine). The backup is JSONL: a header line, then one line per changed row,
-``{"key": [...], "session_id": ..., "old": ..., "new": ...}``; ``restore``
-writes each ``old`` back where the row still holds ``new``.
+machine). The backup file's format is ``_backup``'s; ``restore`` writes each
+row's old bytes back where the row still holds the new ones, and forgets the
+checkpoints. A resume finds its backup as ``_backup_path`` says, never at a
+path read from the store.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from ._open import Connect, ForgetReport, for_workers
 from ._options import MigrateOptions
 from ._protocol import Batch, Change, Checkpoint, Row, ServerStore, Shard
 from ._rows import RowOutcome
-from ._state import forget_backups, record_backup, recorded_backup
+from ._state import ensure_state_dir, forget_backups, record_backup, recorded_backup
 
 __all__ = [
     "Job",
@@ -206,6 +207,7 @@ def _backup_path(options: MigrateOptions, scope: str) -> tuple[Path, bool]:
     earlier run recorded in the local state directory, or it is a new file in
     the working directory. A path stored in the store is never used.
     """
+    ensure_state_dir()  # refuse an unsafe state directory before anything is written
     if options.backup_file:
         path = Path(os.path.abspath(options.backup_file))
     else:
@@ -278,8 +280,11 @@ def _run_shard(store: ServerStore, options: MigrateOptions,
             writer = BackupWriter(backup, header, append=options.resume,
                                   on_create=lambda path: record_backup(scope, path))
         stalled = False  # a row could not be read (cannot decrypt): progress stops there
+        counted, seen = report.sessions or 0, set[str]()  # a resumed run's sessions add up
         with writer or contextlib.nullcontext():
             for batch in store.batches(position, options.batch_size, shard):
+                seen.update(row.session_id for row in batch.rows)
+                report.sessions = counted + len(seen)
                 stalled = _run_batch(store, batch, rule, report, writer, stalled)
                 if options.pause:
                     time.sleep(options.pause)

@@ -20,7 +20,8 @@ from pathlib import Path
 
 from . import StoreError
 
-__all__ = ["forget_backup", "forget_backups", "record_backup", "recorded_backup", "state_dir"]
+__all__ = ["ensure_state_dir", "forget_backup", "forget_backups", "record_backup",
+           "recorded_backup", "state_dir"]
 
 
 def state_dir() -> Path:
@@ -44,6 +45,11 @@ def _private_dir(create: bool) -> Path | None:
         raise StoreError(f"{folder}: the state directory is not a private directory of this "
                          "user; give --backup-file, or set HANDOFF_CODEC_STATE_DIR")
     return folder
+
+
+def ensure_state_dir() -> None:
+    """Create the state directory if need be; StoreError when it is not private."""
+    _private_dir(create=True)
 
 
 def _name(scope: str) -> str:
