@@ -142,7 +142,8 @@ def run(args: argparse.Namespace) -> int:
     except Exception as exc:  # a driver error (connection lost, lock timeout)
         if not _migrate_server.is_url(args.path):
             raise
-        return fail(_migrate_server.driver_error(where, exc), _migrate_server.exit_code(exc))
+        return fail(_migrate_server.driver_error(where, exc, args),
+                    _migrate_server.exit_code(exc))
     for warning in getattr(result, "warnings", []):
         print(f"handoff-codec: warning: {warning}", file=sys.stderr)
     if args.json:

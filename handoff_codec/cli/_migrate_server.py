@@ -112,11 +112,18 @@ def exit_code(exc: BaseException) -> int:
     return EXIT_UNREACHABLE if is_unreachable(exc) else EXIT_PROBLEMS
 
 
-def driver_error(where: str, exc: BaseException) -> str:
-    """One line for a driver's error in the middle of a run."""
+def driver_error(where: str, exc: BaseException, args: argparse.Namespace) -> str:
+    """One line for a driver's error in the middle of a run, and what to do next."""
     text = str(exc).splitlines()[0] if str(exc) else ""
-    return (f"{where}: {type(exc).__name__}: {text}; rows already written are in the backup "
-            "file, and --resume continues")
+    if args.restore:
+        then = "rows already put back stay so; run the same --restore again to finish"
+    elif args.forget:
+        then = "run --forget again"
+    elif args.dry_run:
+        then = "nothing was written"
+    else:
+        then = "rows already written are in the backup file, and --resume continues"
+    return f"{where}: {type(exc).__name__}: {text}; {then}"
 
 
 def restore_summary(report: Any) -> str:

@@ -251,3 +251,23 @@ def test_the_backup_format_is_one_header_then_segments(tmp_path: Path) -> None:
     read = read_backup(backup)
     assert read.segments == 2 and [r.segment for r in read.records] == [1, 1, 2]
     assert [r.old for r in read.records] == [before[(1,)], before[(3,)], before[(4,)]]
+
+
+def test_a_backup_with_a_second_header_from_an_earlier_build_is_restored(
+        tmp_path: Path) -> None:
+    """Development builds wrote a second header line where a resume started."""
+    require_legacy_reader()
+    url = _legacy_store(tmp_path)
+    store = SqlStore(url)
+    before = store.rows()
+    backup = tmp_path / "b.jsonl"
+    run_migrate(url, "--backup-file", str(backup))
+    header, marker, *records = backup.read_bytes().split(b"\n")[:-1]
+    assert json.loads(marker)["segment"] == 1
+    backup.write_bytes(b"\n".join([header, records[0], header, *records[1:]]) + b"\n")
+    restored = run_migrate(url, "--restore", str(backup), check_code=0)
+    assert restored["restored"] == 2 and store.rows() == before
+    damaged = tmp_path / "damaged.jsonl"
+    damaged.write_bytes(header + b"\n{not json\n")
+    result = run_cli_here(url, "--restore", str(damaged), check_code=2)
+    assert "damaged" in result.stderr and "--resume" not in result.stderr

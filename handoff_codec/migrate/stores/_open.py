@@ -34,8 +34,8 @@ _EXTRAS = {"psycopg": "postgres", "psycopg2": "postgres", "pg8000": "postgres",
            "pymysql": "mysql", "MySQLdb": "mysql", "redis": "redis"}
 _DEFAULT_DRIVERS = {"postgres": "psycopg", "mysql": "pymysql", "redis": "redis"}
 _UNREACHABLE = re.compile(
-    r"connection refused|could not connect|can't connect|could not translate host|"
-    r"name or service not known|no route to host|timed? ?out|timeout expired|"
+    r"connection (?:refused|timed out|reset)|could not connect|can't connect|"
+    r"could not translate host|name or service not known|no route to host|timeout expired|"
     r"server closed the connection|lost connection|network is unreachable|"
     r"temporary failure in name resolution|error (?:2003|2005|2006|2013)", re.IGNORECASE)
 
