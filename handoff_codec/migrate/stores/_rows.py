@@ -349,6 +349,9 @@ class RowRule:
 
     def apply(self, value: Any, text: str) -> RowOutcome:
         """The rule for a row's JSON ``value``, read from ``text``."""
+        # The item-level rule; ``self.accept_ambiguous`` is passed here once
+        # migrate_value takes it (a summary read with an ambiguous recovery is then
+        # refused unless accepted).
         results = migrate_value(value, codec=self.codec, restore_empty=self.restore_empty
                                 ).results
         is_list = isinstance(value, list)
