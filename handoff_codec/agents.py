@@ -459,43 +459,40 @@ class UpgradingSession(_SessionABC):
 
     def _store_factory(self) -> tuple[Any, Any]:
         """The store holding the inner session's rows, and the per-row rule."""
-        from .migrate.stores._protocol import migrate_row
+        from .migrate.stores import MigrateOptions, RowRule, open_store
 
         session, codec = self.inner, self._codec
-        rule: Any = lambda row: migrate_row(row.value, codec)  # noqa: E731
+        row_rule = RowRule(codec)
+        rule: Any = lambda row: row_rule(row.value)  # noqa: E731
         if hasattr(session, "underlying_session") and hasattr(session, "cipher"):
-            from .migrate.stores._encrypted import EncryptedRule
+            from .migrate.stores import EncryptedRule
 
             rule = EncryptedRule.for_cipher(session.cipher, codec)
             session = session.underlying_session
         kind = type(session).__name__
         if kind == "SQLAlchemySession":
-            from .migrate.stores._sqlalchemy import SQLAlchemyStore
-
             url = session.engine.url.render_as_string(hide_password=False)
-            return (lambda: SQLAlchemyStore(url, messages_table=session._messages.name,
-                                            sessions_table=session._sessions.name)), rule
+            tables = MigrateOptions(messages_table=session._messages.name,
+                                    sessions_table=session._sessions.name)
+            return (lambda: open_store(url, tables).connect()), rule
         if kind in ("SQLiteSession", "AdvancedSQLiteSession") and \
                 str(session.db_path) != ":memory:":
-            from .migrate.stores._sqlalchemy import SQLAlchemyStore
-
             url = f"sqlite:///{session.db_path}"
-            return (lambda: SQLAlchemyStore(url, messages_table=session.messages_table,
-                                            sessions_table=session.sessions_table)), rule
+            tables = MigrateOptions(messages_table=session.messages_table,
+                                    sessions_table=session.sessions_table)
+            return (lambda: open_store(url, tables).connect()), rule
         if kind == "RedisSession":
             import redis
-
-            from .migrate.stores._redis import RedisStore
 
             options = session._redis.connection_pool.connection_kwargs
             keep = ("host", "port", "db", "username", "password", "path")
             client = redis.Redis(**{k: options[k] for k in keep if k in options})
-            return (lambda: RedisStore("redis://", key_prefix=session._key_prefix,
-                                       client=client)), rule
+            prefix = MigrateOptions(key_prefix=session._key_prefix)
+            return (lambda: open_store("redis://", prefix, client=client).connect()), rule
         raise TypeError(f"write_back is not supported for {kind}; use write_back=False")
 
     def _rewrite_stored_rows(self) -> None:
-        from .migrate.stores._protocol import Change
+        from .migrate.stores import Change
 
         factory, rule = self._store_factory()
         if self._store is None:

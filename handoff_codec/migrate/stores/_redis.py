@@ -182,6 +182,12 @@ class RedisStore:
             self._redis.set(self._checkpoint_base + str(self._shard), settle(written).dumps())
         return written
 
+    def forget_checkpoints(self) -> int:
+        """Delete the checkpoints of every shard under this prefix; how many there were."""
+        pattern = _glob_escape(self._checkpoint_base.encode("utf-8")) + b"*"
+        keys = list(self._redis.scan_iter(match=pattern, count=1000))
+        return int(self._redis.delete(*keys)) if keys else 0
+
     def load_checkpoint(self, shard: Shard) -> Checkpoint | None:
         state = self._redis.get(self._checkpoint_base + str(shard))
         return None if state is None else Checkpoint.loads(_bytes(state))

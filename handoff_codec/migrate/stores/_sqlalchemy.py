@@ -234,6 +234,15 @@ class SQLAlchemyStore:
         if not updated:
             conn.execute(sa.insert(table).values(state=state, **key))
 
+    def forget_checkpoints(self) -> int:
+        """Delete the checkpoints of every shard of this table; how many there were."""
+        if not sa.inspect(self._engine).has_table(CHECKPOINT_TABLE):
+            return 0
+        table = self._checkpoints
+        with self._engine.begin() as conn:
+            return int(conn.execute(sa.delete(table).where(
+                table.c.messages_table == self._messages_name)).rowcount)
+
     def load_checkpoint(self, shard: Shard) -> Checkpoint | None:
         if not sa.inspect(self._engine).has_table(CHECKPOINT_TABLE):
             return None
