@@ -66,7 +66,7 @@ def add_options(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, codec: Any) -> int:
-    from ..migrate.stores import StoreError
+    from ..migrate.stores import StoreError, StoreRefusal
     from ..migrate.stores._online import OnlineOptions, restore
     from ..migrate.stores._online import run as run_online
     from ..migrate.stores._protocol import Shard
@@ -84,6 +84,9 @@ def run(args: argparse.Namespace, codec: Any) -> int:
             result: Any = restore(args.restore, options)
         else:
             result = run_online(options)
+    except StoreRefusal as exc:  # e.g. another run holds the store with another layout
+        print(f"handoff-codec: error: {exc}", file=sys.stderr)
+        return 1
     except StoreError as exc:
         print(f"handoff-codec: error: {exc}", file=sys.stderr)
         return 2

@@ -16,17 +16,18 @@ holds the SCAN cursor of the page being read, the list and the index; a resumed
 run reads that page again, that list from the index and every other list of the
 page from its start (a page's key order can change between runs), so rows may
 be read twice (they are then already current), never skipped. A shard's run holds the lock key
-``handoff-codec:migrate:{prefix}:lock:{K/N}`` (``SET NX PX``), renewed every batch.
+``handoff-codec:migrate:{prefix}:lock:{K/N}`` (``SET NX PX``), renewed on a timer, and
+every write checks it still holds the run's token (``_lease``).
 """
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
 from . import StoreError
+from ._lease import SET_IF_HELD, SWAP, RedisLease
 from ._protocol import Batch, Change, Checkpoint, Position, Row, Settle, Shard
 
 try:
@@ -38,42 +39,6 @@ __all__ = ["DEFAULT_PREFIX", "RedisStore"]
 
 DEFAULT_PREFIX = "agents:session"
 _MESSAGES = b":messages"
-
-# KEYS: the n lists, then the checkpoint key (optional).
-# ARGV: n, then index/old/new for each row, then the checkpoint value (optional).
-_SWAP = """
-local n = tonumber(ARGV[1])
-local out = {}
-for i = 1, n do
-  local base = 1 + 3 * (i - 1)
-  local index = tonumber(ARGV[base + 1])
-  if redis.call('LINDEX', KEYS[i], index) == ARGV[base + 2] then
-    redis.call('LSET', KEYS[i], index, ARGV[base + 3])
-    out[i] = 1
-  else
-    out[i] = 0
-  end
-end
-if #KEYS > n then
-  redis.call('SET', KEYS[n + 1], ARGV[3 * n + 2])
-end
-return out
-"""
-
-_RENEW = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
-end
-return 0
-"""
-
-_UNLOCK = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-  return redis.call('DEL', KEYS[1])
-end
-return 0
-"""
-
 
 def _glob_escape(text: bytes) -> bytes:
     out = bytearray()
@@ -102,9 +67,11 @@ class RedisStore:
         self._checkpoint_base = f"{own}:checkpoint:"
         self._lock_base = f"{own}:lock:"
         self._lock_ms = int(lock_ttl * 1000)
-        self._swap_script = self._redis.register_script(_SWAP)
+        self._own = own + ":"
+        self._swap_script = self._redis.register_script(SWAP)
+        self._set_script = self._redis.register_script(SET_IF_HELD)
         self._shard = Shard()
-        self._held: tuple[str, str] | None = None
+        self._held: RedisLease | None = None
 
     def prepare(self, shard: Shard) -> None:
         self._shard = shard
@@ -168,43 +135,44 @@ class RedisStore:
                 for n, value in enumerate(self._redis.lrange(key, 0, -1))]
 
     def commit(self, changes: Sequence[Change], settle: Settle | None) -> list[bool]:
+        lease = self._held
+        fence: list[Any] = [] if lease is None else [lease.key]
+        token: list[Any] = [] if lease is None else [lease.token]
+        if lease is not None:
+            lease.check()
         written: list[bool] = []
         if changes:
-            self._renew_lock()
             args: list[Any] = [len(changes)]
             for change in changes:
                 args += [change.row.key[1], change.row.value, change.new]
-            result = self._swap_script(keys=[c.row.key[0] for c in changes], args=args)
+            result = self._swap_script(keys=[c.row.key[0] for c in changes] + fence,
+                                       args=args + token)
+            if lease is not None:
+                lease.fenced(result)
             written = [bool(flag) for flag in result]
         if settle is not None:
             # After the swap: a kill in between makes a resumed run read these rows
             # again and find them current, never skip one.
-            self._redis.set(self._checkpoint_base + str(self._shard), settle(written).dumps())
+            result = self._set_script(keys=[self._checkpoint_base + str(self._shard), *fence],
+                                      args=[settle(written).dumps(), *token])
+            if lease is not None:
+                lease.fenced(result)
         return written
 
     def load_checkpoint(self, shard: Shard) -> Checkpoint | None:
         state = self._redis.get(self._checkpoint_base + str(shard))
         return None if state is None else Checkpoint.loads(_bytes(state))
 
-    def _renew_lock(self) -> None:
-        if self._held is not None:
-            key, token = self._held
-            if not self._redis.eval(_RENEW, 1, key, token, self._lock_ms):
-                raise StoreError(f"{self.where}: lost the lock {key}")
-
     @contextmanager
     def lock(self, shard: Shard) -> Iterator[None]:
-        key, token = self._lock_base + str(shard), secrets.token_hex(16)
-        if not self._redis.set(key, token, nx=True, px=self._lock_ms):
-            left = max(0, int(self._redis.pttl(key))) / 1000
-            raise StoreError(f"{self.where}: shard {shard} is being migrated by another run "
-                             f"(lock {key}; a killed run's lock expires in {left:.0f} s)")
-        self._held = (key, token)
+        lease = RedisLease(self._redis, self._own, shard, self._lock_ms, self.where)
+        lease.acquire()
+        self._held = lease
         try:
             yield
         finally:
             self._held = None
-            self._redis.eval(_UNLOCK, 1, key, token)
+            lease.release()
 
     def row_key(self, key: Sequence[Any]) -> tuple[Any, ...]:
         return (str(key[0]).encode("utf-8", "surrogateescape"), int(key[1]))

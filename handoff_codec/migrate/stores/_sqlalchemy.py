@@ -15,18 +15,19 @@ them, by key), and written in one short transaction:
 
 The same transaction upserts the shard's checkpoint row in ``handoff_codec_checkpoints``
 (created on first use), so a killed run resumes exactly after its last batch.
-Two runs on one shard are kept apart by ``pg_try_advisory_lock`` / ``GET_LOCK``.
+Two runs on one shard, or runs with different shard layouts, are kept apart by
+``pg_try_advisory_lock`` / ``GET_LOCK`` (``_sql_lock``).
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
 from . import StoreError
 from ._protocol import Batch, Change, Checkpoint, Position, Row, Settle, Shard
+from ._sql_lock import LAYOUTS, SqlLock
 
 try:
     import sqlalchemy as sa
@@ -247,27 +248,23 @@ class SQLAlchemyStore:
 
     @contextmanager
     def lock(self, shard: Shard) -> Iterator[None]:
-        name = f"handoff-codec:{self._messages_name}:{shard}"
         if self.dialect == "sqlite":  # SQLite has no advisory locks; its writes are serial
             yield
             return
+        self._ensure_checkpoints()
+        locks = SqlLock(self.dialect, self._url.database or "", self._messages_name, self.where)
+        table = self._checkpoints
+        where = (table.c.messages_table == self._messages_name, table.c.shard == LAYOUTS)
         with self._engine.connect() as conn:
-            if self.dialect == "postgresql":
-                number = int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big",
-                                        signed=True)
-                got = conn.execute(sa.text("SELECT pg_try_advisory_lock(:n)"),
-                                   {"n": number}).scalar()
-                release = sa.text("SELECT pg_advisory_unlock(:n)")
-                params: dict[str, Any] = {"n": number}
-            else:
-                name = name[:64]
-                got = conn.execute(sa.text("SELECT GET_LOCK(:n, 0)"), {"n": name}).scalar()
-                release = sa.text("SELECT RELEASE_LOCK(:n)")
-                params = {"n": name}
-            conn.commit()
-            if not got:
-                raise StoreError(f"{self.where}: shard {shard} of {self._messages_name!r} is "
-                                 "being migrated by another run")
+            def read() -> str | None:
+                return conn.execute(sa.select(table.c.state).where(*where)).scalar_one_or_none()
+
+            def write(state: str) -> None:
+                if not conn.execute(sa.update(table).where(*where).values(state=state)).rowcount:
+                    conn.execute(sa.insert(table).values(
+                        messages_table=self._messages_name, shard=LAYOUTS, state=state))
+
+            release, params = locks.acquire(conn, shard, read, write)
             try:
                 yield
             finally:

@@ -1,0 +1,183 @@
+"""Shard locks: a Redis lease renewed on a timer and fenced, one shard layout per store."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from handoff_codec.migrate.stores import StoreError, StoreRefusal
+from handoff_codec.migrate.stores._protocol import Change, Checkpoint, Shard
+from tests.support.migrate_support import cli_command, cli_env, require_legacy_reader
+from tests.support.server_stores import RedisStore, SqlStore, bulk_rows, run_migrate
+from tests.support.services import mysql_database, postgres_database, redis_prefix
+
+
+def _lock_key(prefix: str, shard: str = "0/1") -> str:
+    return f"handoff-codec:migrate:{prefix}:lock:{shard}"
+
+
+def test_a_pause_longer_than_the_lock_ttl_keeps_the_lock(tmp_path: Path) -> None:
+    """The lease is renewed on a timer: batches 1.2 s apart with a 1 s TTL, the run completes,
+    and a second run on the same shard is refused while the first is still going."""
+    require_legacy_reader()
+    with redis_prefix() as (url, prefix):
+        store = RedisStore(url, prefix)
+        store.bulk(bulk_rows(80, legacy_every=4, sessions=4))
+        first = subprocess.Popen(
+            cli_command(url, "--key-prefix", prefix, "--batch-size", "20", "--lock-ttl", "1",
+                        "--pause", "1.2", "--backup-file", str(tmp_path / "a.jsonl"), "--json"),
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=cli_env())
+        try:
+            import redis
+
+            client = redis.Redis.from_url(url)
+            deadline = time.monotonic() + 60
+            while not client.exists(_lock_key(prefix)):
+                assert first.poll() is None and time.monotonic() < deadline, first.stderr
+                time.sleep(0.05)
+            time.sleep(2.5)  # more than two TTLs, inside the pauses
+            client.close()
+            second = subprocess.run(
+                cli_command(url, "--key-prefix", prefix, "--backup-file",
+                            str(tmp_path / "b.jsonl")),
+                capture_output=True, text=True, env=cli_env())
+            assert second.returncode == 2, second.stderr
+            assert "being migrated by another run" in second.stderr
+        finally:
+            out, err = first.communicate(timeout=120)
+        assert first.returncode == 0, err
+        report = json.loads(out)
+        assert report["migrated"] > 0 and report["untouched"] == 0
+        assert not (tmp_path / "b.jsonl").exists()
+
+
+def _legacy_change(store: Any, prefix: str) -> Change:
+    from handoff_codec.migrate.stores._protocol import migrate_row
+
+    for batch in store.batches(None, 100, Shard()):
+        for row in batch.rows:
+            new = migrate_row(row.value, None).new
+            if new is not None:
+                return Change(row, new)
+    raise AssertionError("no legacy row")
+
+
+def test_a_run_whose_lock_passed_to_another_run_writes_nothing() -> None:
+    """Fencing: once the lock holds another run's token, neither rows nor the checkpoint
+    are written by the first run."""
+    require_legacy_reader()
+    from handoff_codec.migrate.stores._redis import RedisStore as Store
+
+    with redis_prefix() as (url, prefix):
+        RedisStore(url, prefix).bulk(bulk_rows(10, legacy_every=2, sessions=1))
+        before = RedisStore(url, prefix).rows()
+        store = Store(url, key_prefix=prefix, lock_ttl=30)
+        try:
+            store.prepare(Shard())
+            change = _legacy_change(store, prefix)
+            with store.lock(Shard()):
+                import redis
+
+                client = redis.Redis.from_url(url)
+                client.set(_lock_key(prefix), "another-run", px=30_000)
+                checkpoint = Checkpoint({"cursor": 0}, False, {})
+                with pytest.raises(StoreError, match="lost the lock"):
+                    store.commit([], lambda _: checkpoint)
+                with pytest.raises(StoreError, match="lost the lock"):
+                    store.commit([change], lambda _: checkpoint)
+                assert client.get(_lock_key(prefix)) == b"another-run"
+                assert store.load_checkpoint(Shard()) is None
+                client.close()
+        finally:
+            store.close()
+        assert RedisStore(url, prefix).rows() == before
+
+
+# -- one layout per store ------------------------------------------------------------------
+
+@contextmanager
+def _redis_place() -> Iterator[tuple[str, tuple[str, ...], Any]]:
+    from handoff_codec.migrate.stores._redis import RedisStore as Store
+
+    with redis_prefix() as (url, prefix):
+        store = RedisStore(url, prefix)
+        store.bulk(bulk_rows(40, legacy_every=4, sessions=8))
+        yield url, ("--key-prefix", prefix), (store, lambda: Store(url, key_prefix=prefix))
+
+
+@contextmanager
+def _sql_place(database: Callable[[], AbstractContextManager[str]]
+               ) -> Iterator[tuple[str, tuple[str, ...], Any]]:
+    from handoff_codec.migrate.stores._sqlalchemy import SQLAlchemyStore
+
+    with database() as url:
+        store = SqlStore(url)
+        store.bulk(bulk_rows(40, legacy_every=4, sessions=8))
+        yield url, (), (store, lambda: SQLAlchemyStore(url))
+
+
+PLACES = {"redis": _redis_place, "postgresql": lambda: _sql_place(postgres_database),
+          "mysql": lambda: _sql_place(mysql_database)}
+
+
+@pytest.mark.parametrize("kind", sorted(PLACES))
+def test_runs_with_another_shard_layout_are_refused(kind: str, tmp_path: Path) -> None:
+    require_legacy_reader()
+    with PLACES[kind]() as (url, options, (store, open_store)):
+        before = store.rows()
+        holder = open_store()
+        try:
+            with holder.lock(Shard(0, 2)):  # a run of 2 shards (--workers 2) is going
+                plain = subprocess.run(cli_command(url, *options, "--backup-file",
+                                                   str(tmp_path / "plain.jsonl")),
+                                       capture_output=True, text=True, env=cli_env())
+                assert plain.returncode == 1, plain.stderr
+                assert "as 2 shard(s)" in plain.stderr and "one shard layout" in plain.stderr
+                three = subprocess.run(cli_command(url, *options, "--shard", "1/3",
+                                                   "--backup-file", str(tmp_path / "3.jsonl")),
+                                       capture_output=True, text=True, env=cli_env())
+                assert three.returncode == 1, three.stderr
+                assert store.rows() == before
+                assert not (tmp_path / "plain.jsonl").exists()
+                # The same layout's other shard goes on.
+                other = run_migrate(url, *options, "--shard", "1/2", "--backup-file",
+                                    str(tmp_path / "1of2.jsonl"))
+                assert other["rows_scanned"] > 0
+            with holder.lock(Shard()):  # a plain run is going
+                workers = subprocess.run(cli_command(url, *options, "--workers", "2",
+                                                     "--backup-file", str(tmp_path / "w.jsonl")),
+                                         capture_output=True, text=True, env=cli_env())
+                assert workers.returncode == 1, workers.stderr
+                assert "as 1 shard(s)" in workers.stderr
+        finally:
+            holder.close()
+        # Once the other layout's run has ended, any layout runs.
+        done = run_migrate(url, *options, "--backup-file", str(tmp_path / "after.jsonl"))
+        assert done["untouched"] == 0 and done["already_current"] > 0
+
+
+def test_the_layout_check_raises_a_store_refusal() -> None:
+    from handoff_codec.migrate.stores._sqlalchemy import SQLAlchemyStore
+
+    with postgres_database() as url:
+        SqlStore(url).bulk(bulk_rows(4, sessions=2))
+        first, second = SQLAlchemyStore(url), SQLAlchemyStore(url)
+        try:
+            with first.lock(Shard(0, 3)):
+                with pytest.raises(StoreRefusal, match="as 3 shard"):
+                    with second.lock(Shard(0, 1)):
+                        pass
+                with second.lock(Shard(2, 3)):
+                    pass
+            with second.lock(Shard(0, 1)):
+                pass
+        finally:
+            first.close()
+            second.close()
