@@ -171,9 +171,8 @@ def test_the_layout_check_raises_a_store_refusal() -> None:
         first, second = SQLAlchemyStore(url), SQLAlchemyStore(url)
         try:
             with first.lock(Shard(0, 3)):
-                with pytest.raises(StoreRefusal, match="as 3 shard"):
-                    with second.lock(Shard(0, 1)):
-                        pass
+                with pytest.raises(StoreRefusal, match="as 3 shard"), second.lock(Shard(0, 1)):
+                    pass
                 with second.lock(Shard(2, 3)):
                     pass
             with second.lock(Shard(0, 1)):
