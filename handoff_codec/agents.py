@@ -445,10 +445,24 @@ class UpgradingSession(_SessionABC):
         changes = []
         for row in self._store.session_rows(self.session_id):
             new = rule(row).new
-            if new is not None:
+            if new is not None and not self._too_long(row, new):
                 changes.append(Change(row, new))
         if changes:
             self._store.commit(changes, None)
+
+    def _too_long(self, row: Any, new: bytes) -> bool:
+        """Whether the store's column cannot hold ``new``: warn, and keep the stored row
+        (the caller still gets the canonical items)."""
+        import warnings
+
+        from .migrate.stores._capacity import refusal
+
+        reason = refusal(self._store, new)
+        if reason is not None:
+            warnings.warn(f"UpgradingSession: session {self.session_id!r}, row {list(row.key)}: "
+                          f"{reason}; write-back skipped for this row", RuntimeWarning,
+                          stacklevel=2)
+        return reason is not None
 
     def close_write_back(self) -> None:
         """Close the write-back connection (the inner session is the caller's to close)."""

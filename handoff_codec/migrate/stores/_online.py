@@ -34,6 +34,7 @@ from pydantic import BaseModel, Field
 
 from ... import default_codec
 from . import LeakRow, PlaceholderReport, StoreError, StoreReport, UntouchedRow, to_rewrite
+from ._capacity import within_capacity
 from ._protocol import Batch, Change, Checkpoint, Row, RowOutcome, ServerStore, Shard, migrate_row
 from ._rows import Prefilter
 
@@ -285,7 +286,7 @@ def _run_shard(store: ServerStore, options: OnlineOptions,
             report.batches += 1
             for row in batch.rows:
                 report.rows_scanned += 1
-                report.add_row(row, rule(row), redact=redact)
+                report.add_row(row, within_capacity(store, rule(row)), redact=redact)
         return report
     prepare = getattr(store, "prepare", None)
     if prepare is not None:
@@ -321,7 +322,7 @@ def _run_batch(store: ServerStore, batch: Batch, rule: Callable[[Row], RowOutcom
     outcomes: list[RowOutcome] = []
     for row in batch.rows:
         report.rows_scanned += 1
-        outcome = rule(row)
+        outcome = within_capacity(store, rule(row))  # a row too long for its column: kept
         if outcome.new is None:
             report.add_row(row, outcome, redact=redact)
         else:

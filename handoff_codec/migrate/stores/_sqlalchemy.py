@@ -26,6 +26,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from . import StoreError
+from ._capacity import Capacity, column_capacity, strict_mode
 from ._protocol import Batch, Change, Checkpoint, Position, Row, Settle, Shard
 from ._sql_lock import LAYOUTS, SqlLock
 
@@ -82,12 +83,18 @@ class SQLAlchemyStore:
         if self.dialect == "sqlite":
             sa.event.listen(self._engine, "connect", _register_sqlite_functions)
             sa.event.listen(self._engine, "begin", _begin_immediate)
+        if self.dialect == "mysql":
+            sa.event.listen(self._engine, "connect", strict_mode)
         self.kind = f"sqlalchemy-{self.dialect}"
         self._lock_timeout = lock_timeout
         self._messages_name = messages_table
         self._sessions_name = sessions_table
         try:
             self._table, self._pk = self._reflect(messages_table)
+            self.capacity: Capacity | None = None  # the column's limit (MySQL/MariaDB)
+            if self.dialect == "mysql":
+                with self._engine.connect() as conn:
+                    self.capacity = column_capacity(conn, messages_table, "message_data")
         except sa.exc.OperationalError as exc:
             self._engine.dispose()
             raise StoreError(f"{self.where}: {exc.orig}") from None
