@@ -386,8 +386,27 @@ class UpgradingSession(_SessionABC):
         if changed and self._write_back:
             import asyncio
 
-            await asyncio.to_thread(self._rewrite_stored_rows)
+            redis_session = self._redis_session()
+            if redis_session is not None:
+                await self._rewrite_redis_rows(redis_session)
+            else:
+                await asyncio.to_thread(self._rewrite_stored_rows)
         return items
+
+    def _redis_session(self) -> Any:
+        """The ``RedisSession`` holding the rows (inside an ``EncryptedSession``), or None."""
+        session = self.inner
+        if hasattr(session, "underlying_session") and hasattr(session, "cipher"):
+            session = session.underlying_session
+        return session if type(session).__name__ == "RedisSession" else None
+
+    async def _rewrite_redis_rows(self, session: Any) -> None:
+        """Write back through the session's own async client: its TLS, socket and credentials
+        are the application's, never rebuilt from host and port."""
+        from .migrate.stores._redis_session import rewrite_session
+
+        _, rule = self._store_factory()
+        await rewrite_session(session._redis, session._messages_key, self.session_id, rule)
 
     async def add_items(self, items: list[TResponseInputItem]) -> None:
         await self.inner.add_items(items)
@@ -424,16 +443,8 @@ class UpgradingSession(_SessionABC):
             url = f"sqlite:///{session.db_path}"
             return (lambda: SQLAlchemyStore(url, messages_table=session.messages_table,
                                             sessions_table=session.sessions_table)), rule
-        if kind == "RedisSession":
-            import redis
-
-            from .migrate.stores._redis import RedisStore
-
-            options = session._redis.connection_pool.connection_kwargs
-            keep = ("host", "port", "db", "username", "password", "path")
-            client = redis.Redis(**{k: options[k] for k in keep if k in options})
-            return (lambda: RedisStore("redis://", key_prefix=session._key_prefix,
-                                       client=client)), rule
+        if kind == "RedisSession":  # written through its own client (_rewrite_redis_rows)
+            return (lambda: None), rule
         raise TypeError(f"write_back is not supported for {kind}; use write_back=False")
 
     def _rewrite_stored_rows(self) -> None:
