@@ -37,6 +37,7 @@ from . import LeakRow, PlaceholderReport, StoreError, StoreReport, UntouchedRow,
 from ._capacity import within_capacity
 from ._protocol import Batch, Change, Checkpoint, Row, RowOutcome, ServerStore, Shard, migrate_row
 from ._rows import Prefilter
+from ._workers import die_with_parent
 
 if TYPE_CHECKING:
     from ..._codec import Codec
@@ -223,7 +224,8 @@ def run(options: OnlineOptions) -> ServerReport:
         raise StoreError("use either --workers or --shard, not both")
     shards = [replace(options, workers=1, shard=Shard(k, options.workers))
               for k in range(options.workers)]
-    with ProcessPoolExecutor(len(shards), mp_context=get_context("spawn")) as pool:
+    with ProcessPoolExecutor(len(shards), mp_context=get_context("spawn"),
+                             initializer=die_with_parent, initargs=(os.getpid(),)) as pool:
         reports = list(pool.map(run_shard, shards))
     merged = reports[0]
     for other in reports[1:]:
