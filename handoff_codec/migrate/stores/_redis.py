@@ -27,6 +27,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from . import StoreError
+from ._catchup import redis_catch_up
 from ._lease import SET_IF_HELD, SWAP, RedisLease
 from ._protocol import Batch, Change, Checkpoint, Position, Row, Settle, Shard
 
@@ -94,7 +95,8 @@ class RedisStore:
             "key") else None
         resume_index = int(after["index"]) if after and after.get("key") else 0
         rows: list[Row] = []
-        started = False
+        seen: dict[bytes, int] = {}  # how far each list was read, for the final passes
+        started = bool(after and after.get("catchup"))  # resumed in the final passes
         while not started or cursor != 0:
             started = True
             page_cursor = cursor
@@ -122,11 +124,15 @@ class RedisStore:
                         rows = []
                         continue
                     break
+                seen[key] = index
             resume_key = None
             if rows or cursor == 0:
                 yield Batch(rows, {"cursor": cursor, "key": None, "index": 0,
-                                   "end": cursor == 0})
+                                   "catchup": cursor == 0})
                 rows = []
+        final = {"cursor": 0, "key": None, "index": 0, "catchup": True}
+        yield from redis_catch_up(self._redis, pattern, self._session_id, shard, seen, size,
+                                  final, _bytes)
 
     def session_rows(self, session_id: str) -> list[Row]:
         """Every row of one session, in list order."""

@@ -27,6 +27,7 @@ from typing import Any
 
 from . import StoreError
 from ._capacity import Capacity, column_capacity, strict_mode
+from ._catchup import LOWEST, PASSES, Gaps
 from ._protocol import Batch, Change, Checkpoint, Position, Row, Settle, Shard
 from ._sql_lock import LAYOUTS, SqlLock
 
@@ -152,6 +153,7 @@ class SQLAlchemyStore:
                                ).order_by(pk).limit(span)
         data_query = sa.select(pk, table.c.session_id, data).where(self._in_keys()).order_by(pk)
         last = after
+        gaps = Gaps(after)  # ids missing between the keys read: rows committed late
         while True:
             page = keys_query if last is None else keys_query.where(pk > last)
             with self._engine.connect() as conn:
@@ -160,6 +162,7 @@ class SQLAlchemyStore:
                 if keys != sorted(set(keys)) or (last is not None and keys and keys[0] <= last):
                     raise StoreError(f"{self.where}: the key {pk.name!r} did not advance after "
                                      f"{last!r}; stopping rather than reading rows twice")
+                gaps.note(keys)
                 if whole:
                     rows = found
                 else:
@@ -167,10 +170,45 @@ class SQLAlchemyStore:
                     rows = conn.execute(data_query, {"keys": mine}).all() if mine else []
                 conn.rollback()
             if not found:
-                return
+                break
             last = keys[-1]
             yield Batch([Row((key,), str(sid), _as_bytes(value)) for key, sid, value in rows],
                         last)
+        yield from self._catch_up(gaps, last, size, shard)
+
+    def _catch_up(self, gaps: Gaps, last: Position, size: int, shard: Shard
+                  ) -> Iterator[Batch]:
+        """The final passes (``_catchup``): rows now in the gaps, and rows past ``last``."""
+        table, pk = self._table, self._pk
+        query = sa.select(pk, table.c.session_id, self._data_column()).order_by(pk)
+        for _ in range(PASSES):
+            found = 0
+            for chunk in gaps.chunks():
+                with self._engine.connect() as conn:
+                    got = conn.execute(query.where(sa.or_(
+                        *(pk.between(low, high) if low > LOWEST else pk <= high
+                          for low, high in chunk)))).all()
+                    conn.rollback()
+                gaps.fill({row[0] for row in got})
+                found += len(got)
+                mine = [Row((key,), str(sid), _as_bytes(value)) for key, sid, value in got
+                        if shard.holds(str(sid))]
+                if mine:
+                    yield Batch(mine, last)
+            while True:
+                page = query.limit(size * shard.count)
+                with self._engine.connect() as conn:
+                    got = conn.execute(page if last is None else page.where(pk > last)).all()
+                    conn.rollback()
+                if not got:
+                    break
+                gaps.note([row[0] for row in got])
+                found += len(got)
+                last = got[-1][0]
+                yield Batch([Row((key,), str(sid), _as_bytes(value)) for key, sid, value in got
+                             if shard.holds(str(sid))], last)
+            if not found:
+                return
 
     def session_rows(self, session_id: str) -> list[Row]:
         """Every row of one session, in key order."""
