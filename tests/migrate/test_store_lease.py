@@ -180,3 +180,45 @@ def test_the_layout_check_raises_a_store_refusal() -> None:
         finally:
             first.close()
             second.close()
+
+
+def test_a_sql_run_whose_lock_connection_ends_stops_writing(tmp_path: Path) -> None:
+    """A SQL shard lock lives as long as its connection: when the server ends that
+    connection, the run stops at its next batch, and --resume completes it."""
+    require_legacy_reader()
+    import sqlalchemy as sa
+
+    with postgres_database() as url:
+        store = SqlStore(url)
+        store.bulk(bulk_rows(400, legacy_every=2, sessions=4))
+        backup = tmp_path / "b.jsonl"
+        proc = subprocess.Popen(cli_command(url, "--batch-size", "25", "--pause", "0.3",
+                                            "--backup-file", str(backup)),
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env=cli_env())
+        deadline = time.monotonic() + 60
+        while not backup.exists() or backup.stat().st_size < 200:
+            assert proc.poll() is None and time.monotonic() < deadline, "no batch was run"
+            time.sleep(0.01)
+        engine = sa.create_engine(store.sync_url)
+        try:
+            with engine.begin() as conn:  # the run's lock connection: the only advisory lock
+                ended = conn.execute(sa.text(
+                    "SELECT count(pg_terminate_backend(pid)) FROM pg_locks WHERE "
+                    "locktype = 'advisory' AND database = (SELECT oid FROM pg_database "
+                    "WHERE datname = current_database())")).scalar()
+        finally:
+            engine.dispose()
+        assert ended == 1
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 2, err
+        assert "lost the lock" in err
+        from handoff_codec.migrate.stores._protocol import migrate_row
+
+        legacy = [key for key, value in store.rows().items()
+                  if migrate_row(value, None).new is not None]
+        assert legacy  # it stopped part-way
+        final = run_migrate(url, "--batch-size", "100", "--backup-file", str(backup),
+                            "--resume")
+        assert final["untouched"] == 0
+        assert all(migrate_row(value, None).new is None for value in store.rows().values())

@@ -9,6 +9,10 @@ on MySQL/MariaDB), reads the shard counts recorded by earlier runs (the
 while a shard lock of another count is held. So ``--workers 2`` beside a plain
 run, or ``--shard 0/2`` beside ``--shard 1/3``, never overlap.
 
+Each write transaction of the run checks that the lock is still held by the
+connection that took it (:meth:`SqlLock.fence`): there is no expiry, but a
+connection the server dropped takes its lock with it.
+
 MySQL/MariaDB lock names are server-wide, so they name the database too:
 ``hc:`` and 48 hex digits of SHA-256 of ``{database}.{table}:{purpose}``.
 """
@@ -106,3 +110,27 @@ class SqlLock:
         params = {"n": self.mysql_name(purpose)}
         got = conn.execute(sa.text("SELECT GET_LOCK(:n, 0)"), params).scalar()
         return bool(got), sa.text("SELECT RELEASE_LOCK(:n)"), params
+
+    def fence(self, holder: Connection, shard: Any) -> Callable[[Connection], None]:
+        """A check for each write transaction: the lock of ``shard`` is still held by the
+        connection ``holder`` (a lock goes with its connection: a server that dropped it,
+        ``wait_timeout`` or a network cut, released the lock). Raises StoreError if not."""
+        purpose = str(shard)
+        if self.dialect == "postgresql":
+            pid = holder.execute(sa.text("SELECT pg_backend_pid()")).scalar()
+            query = sa.text("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' "
+                            "AND objsubid = 1 AND granted AND pid = :pid AND "
+                            "((classid::bigint << 32) | objid::bigint) = :n")
+            params: dict[str, Any] = {"pid": pid, "n": self.pg_number(purpose)}
+        else:
+            params = {"id": holder.execute(sa.text("SELECT CONNECTION_ID()")).scalar(),
+                      "n": self.mysql_name(purpose)}
+            query = sa.text("SELECT IS_USED_LOCK(:n) = :id")
+        holder.commit()
+
+        def check(conn: Connection) -> None:
+            if not conn.execute(query, params).scalar():
+                raise StoreError(f"{self._where}: lost the lock of shard {shard} (its "
+                                 "connection ended); stopped before writing more")
+
+        return check

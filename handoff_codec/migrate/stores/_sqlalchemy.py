@@ -21,7 +21,7 @@ Two runs on one shard, or runs with different shard layouts, are kept apart by
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -88,6 +88,7 @@ class SQLAlchemyStore:
             sa.event.listen(self._engine, "connect", strict_mode)
         self.kind = f"sqlalchemy-{self.dialect}"
         self._lock_timeout = lock_timeout
+        self._fence: Callable[[Connection], None] | None = None
         self._messages_name = messages_table
         self._sessions_name = sessions_table
         try:
@@ -226,6 +227,8 @@ class SQLAlchemyStore:
         if not changes and settle is None:
             return []
         with self._engine.begin() as conn:
+            if self._fence is not None:  # the run's lock is still held (_sql_lock)
+                self._fence(conn)
             written = self._swap(conn, changes) if changes else []
             if settle is not None:
                 self._save_checkpoint(conn, settle(written))
@@ -311,10 +314,15 @@ class SQLAlchemyStore:
 
             release, params = locks.acquire(conn, shard, read, write)
             try:
+                self._fence = locks.fence(conn, shard)
                 yield
             finally:
-                conn.execute(release, params)
-                conn.commit()
+                self._fence = None
+                try:
+                    conn.execute(release, params)
+                    conn.commit()
+                except sa.exc.DBAPIError:  # the connection is gone, and its lock with it
+                    pass
 
     def row_key(self, key: Sequence[Any]) -> tuple[Any, ...]:
         return (int(key[0]),)
