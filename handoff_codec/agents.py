@@ -351,7 +351,10 @@ class UpgradingSession(_SessionABC):
     (a row changed meanwhile is left alone), for ``SQLAlchemySession``,
     ``SQLiteSession`` (file databases), ``RedisSession``, and ``EncryptedSession``
     around one of those. Write-back needs the store's extra (``[postgres]``,
-    ``[mysql]``, ``[redis]``) and runs in a worker thread.
+    ``[mysql]``, ``[redis]``) and runs in a worker thread; a ``RedisSession``'s rows
+    are written through the session's own client (its TLS, socket and credentials).
+    A row too long for its MySQL/MariaDB column is not written back (a
+    ``RuntimeWarning`` says so); the canonical items are returned all the same.
 
         session = UpgradingSession(SQLAlchemySession.from_url("s1", url=...), write_back=True)
         await Runner.run(agent, "Hello", session=session)
