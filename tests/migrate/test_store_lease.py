@@ -222,3 +222,22 @@ def test_a_sql_run_whose_lock_connection_ends_stops_writing(tmp_path: Path) -> N
                             "--resume")
         assert final["untouched"] == 0
         assert all(migrate_row(value, None).new is None for value in store.rows().values())
+
+
+def test_a_mysql_lock_connection_outlives_the_servers_idle_timeout(tmp_path: Path) -> None:
+    """With wait_timeout=2 on the run's connections (this test's URL only), the lock's
+    idle connection would be ended within the run; it is kept alive, and the run completes."""
+    require_legacy_reader()
+    from urllib.parse import quote
+
+    from handoff_codec.migrate.stores._protocol import migrate_row
+
+    with mysql_database() as url:
+        store = SqlStore(url)
+        store.bulk(bulk_rows(100, legacy_every=2, sessions=4))
+        short = f"{url}?init_command={quote('SET SESSION wait_timeout=2')}"
+        result = subprocess.run(cli_command(short, "--batch-size", "25", "--pause", "1",
+                                            "--backup-file", str(tmp_path / "b.jsonl")),
+                                capture_output=True, text=True, env=cli_env(), timeout=120)
+        assert result.returncode == 0, result.stderr
+        assert all(migrate_row(value, None).new is None for value in store.rows().values())

@@ -109,8 +109,8 @@ class RedisStore:
             keys = [_bytes(k) for k in found]
             for key in keys:
                 session_id = self._session_id(key)
-                if session_id is None or not shard.holds(session_id):
-                    continue
+                if session_id is None or not shard.holds(session_id) or key in seen:
+                    continue  # (SCAN may return a key twice: it is read once)
                 index = resume_index if key == resume_key else 0
                 while True:
                     values = self._redis.lrange(key, index, index + size - len(rows) - 1)

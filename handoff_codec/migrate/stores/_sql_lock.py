@@ -9,7 +9,8 @@ on MySQL/MariaDB), reads the shard counts recorded by earlier runs (the
 while a shard lock of another count is held. So ``--workers 2`` beside a plain
 run, or ``--shard 0/2`` beside ``--shard 1/3``, never overlap.
 
-Each write transaction of the run checks that the lock is still held by the
+A thread pings that connection, so an idle timeout does not end it, and each write
+transaction of the run checks that the lock is still held by the
 connection that took it (:meth:`SqlLock.fence`): there is no expiry, but a
 connection the server dropped takes its lock with it.
 
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -134,3 +136,32 @@ class SqlLock:
                                  "connection ended); stopped before writing more")
 
         return check
+
+    def keep_alive(self, holder: Connection) -> Callable[[], None]:
+        """Ping ``holder`` from a thread, so a server's idle timeout (MySQL/MariaDB
+        ``wait_timeout``) never ends the connection that holds the lock; returns the
+        function that stops the thread (call it before using ``holder`` again)."""
+        if self.dialect == "postgresql":  # PostgreSQL has no idle timeout by default
+            timeout = None
+        else:
+            timeout = holder.execute(sa.text("SELECT @@SESSION.wait_timeout")).scalar()
+            holder.commit()
+        interval = min(60.0, float(timeout) / 3) if timeout else 60.0
+        stop = threading.Event()
+
+        def ping() -> None:
+            while not stop.wait(interval):
+                try:
+                    holder.execute(sa.text("SELECT 1"))
+                    holder.commit()
+                except sa.exc.DBAPIError:  # the lock is gone with it; the fence says so
+                    return
+
+        thread = threading.Thread(target=ping, name="handoff-codec-lock-ping", daemon=True)
+        thread.start()
+
+        def halt() -> None:
+            stop.set()
+            thread.join()
+
+        return halt

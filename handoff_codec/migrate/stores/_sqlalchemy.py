@@ -313,11 +313,14 @@ class SQLAlchemyStore:
                         messages_table=self._messages_name, shard=LAYOUTS, state=state))
 
             release, params = locks.acquire(conn, shard, read, write)
+            halt: Callable[[], None] = lambda: None  # noqa: E731
             try:
                 self._fence = locks.fence(conn, shard)
+                halt = locks.keep_alive(conn)  # from here on, only its thread uses conn
                 yield
             finally:
                 self._fence = None
+                halt()
                 try:
                     conn.execute(release, params)
                     conn.commit()
