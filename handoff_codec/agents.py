@@ -389,19 +389,24 @@ class UpgradingSession(_SessionABC):
         if changed and self._write_back:
             import asyncio
 
-            redis_session = self._redis_session()
-            if redis_session is not None:
-                await self._rewrite_redis_rows(redis_session)
+            holder = self._holder()
+            kind = type(holder).__name__
+            if kind == "RedisSession":
+                await self._rewrite_redis_rows(holder)
+            elif kind == "SQLAlchemySession":  # its own async engine, on this event loop
+                from sqlalchemy.util import greenlet_spawn
+
+                await greenlet_spawn(self._rewrite_stored_rows)
             else:
                 await asyncio.to_thread(self._rewrite_stored_rows)
         return items
 
-    def _redis_session(self) -> Any:
-        """The ``RedisSession`` holding the rows (inside an ``EncryptedSession``), or None."""
+    def _holder(self) -> Any:
+        """The session that holds the rows (the one inside an ``EncryptedSession``)."""
         session = self.inner
         if hasattr(session, "underlying_session") and hasattr(session, "cipher"):
             session = session.underlying_session
-        return session if type(session).__name__ == "RedisSession" else None
+        return session
 
     async def _rewrite_redis_rows(self, session: Any) -> None:
         """Write back through the session's own async client: its TLS, socket and credentials
@@ -436,8 +441,10 @@ class UpgradingSession(_SessionABC):
         if kind == "SQLAlchemySession":
             from .migrate.stores._sqlalchemy import SQLAlchemyStore
 
-            url = session.engine.url.render_as_string(hide_password=False)
-            return (lambda: SQLAlchemyStore(url, messages_table=session._messages.name,
+            # The session's own engine (its pool, TLS and connect_args), never rebuilt.
+            engine = session.engine.sync_engine
+            return (lambda: SQLAlchemyStore("", engine=engine,
+                                            messages_table=session._messages.name,
                                             sessions_table=session._sessions.name)), rule
         if kind in ("SQLiteSession", "AdvancedSQLiteSession") and \
                 str(session.db_path) != ":memory:":

@@ -161,3 +161,38 @@ def test_write_back_around_a_unix_socket_session() -> None:
         _check(items, raw)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_write_back_around_a_sqlalchemy_session_uses_its_own_engine() -> None:
+    """The application's engine reaches the server only through its ``connect_args``
+    (the URL names a host that does not resolve): a write-back that succeeds used that
+    engine, not one rebuilt from its URL."""
+    require_legacy_reader()
+    import json
+
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    from tests.support.server_stores import SqlStore
+    from tests.support.services import postgres_database
+
+    with postgres_database() as url:
+        store = SqlStore(url)
+        store.fill({"s": [PLAIN[0], LEGACY]})
+        unreachable = store.async_url.set(host="db.invalid")
+
+        async def scenario() -> list[Any]:
+            from agents.extensions.memory import SQLAlchemySession
+
+            engine = create_async_engine(unreachable, connect_args={"host": "127.0.0.1"})
+            try:
+                inner = SQLAlchemySession("s", engine=engine)
+                session = UpgradingSession(inner, write_back=True)
+                items = list(await session.get_items())
+                session.close_write_back()
+                return items
+            finally:
+                await engine.dispose()
+
+        items = asyncio.run(scenario())
+        assert items == [PLAIN[0], migrate_item(LEGACY).item]
+        assert [json.loads(value) for _, value in sorted(store.rows().items())] == items

@@ -70,21 +70,26 @@ class SQLAlchemyStore:
     kind = "sqlalchemy"
 
     def __init__(self, url: str, *, messages_table: str = "agent_messages",
-                 sessions_table: str = "agent_sessions", lock_timeout: float = 5.0) -> None:
-        self._url = engine_url(url)
+                 sessions_table: str = "agent_sessions", lock_timeout: float = 5.0,
+                 engine: Engine | None = None) -> None:
+        # ``engine``: an application's own engine (read-repair), used as it is and
+        # never disposed here; for an async engine, its ``sync_engine`` inside
+        # SQLAlchemy's ``greenlet_spawn``.
+        self._owns_engine = engine is None
+        self._url = engine_url(url) if engine is None else engine.url
         self.where = self._url.render_as_string(hide_password=True)
         options: dict[str, Any] = {"isolation_level": "READ COMMITTED"}
         if self._url.get_backend_name() == "sqlite":
             options = {"connect_args": {"timeout": lock_timeout}}
         try:
-            self._engine: Engine = sa.create_engine(self._url, **options)
+            self._engine: Engine = engine or sa.create_engine(self._url, **options)
         except (ImportError, sa.exc.ArgumentError) as exc:
             raise StoreError(f"{self.where}: {exc}") from None
         self.dialect = self._engine.dialect.name
-        if self.dialect == "sqlite":
+        if self.dialect == "sqlite" and self._owns_engine:
             sa.event.listen(self._engine, "connect", _register_sqlite_functions)
             sa.event.listen(self._engine, "begin", _begin_immediate)
-        if self.dialect == "mysql":
+        if self.dialect == "mysql" and self._owns_engine:
             sa.event.listen(self._engine, "connect", strict_mode)
         self.kind = f"sqlalchemy-{self.dialect}"
         self._lock_timeout = lock_timeout
@@ -98,10 +103,10 @@ class SQLAlchemyStore:
                 with self._engine.connect() as conn:
                     self.capacity = column_capacity(conn, messages_table, "message_data")
         except sa.exc.OperationalError as exc:
-            self._engine.dispose()
+            self.close()
             raise StoreError(f"{self.where}: {exc.orig}") from None
         except BaseException:
-            self._engine.dispose()
+            self.close()
             raise
         self._checkpoints = sa.Table(
             CHECKPOINT_TABLE, sa.MetaData(),
@@ -331,7 +336,8 @@ class SQLAlchemyStore:
         return (int(key[0]),)
 
     def close(self) -> None:
-        self._engine.dispose()
+        if self._owns_engine:
+            self._engine.dispose()
 
 
 def _as_bytes(data: Any) -> bytes:
