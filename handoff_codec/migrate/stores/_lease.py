@@ -18,6 +18,7 @@ took the lock.
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 import threading
 from typing import Any
@@ -125,7 +126,8 @@ class RedisLease:
             raise StoreRefusal(
                 f"{self._where}: another run migrates this store as {int(result[1])} shard(s); "
                 f"a run of {shard.count} shard(s) waits until it ends (one shard layout at a "
-                "time per store); nothing was written")
+                "time per store; a killed run's locks expire after --lock-ttl); nothing was "
+                "written")
         if code == 2:
             left = max(0, int(result[1])) / 1000
             raise StoreError(f"{self._where}: shard {shard} is being migrated by another run "
@@ -166,4 +168,7 @@ class RedisLease:
         self._stop.set()
         if self._thread is not None:
             self._thread.join()
-        self._redis.eval(_RELEASE, 1, self.key, self.token)
+        # Never raised over the run's own outcome: an unreachable server lets the lock
+        # expire with its TTL.
+        with contextlib.suppress(Exception):
+            self._redis.eval(_RELEASE, 1, self.key, self.token)

@@ -66,7 +66,6 @@ class RedisStore:
         self._prefix = key_prefix.encode("utf-8")
         own = f"handoff-codec:migrate:{key_prefix}"
         self._checkpoint_base = f"{own}:checkpoint:"
-        self._lock_base = f"{own}:lock:"
         self._lock_ms = int(lock_ttl * 1000)
         self._own = own + ":"
         self._swap_script = self._redis.register_script(SWAP)
