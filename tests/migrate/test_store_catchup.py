@@ -110,26 +110,31 @@ def test_sql_rows_committed_out_of_id_order_are_migrated(kind: str, tmp_path: Pa
 
 
 def test_redis_rows_appended_before_a_resume_are_migrated_by_it(tmp_path: Path) -> None:
-    """A run is killed after its first batch; legacy rows are appended to every list (the
-    lists it read among them); the --resume migrates all of them."""
+    """A run is killed once it is past its first SCAN pages; legacy rows are appended to
+    every list (the lists it read among them); the --resume migrates all of them."""
     require_legacy_reader()
     import signal
+
+    import redis
 
     from tests.support.server_stores import run_migrate
 
     with redis_prefix() as (url, prefix):
         store = RedisStore(url, prefix)
-        sessions = {f"s{n}": [LEGACY, PLAIN[0]] * 5 for n in range(20)}
-        store.fill(sessions)
+        sessions = {f"s{n}": [LEGACY, PLAIN[0]] for n in range(400)}
+        store.bulk([(sid, json.dumps(item)) for sid, items in sessions.items()
+                    for item in items])
         backup = tmp_path / "b.jsonl"
         proc = _start(url, backup, "--key-prefix", prefix, "--lock-ttl", "1")
-        _wait_for_a_batch(proc, backup)
+        deadline = time.monotonic() + 60
+        # More backed-up rows than one SCAN page of lists (COUNT 100) holds.
+        while (len(backup.read_bytes().splitlines()) if backup.exists() else 0) < 160:
+            assert proc.poll() is None and time.monotonic() < deadline, "the run ended early"
+            time.sleep(0.01)
         proc.send_signal(signal.SIGKILL)
         proc.wait()
-        store.fill({session_id: [LEGACY, PLAIN[1]] for session_id in sessions})
+        store.bulk([(sid, json.dumps(LEGACY)) for sid in sessions])
         assert _legacy_left(store.rows())
-        import redis
-
         client = redis.Redis.from_url(url)
         deadline = time.monotonic() + 10
         while client.exists(f"handoff-codec:migrate:{prefix}:lock:0/1"):  # until it expires
@@ -139,5 +144,5 @@ def test_redis_rows_appended_before_a_resume_are_migrated_by_it(tmp_path: Path) 
         final = run_migrate(url, "--key-prefix", prefix, "--backup-file", str(backup),
                             "--resume")
         assert final["untouched"] == 0
-        assert len(store.rows()) == 20 * 12
+        assert len(store.rows()) == 400 * 3
         assert _legacy_left(store.rows()) == []
