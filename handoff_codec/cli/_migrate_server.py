@@ -99,7 +99,8 @@ def add_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--key-prefix", default="agents:session", metavar="P",
                        help="RedisSession key prefix (default: agents:session)")
     group.add_argument("--lock-ttl", type=at_least(float, 1), default=60.0, metavar="SECONDS",
-                       help="expiry of a Redis shard lock, renewed every batch (default: 60)")
+                       help="expiry of a Redis shard lock, renewed every third of it by a timer "
+                            "(default: 60)")
     group.add_argument("--encryption-key-env", metavar="VAR",
                        help="the rows are EncryptedSession envelopes (a server store, or a "
                             "SQLite file); the key is in the environment variable VAR")

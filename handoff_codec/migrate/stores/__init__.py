@@ -55,6 +55,7 @@ __all__ = [
     "read_backup",
     "register_store",
     "registered_schemes",
+    "rewrite_redis_session",
     "scrub",
     "to_rewrite",
     "url_scheme",
@@ -69,7 +70,8 @@ _LAZY = {"read_backup": "._backup", "Backup": "._backup", "BackupRecord": "._bac
          "register_store": "._open", "registered_schemes": "._open", "Store": "._open",
          "ForgetReport": "._open", "EncryptedRule": "._encrypted",
          "RestoreReport": "._online", "ServerReport": "._online", "scrub": "._urls",
-         "url_scheme": "._open", "is_unreachable": "._open", "engine_url": "._sqlalchemy"}
+         "url_scheme": "._open", "is_unreachable": "._open", "engine_url": "._sqlalchemy",
+         "rewrite_redis_session": "._redis_session"}
 
 
 def __getattr__(name: str) -> Any:

@@ -34,11 +34,13 @@ from pydantic import BaseModel, Field
 
 from . import PlaceholderReport, StoreError, StoreReport, UntouchedRow
 from ._backup import BackupWriter, read_backup
+from ._capacity import within_capacity
 from ._open import Connect, ForgetReport, for_workers
 from ._options import MigrateOptions
 from ._protocol import Batch, Change, Checkpoint, Row, ServerStore, Shard
 from ._rows import RowOutcome
 from ._state import ensure_state_dir, forget_backups, record_backup, recorded_backup
+from ._workers import die_with_parent
 
 __all__ = [
     "Job",
@@ -180,7 +182,8 @@ def run(url: str, options: MigrateOptions, connect: Connect) -> ServerReport:
         base = for_workers(options)
         jobs = [Job(url, replace(base, workers=1, shard=Shard(k, options.workers)), connect)
                 for k in range(options.workers)]
-        with ProcessPoolExecutor(len(jobs), mp_context=get_context("spawn")) as pool:
+        with ProcessPoolExecutor(len(jobs), mp_context=get_context("spawn"),
+                                 initializer=die_with_parent, initargs=(os.getpid(),)) as pool:
             reports = list(pool.map(run_shard, jobs))
         merged = reports[0]
         for other in reports[1:]:
@@ -254,7 +257,7 @@ def _run_shard(store: ServerStore, options: MigrateOptions,
         for batch in store.batches(None, options.batch_size, shard):
             report.batches += 1
             for row in batch.rows:
-                report.count_row(row, rule(row))
+                report.count_row(row, within_capacity(store, rule(row)))
                 sessions.add(row.session_id)
         report.sessions = len(sessions)
         return report
@@ -305,7 +308,7 @@ def _run_batch(store: ServerStore, batch: Batch, rule: Callable[[Row], RowOutcom
     changes: list[Change] = []
     outcomes: list[RowOutcome] = []
     for row in batch.rows:
-        outcome = rule(row)
+        outcome = within_capacity(store, rule(row))  # a row too long for its column: kept
         stalled = stalled or outcome.unreadable
         if outcome.new is None:
             report.count_row(row, outcome)

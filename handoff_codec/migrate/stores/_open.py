@@ -94,16 +94,26 @@ def url_scheme(target: str) -> str | None:
 
 
 def open_store(target: str | os.PathLike[str], options: MigrateOptions | None = None, *,
-               client: Any = None) -> Store:
+               client: Any = None, engine: Any = None) -> Store:
     """The store ``target`` names: a path (JSONL, SQLite) or a URL of a registered scheme.
 
     ``client`` is an open connection to use instead of one made from the URL
-    (a ``redis.Redis``). Raises :class:`StoreError` for a missing file, a
-    scheme no store is registered for, or a store that cannot be opened.
+    (a ``redis.Redis``), ``engine`` an application's own SQLAlchemy ``Engine``
+    for a SQL URL (an ``AsyncEngine``'s ``sync_engine``, used inside SQLAlchemy's
+    ``greenlet_spawn``): its pool, TLS and ``connect_args`` are used as they are,
+    never rebuilt from the URL, and it is never disposed here. Raises
+    :class:`StoreError` for a missing file, a scheme no store is registered for,
+    or a store that cannot be opened.
     """
     options = options or MigrateOptions()
     text = os.fspath(target)
     scheme = url_scheme(text)
+    if engine is not None:
+        if client is not None:
+            raise TypeError("open_store() takes client= or engine=, not both")
+        if scheme not in SQL_SCHEMES:
+            raise TypeError("open_store(engine=...) is for a SQL URL")
+        client = _Engine(engine)
     if scheme is None:
         return _open_path(Path(text), options)
     opener = _OPENERS.get(scheme)
@@ -267,15 +277,28 @@ def _sqlite_file(url: str) -> str | None:
     return path or None
 
 
+class _Engine:
+    """An application's SQLAlchemy engine, as ``open_store(engine=...)`` was given it."""
+
+    __slots__ = ("engine",)
+
+    def __init__(self, engine: Any) -> None:
+        self.engine = engine
+
+
 def _connect_sql(url: str, options: MigrateOptions, client: Any) -> ServerStore:
+    if client is not None and not isinstance(client, _Engine):
+        raise TypeError("open_store(client=...) takes a redis.Redis client only; "
+                        "a SQL store takes engine=")
+    from ._sqlalchemy import SQLAlchemyStore
+
     if client is not None:
-        raise TypeError("open_store(client=...) takes a redis.Redis client only")
+        return SQLAlchemyStore(url, engine=client.engine, messages_table=options.messages_table,
+                               sessions_table=options.sessions_table)
     if url_scheme(url) == "sqlite":
         path = _sqlite_file(url)
         if path and path != ":memory:" and not os.path.exists(path):
             raise StoreError(f"{path}: no such file")  # SQLite would create it
-    from ._sqlalchemy import SQLAlchemyStore
-
     return SQLAlchemyStore(url, messages_table=options.messages_table,
                            sessions_table=options.sessions_table)
 
