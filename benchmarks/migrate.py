@@ -162,13 +162,13 @@ def build(path: Path, rows: int, seed: int = 0) -> dict[str, Any]:
 def run(path: Path, batch_size: int) -> dict[str, Any]:
     """Migrate ``path`` in this process; report speed and peak RSS."""
     import handoff_codec
-    from handoff_codec.migrate.stores.sqlite import migrate_sqlite
+    from handoff_codec.migrate.stores import MigrateOptions, open_store
 
     # Build the parsers first, so the baseline includes everything but the migration.
     handoff_codec.decode(legacy_summary(random.Random(1), 5)["content"])
     baseline = _rss_mib()
     started = time.perf_counter()
-    report = migrate_sqlite(path, batch_size=batch_size, backup=True)
+    report = open_store(path, MigrateOptions(batch_size=batch_size, backup=True)).migrate()
     seconds = time.perf_counter() - started
     return {
         "rows": report.rows_scanned, "summaries": report.summaries_found,

@@ -49,7 +49,7 @@ def _rows(rows: int, share: float, seed: int = 0) -> Iterator[tuple[str, str]]:
 def _sql_build(url: str, rows: int, share: float) -> None:
     import sqlalchemy as sa
 
-    from handoff_codec.migrate.stores._sqlalchemy import engine_url
+    from handoff_codec.migrate.stores import engine_url
 
     engine = sa.create_engine(engine_url(url))
     sessions = max(1, rows // ROWS_PER_SESSION)
@@ -130,7 +130,7 @@ def _fresh_store(url: str, rows: int, share: float = 0.2
         return
     import sqlalchemy as sa
 
-    from handoff_codec.migrate.stores._sqlalchemy import engine_url
+    from handoff_codec.migrate.stores import engine_url
 
     admin = sa.create_engine(engine_url(url), isolation_level="AUTOCOMMIT")
     quote = "`" if admin.dialect.name == "mysql" else '"'

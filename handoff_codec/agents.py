@@ -410,7 +410,10 @@ class UpgradingSession(_SessionABC):
     (a row changed meanwhile is left alone), for ``SQLAlchemySession``,
     ``SQLiteSession`` (file databases), ``RedisSession``, and ``EncryptedSession``
     around one of those. Write-back needs the store's extra (``[postgres]``,
-    ``[mysql]``, ``[redis]``) and runs in a worker thread.
+    ``[mysql]``, ``[redis]``) and runs in a worker thread; a ``RedisSession``'s rows
+    are written through the session's own client (its TLS, socket and credentials).
+    A row too long for its MySQL/MariaDB column is not written back (a
+    ``RuntimeWarning`` says so); the canonical items are returned all the same.
 
         session = UpgradingSession(SQLAlchemySession.from_url("s1", url=...), write_back=True)
         await Runner.run(agent, "Hello", session=session)
@@ -445,8 +448,33 @@ class UpgradingSession(_SessionABC):
         if changed and self._write_back:
             import asyncio
 
-            await asyncio.to_thread(self._rewrite_stored_rows)
+            holder = self._holder()
+            kind = type(holder).__name__
+            if kind == "RedisSession":
+                await self._rewrite_redis_rows(holder)
+            elif kind == "SQLAlchemySession":  # its own async engine, on this event loop
+                from sqlalchemy.util import greenlet_spawn
+
+                await greenlet_spawn(self._rewrite_stored_rows)
+            else:
+                await asyncio.to_thread(self._rewrite_stored_rows)
         return items
+
+    def _holder(self) -> Any:
+        """The session that holds the rows (the one inside an ``EncryptedSession``)."""
+        session = self.inner
+        if hasattr(session, "underlying_session") and hasattr(session, "cipher"):
+            session = session.underlying_session
+        return session
+
+    async def _rewrite_redis_rows(self, session: Any) -> None:
+        """Write back through the session's own async client: its TLS, socket and credentials
+        are the application's, never rebuilt from host and port."""
+        from .migrate.stores import rewrite_redis_session
+
+        _, rule = self._store_factory()
+        await rewrite_redis_session(session._redis, session._messages_key, self.session_id,
+                                    rule)
 
     async def add_items(self, items: list[TResponseInputItem]) -> None:
         await self.inner.add_items(items)
@@ -460,43 +488,37 @@ class UpgradingSession(_SessionABC):
 
     def _store_factory(self) -> tuple[Any, Any]:
         """The store holding the inner session's rows, and the per-row rule."""
-        from .migrate.stores._protocol import migrate_row
+        from .migrate.stores import MigrateOptions, RowRule, open_store
 
         session, codec = self.inner, self._codec
-        rule: Any = lambda row: migrate_row(row.value, codec)  # noqa: E731
+        row_rule = RowRule(codec)
+        rule: Any = lambda row: row_rule(row.value)  # noqa: E731
         if hasattr(session, "underlying_session") and hasattr(session, "cipher"):
-            from .migrate.stores._encrypted import EncryptedRule
+            from .migrate.stores import EncryptedRule
 
             rule = EncryptedRule.for_cipher(session.cipher, codec)
             session = session.underlying_session
         kind = type(session).__name__
         if kind == "SQLAlchemySession":
-            from .migrate.stores._sqlalchemy import SQLAlchemyStore
-
-            url = session.engine.url.render_as_string(hide_password=False)
-            return (lambda: SQLAlchemyStore(url, messages_table=session._messages.name,
-                                            sessions_table=session._sessions.name)), rule
+            # The session's own engine (its pool, TLS and connect_args), never rebuilt
+            # from its URL; used inside greenlet_spawn (see get_items).
+            engine = session.engine.sync_engine
+            tables = MigrateOptions(messages_table=session._messages.name,
+                                    sessions_table=session._sessions.name)
+            where = engine.url.render_as_string(hide_password=True)
+            return (lambda: open_store(where, tables, engine=engine).connect()), rule
         if kind in ("SQLiteSession", "AdvancedSQLiteSession") and \
                 str(session.db_path) != ":memory:":
-            from .migrate.stores._sqlalchemy import SQLAlchemyStore
-
             url = f"sqlite:///{session.db_path}"
-            return (lambda: SQLAlchemyStore(url, messages_table=session.messages_table,
-                                            sessions_table=session.sessions_table)), rule
-        if kind == "RedisSession":
-            import redis
-
-            from .migrate.stores._redis import RedisStore
-
-            options = session._redis.connection_pool.connection_kwargs
-            keep = ("host", "port", "db", "username", "password", "path")
-            client = redis.Redis(**{k: options[k] for k in keep if k in options})
-            return (lambda: RedisStore("redis://", key_prefix=session._key_prefix,
-                                       client=client)), rule
+            tables = MigrateOptions(messages_table=session.messages_table,
+                                    sessions_table=session.sessions_table)
+            return (lambda: open_store(url, tables).connect()), rule
+        if kind == "RedisSession":  # written through its own client (_rewrite_redis_rows)
+            return (lambda: None), rule
         raise TypeError(f"write_back is not supported for {kind}; use write_back=False")
 
     def _rewrite_stored_rows(self) -> None:
-        from .migrate.stores._protocol import Change
+        from .migrate.stores import Change
 
         factory, rule = self._store_factory()
         if self._store is None:
@@ -504,10 +526,23 @@ class UpgradingSession(_SessionABC):
         changes = []
         for row in self._store.session_rows(self.session_id):
             new = rule(row).new
-            if new is not None:
+            if new is not None and not self._too_long(row, new):
                 changes.append(Change(row, new))
         if changes:
             self._store.commit(changes, None)
+
+    def _too_long(self, row: Any, new: bytes) -> bool:
+        """Whether the store's column cannot hold ``new``: warn, and keep the stored row
+        (the caller still gets the canonical items)."""
+        import warnings
+
+        capacity = getattr(self._store, "capacity", None)  # a MySQL/MariaDB column's limit
+        reason = None if capacity is None else capacity.refusal(new)
+        if reason is not None:
+            warnings.warn(f"UpgradingSession: session {self.session_id!r}, row {list(row.key)}: "
+                          f"{reason}; write-back skipped for this row", RuntimeWarning,
+                          stacklevel=2)
+        return reason is not None
 
     def close_write_back(self) -> None:
         """Close the write-back connection (the inner session is the caller's to close)."""

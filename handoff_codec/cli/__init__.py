@@ -10,6 +10,7 @@ Exit codes, the same for every subcommand (see docs/cli.md):
 1     invalid input, or problems found (``CliError``)
 2     usage: bad arguments, or a FILE/PATH that does not exist
 3     a lossy read (``decode`` without ``--allow-loss``)
+4     ``migrate``: the store's server cannot be reached (retry later)
 ====  ==========================================================
 
 Errors print one line on stderr, ``handoff-codec: error: ...``. With
@@ -31,10 +32,11 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-__all__ = ["EXIT_LOSSY", "EXIT_OK", "EXIT_PROBLEMS", "EXIT_USAGE", "CliError", "main"]
+__all__ = ["EXIT_LOSSY", "EXIT_OK", "EXIT_PROBLEMS", "EXIT_UNREACHABLE", "EXIT_USAGE",
+           "CliError", "main"]
 
 COMMANDS = ("encode", "decode", "validate", "migrate", "replay")
-EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, EXIT_LOSSY = 0, 1, 2, 3
+EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, EXIT_LOSSY, EXIT_UNREACHABLE = 0, 1, 2, 3, 4
 # The positional arguments that name an input, checked before a subcommand runs.
 _PATH_ARGUMENTS = ("file", "path")
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
@@ -62,7 +64,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="handoff-codec",
         description="Encode, decode, migrate and validate nested handoff-history summaries.",
         epilog="exit codes: 0 ok, 1 invalid input or problems found, 2 usage "
-               "(including a missing path), 3 lossy read",
+               "(including a missing path), 3 lossy read, 4 store unreachable (migrate)",
     )
     parser.add_argument("--version", action="version", version=f"handoff-codec {__version__}")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",

@@ -5,8 +5,12 @@ Exit codes (the project's table): 0 when every summary is current afterwards
 run refused (open writers, hard links, a read-only file, another migration
 holding the lock) or failed, and nothing was written; 2 for usage errors (bad
 flags, a missing file, a file that is not a session database or JSONL,
-missing tables). A migration never exits 3: it never reads lossily (a summary
-it cannot read in full is left untouched and exits 1).
+missing tables, an unsupported URL scheme, a missing driver); 4 when the
+store's server cannot be reached (worth retrying). A migration never exits 3:
+it never reads lossily (a summary it cannot read in full is left untouched
+and exits 1). Every store, a file path or a URL, is opened by
+``stores.open_store`` with the one ``MigrateOptions`` built from the flags
+(:func:`options_from`), and every report is printed in one shape.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .._codec import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START
-from . import _migrate_server
+from . import EXIT_PROBLEMS, EXIT_UNREACHABLE, EXIT_USAGE, _migrate_server, report_error
 from ._options import add_codec_options, at_least, codec_from, listed, where
 from ._restored import placeholder_lines
 
@@ -42,6 +46,8 @@ _SWITCHES = (
     ("--force", "JSONL: go ahead although another process has the file open for writing, or "
      "it has other hard links"),
     ("--json", "print a machine-readable report on stdout"),
+    ("--forget", "clear the store's migration state (checkpoints, and the local record of "
+     "its backup files) and change nothing else"),
 )
 
 
@@ -53,7 +59,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                     "format, leaving every other row byte-for-byte alone.",
     )
     parser.add_argument("path", metavar="PATH",
-                        help="a SQLiteSession database, or a JSONL file of items")
+                        help="a SQLiteSession database, a JSONL file of items, or a server "
+                             "store URL")
     parser.add_argument("--no-backup", dest="backup", action="store_false",
                         help="do not keep a copy of the store before changing it")
     for flag, text in _SWITCHES:
@@ -64,43 +71,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         parser.add_argument(f"--{table}-table", default=f"agent_{table}", metavar="T",
                             help=f"the {table} table (default: agent_{table})")
     parser.add_argument("--batch-size", type=at_least(int, 1), default=1000, metavar="N",
-                        help="SQLite rows read per batch (default: 1000)")
+                        help="rows read per batch, and per transaction of a server store "
+                             "(default: 1000)")
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                         help="show a progress bar on stderr (default: when stderr is a TTY)")
     add_codec_options(parser)
     _migrate_server.add_options(parser)
     parser.set_defaults(func=run)
-
-
-def _fail(message: str, code: int) -> int:
-    print(f"handoff-codec: error: {message}", file=sys.stderr)
-    return code
-
-
-def _store_kind(path: Path, requested: str) -> str:
-    from ..migrate.stores import StoreError
-    from ..migrate.stores.sqlite import is_sqlite_file
-
-    if requested == "sqlite":
-        return requested
-    if not path.exists():
-        raise StoreError(f"{path}: no such file")
-    if path.is_dir():
-        raise StoreError(f"{path}: is a directory")
-    if is_sqlite_file(path):
-        if requested == "jsonl":
-            raise StoreError(f"{path}: is a SQLite database, not a JSONL file")
-        return "sqlite"
-    if requested == "auto" and path.suffix.lower() in (".db", ".sqlite", ".sqlite3"):
-        raise StoreError(f"{path}: not a SQLite database")
-    try:
-        with path.open("rb") as file:
-            head = file.read(4096)
-    except OSError as exc:
-        raise StoreError(f"{path}: {exc.strerror or exc}") from None
-    if b"\x00" in head:
-        raise StoreError(f"{path}: neither a SQLite database nor a JSONL file")
-    return "jsonl"
 
 
 def _progress_factory(enabled: bool | None) -> Any:
@@ -114,44 +91,75 @@ def _progress_factory(enabled: bool | None) -> Any:
     return factory
 
 
-def _migrate(path: Path, args: argparse.Namespace) -> Any:
-    from ..migrate.stores.jsonl import migrate_jsonl
-    from ..migrate.stores.sqlite import migrate_sqlite
+def options_from(args: argparse.Namespace) -> Any:
+    """The one ``MigrateOptions`` for these flags (files and server stores alike)."""
+    from ..migrate.stores import MigrateOptions
 
-    common: dict[str, Any] = {
-        "codec": codec_from(args), "dry_run": args.dry_run, "backup": args.backup,
-        "legacy_only": args.legacy_only, "list_changes": args.list,
-        "restore_empty": args.restore_empty, "progress": _progress_factory(args.progress),
-        "accept_ambiguous": args.accept_ambiguous}
-    if _store_kind(path, args.format) == "sqlite":
-        return migrate_sqlite(path, sessions_table=args.sessions_table,
-                              messages_table=args.messages_table,
-                              batch_size=args.batch_size, **common)
-    return migrate_jsonl(path, force=args.force, **common)
+    return MigrateOptions(
+        codec=codec_from(args), dry_run=args.dry_run, backup=args.backup,
+        backup_file=args.backup_file, legacy_only=args.legacy_only,
+        restore_empty=args.restore_empty, accept_ambiguous=args.accept_ambiguous,
+        list_changes=args.list, batch_size=args.batch_size,
+        progress=_progress_factory(args.progress),
+        force=args.force, format=args.format, sessions_table=args.sessions_table,
+        messages_table=args.messages_table, pause=args.pause, resume=args.resume,
+        shard=_migrate_server.shard_from(args), workers=args.workers,
+        key_prefix=args.key_prefix, lock_ttl=args.lock_ttl,
+        encryption_key_env=args.encryption_key_env)
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..migrate.stores import StoreError, StoreRefusal
+    from ..migrate.stores import (
+        StoreError,
+        StoreRefusal,
+        StoreUnreachable,
+        mask_url,
+        open_store,
+        scrub,
+    )
 
-    if _migrate_server.handles(args.path):
-        return _migrate_server.run(args, codec_from(args))
-    path = Path(args.path)
+    where = mask_url(args.path)
+
+    def fail(message: str, code: int) -> int:
+        return report_error(scrub(message, args.path), code, as_json=args.json)
+
     try:
-        report = _migrate(path, args)
+        options = options_from(args)
+        store = open_store(args.path, options)
+        if args.forget:
+            result: Any = store.forget()
+        elif args.restore:
+            result = store.restore(args.restore)
+        else:
+            result = store.migrate()
     except StoreRefusal as exc:
-        return _fail(str(exc), 1)
+        return fail(str(exc), EXIT_PROBLEMS)
+    except StoreUnreachable as exc:
+        return fail(str(exc), EXIT_UNREACHABLE)
     except StoreError as exc:
-        return _fail(str(exc), 2)
+        return fail(str(exc), EXIT_USAGE)
     except sqlite3.Error as exc:
-        return _fail(f"{path}: {exc}; nothing was written", 1)
+        return fail(f"{where}: {exc}; nothing was written", EXIT_PROBLEMS)
     except OSError as exc:
-        where = exc.filename or path
-        return _fail(f"{where}: {exc.strerror or exc}; nothing was written", 1)
+        place = exc.filename or where
+        return fail(f"{place}: {exc.strerror or exc}; nothing was written", EXIT_PROBLEMS)
+    except Exception as exc:  # a driver error (connection lost, lock timeout)
+        if not _migrate_server.is_url(args.path):
+            raise
+        return fail(_migrate_server.driver_error(where, exc, args),
+                    _migrate_server.exit_code(exc))
+    for warning in getattr(result, "warnings", []):
+        print(f"handoff-codec: warning: {warning}", file=sys.stderr)
     if args.json:
-        _write(json.dumps(report.model_dump(mode="json"), ensure_ascii=False, indent=2) + "\n")
+        _write(json.dumps(result.model_dump(mode="json"), ensure_ascii=False, indent=2) + "\n")
+    elif hasattr(result, "checkpoints"):
+        _write(f"{result.path} (forget)\n  checkpoints:      {result.checkpoints} deleted\n"
+               f"  local records:    {result.local_records} deleted\n")
+    elif hasattr(result, "restored"):
+        _write(_migrate_server.restore_summary(result))
     else:
-        _write(_summary(report) + _changed(report) + _next_step(report, args))
-    return 0 if report.ok else 1
+        _write(_summary(result) + _changed(result) + _next_step(result, args))
+    return 0 if result.ok and not getattr(result, "changed_under_us", 0) else 1
 
 
 def _write(text: str) -> None:
@@ -171,9 +179,24 @@ def _by_format(counts: dict[str, int]) -> str:
     return " (" + ", ".join(f"{name}: {n}" for name, n in sorted(counts.items())) + ")"
 
 
+def _noun(report: Any) -> str | None:
+    """How the report names a row: a JSONL line, a SQLite row id, or (None) its key."""
+    if report.store == "jsonl":
+        return "line"
+    return None if hasattr(report, "shards") else "row id"
+
+
+def _place(report: Any, row: Any) -> str:
+    noun = _noun(report)
+    return where(f"{noun} {row.row}" if noun else str(row.key), row.index)
+
+
 def _summary(report: Any) -> str:
+    """The text report, one shape for every store (server stores add shards and swaps)."""
     dry = report.dry_run
-    header = f"{report.path} ({report.store}"
+    shards = getattr(report, "shards", None)
+    header = f"{report.path} ({report.store}" + (f", shards {', '.join(shards)}" if shards
+                                                  else "")
     header += ", dry run: nothing written)" if dry else ")"
     fields: list[tuple[str, object]] = []
     if report.sessions is not None:
@@ -186,17 +209,17 @@ def _summary(report: Any) -> str:
         ("already current", report.already_current),
         ("left untouched", report.untouched),
     ]
+    if shards is not None:
+        fields.append(("changed under us", report.changed_under_us))
     lines = [header, *(f"  {label + ':':<17} {value}" for label, value in fields)]
-    lines += placeholder_lines(report, "line" if report.store == "jsonl" else "row id")
+    lines += placeholder_lines(report, _noun(report))
     if report.migrated_with_loss_notes:
         lines.append(f"  note: {report.migrated_with_loss_notes} migrated summaries record "
                      "information their old writer had already lost (such as None versus '' "
                      "behind a bare role); migration loses nothing more")
-    noun = "line" if report.store == "jsonl" else "row id"
-    lines += listed(report.untouched_rows,
-                    lambda row: f"{where(f'{noun} {row.row}', row.index)}: {row.reason}")
-    if report.backup:
-        lines.append(f"  {'backup:':<17} {report.backup}")
+    lines += listed(report.untouched_rows, lambda row: f"{_place(report, row)}: {row.reason}")
+    backups = [report.backup] if report.backup else getattr(report, "backups", [])
+    lines += [f"  {'backup:':<17} {path}" for path in backups]
     if not dry and not report.written:
         lines.append("  nothing was written: the store is unchanged")
     if not dry:
@@ -208,10 +231,9 @@ def _changed(report: Any) -> str:
     """With ``--list``: one line per row whose summary is (or would be) rewritten."""
     if report.changed_rows is None:
         return ""
-    noun = "line" if report.store == "jsonl" else "row id"
     lines = [f"  {'would rewrite' if report.dry_run else 'rewritten'}:"]
     for row in report.changed_rows:
-        where = f"{noun} {row.row}" + (f" item {row.index}" if row.index is not None else "")
+        where = _place(report, row)
         what = "key order only" if row.key_order_only else (row.format or "summary")
         if row.restored and row.format is None and not row.key_order_only:
             what = "placeholder emptied"
@@ -236,25 +258,38 @@ def _next_step(report: Any, args: argparse.Namespace) -> str:
     lines += [f"  warning: {warning}" for warning in report.warnings]
     if not report.items_changed:
         return "\n".join([*lines, "next: nothing to migrate"]) + "\n"
-    where = Path(report.path)
-    backup = (f"{where.name}.bak-<UTC time> in {where.resolve().parent}" if args.backup
-              else "none (--no-backup)")
+    if not args.backup:
+        backup = "none (--no-backup)"
+    elif hasattr(report, "shards"):
+        backup = (str(Path(args.backup_file).absolute()) if args.backup_file else
+                  f"handoff-codec-backup-<UTC time>.jsonl in {Path.cwd()}")
+    else:
+        where = Path(report.path)
+        backup = f"{where.name}.bak-<UTC time> in {where.resolve().parent}"
     lines += [f"next: {_command(args)}", f"  backup: {backup}"]
     return "\n".join(lines) + "\n"
 
 
 def _command(args: argparse.Namespace) -> str:
     """The real run's command line: this one's options, without --dry-run, --list, --json."""
-    words = ["handoff-codec", "migrate", args.path]
+    from ..migrate.stores import mask_url
+
+    # A password is never printed: a URL's credentials stand masked (***) here too.
+    words = ["handoff-codec", "migrate", mask_url(args.path)]
     flags = {"backup": "--no-backup", "legacy_only": "--legacy-only", "force": "--force",
              "restore_empty": "--restore-empty", "accept_ambiguous": "--accept-ambiguous"}
     words += [flag for name, flag in flags.items()
               if getattr(args, name) is (name != "backup")]
     defaults = {"format": "auto", "sessions_table": "agent_sessions",
-                "messages_table": "agent_messages", "batch_size": 1000}
+                "messages_table": "agent_messages", "batch_size": 1000, "pause": 0.0,
+                "shard": None, "workers": 1, "key_prefix": "agents:session",
+                "lock_ttl": 60.0, "encryption_key_env": None, "backup_file": None,
+                "shards": None}
     for name, default in defaults.items():
         if getattr(args, name) != default:
             words += [f"--{name.replace('_', '-')}", str(getattr(args, name))]
+    if args.shard_from_env:
+        words.append("--shard-from-env")
     for name in ("preamble", "start", "end"):
         if getattr(args, name) != getattr(_DEFAULT_ARGS, name):
             words += [f"--{name}", getattr(args, name)]

@@ -1,32 +1,37 @@
-"""``handoff-codec migrate URL``: the server stores (PostgreSQL, MySQL/MariaDB, Redis, SQLite).
+"""The server-store flags of ``handoff-codec migrate`` (PostgreSQL, MySQL/MariaDB, Redis, SQLite).
 
-``migrate`` hands over here when its STORE argument is a URL (``postgresql://``,
-``mysql://``, ``mariadb://``, ``sqlite:///``, ``redis://``). Exit codes as for files:
-0 when every summary is current (or would be), 1 when a row was left untouched,
-changed under us, or could not be restored, 2 for usage errors.
+``migrate`` opens every store through ``stores.open_store``; this module adds
+the flags only server stores use, turns ``--shard K/N`` or ``--shard-from-env``
+(Kubernetes' Indexed Job: ``JOB_COMPLETION_INDEX``) into a shard, and words a
+driver's error. Exit codes as for files: 0 when every summary is current (or
+would be), 1 when a row was left untouched, changed under us, or could not be
+restored, 2 for usage errors, 4 when the server cannot be reached.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import sys
+import os
 from typing import Any
 
-from ._options import at_least, listed
+from . import EXIT_PROBLEMS, EXIT_UNREACHABLE, EXIT_USAGE, CliError
+from ._options import at_least
 
-__all__ = ["add_options", "handles", "run"]
+__all__ = ["INDEX_VARIABLE", "add_options", "driver_error", "exit_code", "is_url",
+           "restore_summary", "shard_from"]
+
+INDEX_VARIABLE = "JOB_COMPLETION_INDEX"  # set by Kubernetes in each pod of an Indexed Job
 
 
-def handles(path: str) -> bool:
-    """Whether ``migrate``'s STORE argument names a server store."""
-    from ..migrate.stores._online import is_store_url
+def is_url(path: str) -> bool:
+    """Whether ``migrate``'s STORE argument is a URL (of any scheme)."""
+    from ..migrate.stores import url_scheme
 
-    return is_store_url(path)
+    return url_scheme(path) is not None
 
 
 def _shard(text: str) -> Any:
-    from ..migrate.stores._protocol import Shard
+    from ..migrate.stores import Shard
 
     index, slash, count = text.partition("/")
     try:
@@ -38,6 +43,33 @@ def _shard(text: str) -> Any:
     return shard
 
 
+def shard_from(args: argparse.Namespace, environ: Any = None) -> Any:
+    """The shard these flags name: ``--shard K/N``, ``--shard-from-env --shards N``, or all."""
+    from ..migrate.stores import Shard
+
+    environ = os.environ if environ is None else environ
+    if not args.shard_from_env:
+        if args.shards is not None:
+            raise CliError("--shards N goes with --shard-from-env", EXIT_USAGE)
+        return args.shard or Shard()
+    if args.shard is not None:
+        raise CliError("use either --shard or --shard-from-env, not both", EXIT_USAGE)
+    if args.shards is None:
+        raise CliError("--shard-from-env needs --shards N (the Job's completions)", EXIT_USAGE)
+    text = environ.get(INDEX_VARIABLE)
+    if text is None:
+        raise CliError(f"--shard-from-env: the environment variable {INDEX_VARIABLE} is not "
+                       "set (it is set in the pods of a Kubernetes Indexed Job)", EXIT_USAGE)
+    try:
+        index = int(text)
+    except ValueError:
+        index = -1
+    if not 0 <= index < args.shards:
+        raise CliError(f"--shard-from-env: {INDEX_VARIABLE}={text!r} is not an index from 0 "
+                       f"to {args.shards - 1} (--shards {args.shards})", EXIT_USAGE)
+    return Shard(index, args.shards)
+
+
 def add_options(parser: argparse.ArgumentParser) -> None:
     """The options only server stores (URLs) use."""
     group = parser.add_argument_group(
@@ -47,75 +79,56 @@ def add_options(parser: argparse.ArgumentParser) -> None:
                             "(default: 0)")
     group.add_argument("--shard", type=_shard, default=None, metavar="K/N",
                        help="migrate only the sessions of shard K of N (by session id)")
+    group.add_argument("--shard-from-env", action="store_true",
+                       help=f"take K from the environment variable {INDEX_VARIABLE} (a "
+                            "Kubernetes Indexed Job's pod index), with --shards N")
+    group.add_argument("--shards", type=at_least(int, 1), default=None, metavar="N",
+                       help="with --shard-from-env: the number of shards (the Job's "
+                            "completions)")
     group.add_argument("--workers", type=at_least(int, 1), default=1, metavar="N",
                        help="run N shards in N local processes and merge their reports")
     group.add_argument("--resume", action="store_true",
                        help="continue each shard from its checkpoint")
     group.add_argument("--backup-file", metavar="PATH",
-                       help="JSONL backup of every changed row (default: "
-                            "handoff-codec-backup-<UTC time>.jsonl; one file per shard)")
+                       help="the backup of every changed row (default: "
+                            "handoff-codec-backup-<UTC time>.jsonl in the working directory; "
+                            "one file per shard; a --resume without it appends to the file its "
+                            "earlier run recorded in the local state directory)")
     group.add_argument("--restore", action="append", metavar="BACKUP",
                        help="put back the rows of a backup file (repeatable)")
     group.add_argument("--key-prefix", default="agents:session", metavar="P",
                        help="RedisSession key prefix (default: agents:session)")
     group.add_argument("--lock-ttl", type=at_least(float, 1), default=60.0, metavar="SECONDS",
-                       help="expiry of a Redis shard lock, renewed every batch (default: 60)")
+                       help="expiry of a Redis shard lock, renewed every third of it by a timer "
+                            "(default: 60)")
     group.add_argument("--encryption-key-env", metavar="VAR",
-                       help="the rows are EncryptedSession envelopes; the key is in the "
-                            "environment variable VAR")
+                       help="the rows are EncryptedSession envelopes (a server store, or a "
+                            "SQLite file); the key is in the environment variable VAR")
 
 
-def run(args: argparse.Namespace, codec: Any) -> int:
-    from ..migrate.stores import StoreError
-    from ..migrate.stores._online import OnlineOptions, restore
-    from ..migrate.stores._online import run as run_online
-    from ..migrate.stores._protocol import Shard
+def exit_code(exc: BaseException) -> int:
+    """4 when a driver's error says the server went away, else 1."""
+    from ..migrate.stores import is_unreachable
 
-    options = OnlineOptions(
-        url=args.path, dry_run=args.dry_run, batch_size=args.batch_size, pause=args.pause,
-        shard=args.shard or Shard(), workers=args.workers, resume=args.resume,
-        backup=args.backup_file, write_backup=args.backup,
-        messages_table=args.messages_table, sessions_table=args.sessions_table,
-        key_prefix=args.key_prefix, lock_ttl=args.lock_ttl,
-        encryption_key_env=args.encryption_key_env, codec=codec,
-        restore_empty=args.restore_empty, accept_ambiguous=args.accept_ambiguous)
-    try:
-        if args.restore:
-            result: Any = restore(args.restore, options)
-        else:
-            result = run_online(options)
-    except StoreError as exc:
-        print(f"handoff-codec: error: {exc}", file=sys.stderr)
-        return 2
-    except Exception as exc:  # a driver error (connection lost, lock timeout)
-        print(f"handoff-codec: error: {args.path}: {type(exc).__name__}: "
-              f"{str(exc).splitlines()[0] if str(exc) else ''}; rows already written are "
-              "in the backup file, and --resume continues", file=sys.stderr)
-        return 1
-    if args.json:
-        sys.stdout.write(json.dumps(result.model_dump(mode="json"), ensure_ascii=False,
-                                    indent=2) + "\n")
+    return EXIT_UNREACHABLE if is_unreachable(exc) else EXIT_PROBLEMS
+
+
+def driver_error(where: str, exc: BaseException, args: argparse.Namespace) -> str:
+    """One line for a driver's error in the middle of a run, and what to do next."""
+    text = str(exc).splitlines()[0] if str(exc) else ""
+    if args.restore:
+        then = "rows already put back stay so; run the same --restore again to finish"
+    elif args.forget:
+        then = "run --forget again"
+    elif args.dry_run:
+        then = "nothing was written"
     else:
-        sys.stdout.write(_summary(result))
-    return 0 if result.ok and not getattr(result, "changed_under_us", 0) else 1
+        then = "rows already written are in the backup file, and --resume continues"
+    return f"{where}: {type(exc).__name__}: {text}; {then}"
 
 
-def _summary(report: Any) -> str:
-    from ._restored import placeholder_lines
-
-    if hasattr(report, "restored"):
-        return (f"{report.path} (restore)\n  rows in backup:   {report.rows}\n"
-                f"  restored:         {report.restored}\n"
-                f"  changed since:    {report.changed_since} (left as they are)\n")
-    dry = report.dry_run
-    lines = [f"{report.path} ({report.store}, shards {', '.join(report.shards)}"
-             + (", dry run: nothing written)" if dry else ")")]
-    fields = [("rows scanned", report.rows_scanned), ("summaries found", report.summaries_found),
-              ("would migrate" if dry else "migrated", report.migrated),
-              ("already current", report.already_current), ("left untouched", report.untouched),
-              ("changed under us", report.changed_under_us)]
-    lines += [f"  {label + ':':<17} {value}" for label, value in fields]
-    lines += listed(report.untouched_rows, lambda row: f"{row.key}: {row.reason}")
-    lines += placeholder_lines(report, None)
-    lines += [f"  {'backup:':<17} {path}" for path in report.backups]
-    return "\n".join(lines) + "\n"
+def restore_summary(report: Any) -> str:
+    return (f"{report.path} (restore)\n  rows in backup:   {report.rows}\n"
+            f"  restored:         {report.restored}\n"
+            f"  already old:      {report.already_old}\n"
+            f"  changed since:    {report.changed_since} (left as they are)\n")

@@ -97,3 +97,47 @@ def test_flatten_keeps_it_whole_as_the_migration_does() -> None:
     assert decision.detail.startswith("line(s) 5: the split into records rests on no evidence")
     assert len(handoff_codec.flatten([AMBIGUOUS], on_loss="drop")) == 3
     assert len(handoff_codec.flatten([EVIDENT])) == 3
+
+
+def test_every_store_takes_accept_ambiguous_through_its_options(tmp_path: Path) -> None:
+    """``MigrateOptions.accept_ambiguous`` reaches the per-row rule of a SQLite file too."""
+    from handoff_codec.migrate.stores import MigrateOptions
+    from handoff_codec.migrate.stores.sqlite import migrate_sqlite
+    from tests.support.migrate_support import get_items, make_session_db
+
+    db = tmp_path / "sessions.db"
+    make_session_db(db, {"s": [AMBIGUOUS, EVIDENT]})
+    refused = migrate_sqlite(db, options=MigrateOptions(backup=False))
+    assert (refused.migrated, refused.untouched) == (1, 1)
+    assert get_items(db, "s")[0] == AMBIGUOUS
+    accepted = migrate_sqlite(db, options=MigrateOptions(backup=False, accept_ambiguous=True))
+    assert (accepted.migrated, accepted.untouched) == (1, 0)
+    assert migrate_item(get_items(db, "s")[0]).status is MigrationStatus.ALREADY_CURRENT
+
+
+def test_a_server_store_refuses_unless_accept_ambiguous(tmp_path: Path) -> None:
+    """``--accept-ambiguous`` on the CLI reaches a server store's rows (Redis here)."""
+    import redis
+
+    from tests.support.migrate_support import run_cli_here
+    from tests.support.services import redis_prefix
+
+    with redis_prefix() as (url, prefix):
+        client = redis.Redis.from_url(url)
+        key = f"{prefix}:s:messages"
+        client.rpush(key, json.dumps(AMBIGUOUS), json.dumps(EVIDENT))
+        before = client.lrange(key, 0, -1)
+        common = ("--key-prefix", prefix, "--backup-file", str(tmp_path / "b.jsonl"), url)
+        refused = run_cli_here("--json", *common)
+        assert refused.returncode == 1, refused.stdout + refused.stderr
+        report = json.loads(refused.stdout)
+        assert (report["migrated"], report["untouched"]) == (1, 1)
+        assert "ambiguous" in report["untouched_rows"][0]["reason"]
+        after = client.lrange(key, 0, -1)
+        assert after[0] == before[0] and after[1] != before[1]
+        accepted = run_cli_here("--accept-ambiguous", "--backup-file",
+                                str(tmp_path / "c.jsonl"), "--key-prefix", prefix, url)
+        assert accepted.returncode == 0, accepted.stdout + accepted.stderr
+        assert migrate_item(json.loads(client.lrange(key, 0, 0)[0])).status \
+            is MigrationStatus.ALREADY_CURRENT
+        client.close()

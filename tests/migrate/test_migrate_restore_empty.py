@@ -355,24 +355,24 @@ def test_encrypted_rows_are_restored_and_leaks_withheld() -> None:
     assert leak.key == [2] and "The build" not in leak.text
 
 
-def test_server_report_merges_shards_and_undoes_rows_it_cannot_write() -> None:
-    from handoff_codec.migrate.stores import PlaceholderReport
+def test_server_report_merges_shards_and_counts_a_refused_row_once() -> None:
+    from handoff_codec.migrate.stores import PlaceholderReport, RowRule
     from handoff_codec.migrate.stores._online import ServerReport
-    from handoff_codec.migrate.stores._protocol import Row, RowOutcome
+    from handoff_codec.migrate.stores._protocol import Row
 
     def report() -> ServerReport:
         return ServerReport(path="t", store="t", dry_run=True, placeholders=PlaceholderReport())
 
+    rule = RowRule(restore_empty=True)
+    empty, leak = json.dumps(EMPTY_TEXT).encode(), json.dumps(LEAK).encode()
     first, second = report(), report()
-    migration = migrate_value(EMPTY_TEXT, restore_empty=True)
-    first.add_row(Row((1,), "s", b"{}"), RowOutcome(b"{}", migration), redact=False)
-    second.add_row(Row((2,), "s", b"{}"), RowOutcome(None, migrate_value(
-        LEAK, restore_empty=True)), redact=False)
+    first.count_row(Row((1,), "s", empty), rule(empty))
+    second.count_row(Row((2,), "s", leak), rule(leak))
     blocked = report()
-    blocked.add_row(Row((3,), "s", b"{}"), RowOutcome(None, migration, "cannot splice"),
-                    redact=False)
+    blocked.count_row(Row((3,), "s", empty), rule(empty).refused("cannot splice"))
     assert blocked.placeholders is not None and blocked.placeholders.turns == 0
     assert (blocked.untouched, blocked.migrated) == (1, 0)
+    assert blocked.untouched_rows[0].reason == "cannot splice"
     first.merge(second)
     assert first.placeholders is not None
     assert (first.placeholders.turns, len(first.placeholders.leaks)) == (1, 1)

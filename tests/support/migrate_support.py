@@ -12,6 +12,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,10 @@ import handoff_codec
 from handoff_codec import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START, DecodeError
 
 ROOT = Path(__file__).resolve().parents[2]
+# Server-store runs record their backup files in a local state directory: the
+# tests' runs (in this process and in the ones it starts) keep theirs in one of
+# their own, never in the user's.
+os.environ.setdefault("HANDOFF_CODEC_STATE_DIR", tempfile.mkdtemp(prefix="handoff-codec-state-"))
 FIXTURES = ROOT / "tests" / "fixtures" / "legacy_summaries.jsonl"
 
 Item = dict[str, Any]

@@ -1,32 +1,89 @@
-"""Migrating whole stores: JSONL files and SQLite session databases.
+"""Migrating whole stores: JSONL files, SQLite session databases and server stores.
 
-Both stores stream: they hold one batch of rows (SQLite) or one line (JSONL)
-at a time, and they rewrite only the rows whose summary changes, splicing the
-new summary text into the row's own bytes (``_rows``). The shared pieces live
-here: the errors, the report and the progress hook.
+:func:`open_store` is the one way in, for a path or a URL (stores are
+registered by URL scheme); :class:`MigrateOptions` holds the options every
+store shares. Every store applies the one per-row rule (:class:`RowRule`),
+rewrites only the rows whose summary changes by splicing the new text into
+the row's own bytes, and counts each row's outcome once in its report. The
+shared pieces live here: the errors and the report.
+
+    >>> from handoff_codec.migrate.stores import MigrateOptions, open_store
+    >>> store = open_store("examples/sessions.db", MigrateOptions(dry_run=True))
+    >>> store.migrate().migrated
+    5
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
 from .._items import MigrationResult, MigrationStatus
 
+if TYPE_CHECKING:
+    from ._rows import RowOutcome
+
 __all__ = [
+    "Change",
     "ChangedRow",
+    "EncryptedRule",
+    "ForgetReport",
     "LeakRow",
+    "MigrateOptions",
     "PlaceholderReport",
     "Progress",
     "ProgressFactory",
+    "RestoreReport",
+    "Row",
+    "RowOutcome",
+    "RowRule",
+    "RowStatus",
+    "ServerReport",
+    "Shard",
+    "Store",
     "StoreError",
     "StoreRefusal",
     "StoreReport",
+    "StoreUnreachable",
     "UntouchedRow",
+    "engine_url",
+    "is_unreachable",
+    "mask_url",
+    "open_store",
+    "read_backup",
+    "register_store",
+    "registered_schemes",
+    "rewrite_redis_session",
+    "scrub",
     "to_rewrite",
+    "url_scheme",
 ]
+
+# Public names defined in the store modules, imported when first used (the store
+# modules import this one).
+_LAZY = {"read_backup": "._backup", "Backup": "._backup", "BackupRecord": "._backup",
+         "RowRule": "._rows", "RowOutcome": "._rows", "RowStatus": "._rows",
+         "Row": "._protocol", "Change": "._protocol", "Shard": "._protocol",
+         "MigrateOptions": "._options", "mask_url": "._urls", "open_store": "._open",
+         "register_store": "._open", "registered_schemes": "._open", "Store": "._open",
+         "ForgetReport": "._open", "EncryptedRule": "._encrypted",
+         "RestoreReport": "._online", "ServerReport": "._online", "scrub": "._urls",
+         "url_scheme": "._open", "is_unreachable": "._open", "engine_url": "._sqlalchemy",
+         "rewrite_redis_session": "._redis_session"}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module, __name__), name)
+
+
+WITHHELD = "left as it is (reason withheld: encrypted store)"
 
 
 class StoreError(Exception):
@@ -42,6 +99,13 @@ class StoreRefusal(StoreError):
     Open writers, hard links, a read-only file, another migration holding the
     lock, a store that changed under the run, a table whose rows cannot be
     addressed. The store is as it was; the CLI prints it and exits 1.
+    """
+
+
+class StoreUnreachable(StoreError):
+    """The store's server could not be reached (refused, timed out, name not found).
+
+    Worth retrying later; the CLI exits 4.
     """
 
 
@@ -70,13 +134,16 @@ class _Report(BaseModel):
         return data
 
 
-class UntouchedRow(BaseModel):
+class UntouchedRow(_Report):
     """A row (SQLite id, or JSONL line number) left as it was, and why."""
+
+    omit_if_none = ("key",)
 
     row: int
     index: int | None = None  # the element, when the row holds a JSON list of items
     reason: str
     format: str | None = None
+    key: list[Any] | None = None  # a server store's key for the row
 
 
 class ChangedRow(_Report):
@@ -122,11 +189,13 @@ class PlaceholderReport(BaseModel):
         else:
             self.items += 1
 
-    def note_leaks(self, row: int, index: int | None, result: MigrationResult) -> None:
+    def note_leaks(self, row: int, index: int | None, result: MigrationResult, *,
+                   key: list[Any] | None = None, withheld: bool = False) -> None:
         """List the turns of ``result`` that start with a placeholder and go on."""
         summary = result.is_summary
         self.leaks += [LeakRow(row=row, index=index, turn=leak.index if summary else None,
-                               placeholder=leak.placeholder.text, text=leak.text)
+                               placeholder=leak.placeholder.text, key=key,
+                               text="(withheld: encrypted store)" if withheld else leak.text)
                        for leak in result.leaks]
 
     def merge(self, other: PlaceholderReport) -> None:
@@ -173,44 +242,59 @@ class StoreReport(_Report):
         """Items (summaries and, with ``restore_empty``, others) rewritten, or that would be."""
         return self.migrated + (self.placeholders.items if self.placeholders else 0)
 
-    def add_invalid(self, row: int, reason: str) -> None:
-        """A row that is not valid JSON: counted as untouched."""
-        self.invalid_rows += 1
-        self.untouched += 1
-        self.untouched_rows.append(UntouchedRow(row=row, reason=reason))
+    def count(self, outcome: RowOutcome, row: int, key: list[Any] | None = None) -> None:
+        """Count one row's outcome, once: the row is scanned, and each of its items found.
 
-    def add(self, row: int, results: list[MigrationResult], *, is_list: bool,
-            rewrite: list[bool], blocked: str | None = None) -> None:
-        """Count the results for the value stored in ``row``.
-
-        ``rewrite`` says which changed items are written (see :func:`to_rewrite`);
-        ``blocked`` is why none of them can be, when the row cannot be rewritten.
+        ``row`` numbers the row in messages (a SQLite key, a JSONL line);
+        ``key`` is a server store's key for it. A migrated outcome counts as
+        written (or, in a dry run, as would be written).
         """
-        for index, (result, wanted) in enumerate(zip(results, rewrite, strict=True)):
+        from ._rows import RowStatus
+
+        self.rows_scanned += 1
+        status = outcome.status
+        if status is RowStatus.INVALID:
+            self.invalid_rows += 1
+            self.untouched += 1
+            self.untouched_rows.append(UntouchedRow(row=row, key=key,
+                                                    reason=outcome.reason or "unreadable"))
+            return
+        if not outcome.decoded:
+            return
+        self.rows_decoded += 1
+        blocked = outcome.reason if status is RowStatus.REFUSED else None
+        for index, (result, wanted) in enumerate(zip(outcome.results, outcome.rewrite,
+                                                     strict=True)):
             self.items_scanned += 1
-            where = index if is_list else None
+            where = index if outcome.is_list else None
             if self.placeholders is not None:
-                self.placeholders.note_leaks(row, where, result)
+                self.placeholders.note_leaks(row, where, result, key=key,
+                                             withheld=outcome.withheld)
             if result.status is MigrationStatus.NOT_SUMMARY:
                 continue
             if result.status is MigrationStatus.RESTORED:
-                self._count_restored(row, where, result, blocked)
+                self._count_restored(row, where, key, result, blocked)
                 continue
             self.summaries_found += 1
             name = result.format.value if result.format is not None else None
             if name is not None:
                 self.formats[name] = self.formats.get(name, 0) + 1
-            reason = result.reason if blocked is None or not wanted else blocked
             if wanted and blocked is None:
                 self._count_migrated(row, where, result, name)
-            elif result.changed and not wanted:
+                continue
+            if wanted:
+                reason: str | None = blocked
+            elif result.changed:
                 self.skipped_key_order += 1
+                continue
             elif result.status is MigrationStatus.ALREADY_CURRENT:
                 self.already_current += 1
+                continue
             else:
-                self.untouched += 1
-                self.untouched_rows.append(UntouchedRow(
-                    row=row, index=where, reason=reason or "left untouched", format=name))
+                reason = WITHHELD if outcome.withheld else result.reason
+            self.untouched += 1
+            self.untouched_rows.append(UntouchedRow(row=row, index=where, key=key, format=name,
+                                                    reason=reason or "left untouched"))
 
     def _count_migrated(self, row: int, index: int | None, result: MigrationResult,
                         name: str | None) -> None:
@@ -230,12 +314,13 @@ class StoreReport(_Report):
                                                 key_order_only=result.key_order_only,
                                                 restored=restored))
 
-    def _count_restored(self, row: int, index: int | None, result: MigrationResult,
-                        blocked: str | None) -> None:
+    def _count_restored(self, row: int, index: int | None, key: list[Any] | None,
+                        result: MigrationResult, blocked: str | None) -> None:
         """An item that is not a summary, whose placeholder is (or would be) emptied."""
         if blocked is not None:
             self.untouched += 1
-            self.untouched_rows.append(UntouchedRow(row=row, index=index, reason=blocked))
+            self.untouched_rows.append(UntouchedRow(row=row, index=index, key=key,
+                                                    reason=blocked))
             return
         if self.placeholders is None:
             self.placeholders = PlaceholderReport()

@@ -6,18 +6,24 @@ session it wraps, with a Fernet key derived per session by HKDF from the user's
 key. This rule uses the SDK's own derivation and JSON helpers, decrypts a
 token, applies the per-row rule to the plaintext, and encrypts the new
 plaintext *at the token's original timestamp*, so the SDK's TTL check expires
-the item exactly when it would have. Only envelopes reach the store and the
-backup; reasons for rows left alone are withheld, as they could quote plaintext.
+the item exactly when it would have. The plaintext goes through the one
+per-row rule (``_rows.RowRule``), and the new token is spliced into the
+envelope by the same splice. Only envelopes reach the store and the backup;
+the items' own reasons are withheld, as they could quote plaintext, while the
+rule's reasons for a row (such as "cannot decrypt: wrong key or corrupt
+token") quote nothing secret and are given.
 """
 
 from __future__ import annotations
 
 import json
 from collections import OrderedDict
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from . import StoreError
-from ._protocol import Row, RowOutcome, migrate_text, splice
+from ._protocol import Row
+from ._rows import RowOutcome, RowRule, splice_field
 
 if TYPE_CHECKING:
     from cryptography.fernet import Fernet
@@ -27,6 +33,8 @@ if TYPE_CHECKING:
 __all__ = ["EncryptedRule"]
 
 _CACHED_SESSIONS = 256
+NOT_ENVELOPE = "not an EncryptedSession envelope"
+CANNOT_DECRYPT = "cannot decrypt: wrong key or corrupt token"
 
 
 class EncryptedRule:
@@ -35,7 +43,8 @@ class EncryptedRule:
     redacts = True
 
     def __init__(self, encryption_key: str, codec: Codec | None = None, *,
-                 restore_empty: bool = False, accept_ambiguous: bool = False) -> None:
+                 restore_empty: bool = False, accept_ambiguous: bool = False,
+                 rule: RowRule | None = None) -> None:
         try:
             from agents.extensions.memory import encrypt_session as sdk
             from cryptography.fernet import InvalidToken
@@ -45,9 +54,8 @@ class EncryptedRule:
         self._sdk = sdk
         self._invalid_token = InvalidToken
         self._master = sdk._ensure_fernet_key_bytes(encryption_key)
-        self._codec = codec
-        self._restore_empty = restore_empty
-        self._accept_ambiguous = accept_ambiguous
+        self._rule = rule or RowRule(codec, restore_empty=restore_empty,
+                                     accept_ambiguous=accept_ambiguous)
         self._ciphers: OrderedDict[str, Fernet] = OrderedDict()
         self._fixed: Fernet | None = None
 
@@ -76,25 +84,22 @@ class EncryptedRule:
             text = row.value.decode("utf-8")
             envelope: Any = json.loads(text)
         except (ValueError, RecursionError):
-            return RowOutcome(None, None, "not an EncryptedSession envelope")
+            return RowOutcome.invalid(NOT_ENVELOPE)
         if not self._sdk._is_encrypted_envelope(envelope):
-            return RowOutcome(None, None, "not an EncryptedSession envelope")
+            return RowOutcome.invalid(NOT_ENVELOPE)
         cipher = self._cipher(row.session_id)
         try:
             token = str(envelope["payload"]).encode("utf-8")
             timestamp = cipher.extract_timestamp(token)
             plaintext = cipher.decrypt(token).decode("utf-8")
         except (self._invalid_token, UnicodeDecodeError):
-            return RowOutcome(None, None, "cannot decrypt: wrong key or corrupt token")
-        new_text, outcome = migrate_text(plaintext, self._codec,
-                                         restore_empty=self._restore_empty,
-                                         accept_ambiguous=self._accept_ambiguous)
-        if new_text is None:
-            return RowOutcome(None, outcome.migration, outcome.error and "left as it is")
-        new_token = cipher.encrypt_at_time(new_text.encode("utf-8"), timestamp).decode("ascii")
-        new_envelope = dict(envelope, payload=new_token)
-        new_row = splice(text, envelope, new_envelope, field="payload")
-        if new_row is None:
-            return RowOutcome(None, outcome.migration, "the envelope cannot be rewritten "
-                              "without changing its other bytes; left as it is")
-        return RowOutcome(new_row.encode("utf-8"), outcome.migration)
+            return RowOutcome.invalid(CANNOT_DECRYPT, unreadable=True)
+        outcome = replace(self._rule.text(plaintext), withheld=True)
+        if outcome.new is None:
+            return outcome
+        new_token = cipher.encrypt_at_time(outcome.new, timestamp).decode("ascii")
+        try:
+            new_row = splice_field(text, "payload", new_token)
+        except (ValueError, RecursionError) as exc:
+            return outcome.refused(f"cannot be rewritten in place: {exc}")
+        return replace(outcome, new=new_row.encode("utf-8"))

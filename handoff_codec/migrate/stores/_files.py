@@ -30,7 +30,9 @@ def backup_path(path: Path) -> Path:
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     candidate = path.with_name(f"{path.name}.bak-{stamp}")
     number = 1
-    while candidate.exists() or candidate.with_name(candidate.name + ".partial").exists():
+    # lexists: a dangling symbolic link is a name in use too (O_EXCL refuses it).
+    while os.path.lexists(candidate) or os.path.lexists(
+            candidate.with_name(candidate.name + ".partial")):
         candidate = path.with_name(f"{path.name}.bak-{stamp}-{number}")
         number += 1
     return candidate

@@ -11,121 +11,75 @@ One shard's run, batch after batch::
 A row whose value changed between the read and the swap is left alone and
 counted (``changed_under_us``). ``--workers N`` runs shards 0..N-1 in N local
 processes and merges their reports; ``--shard K/N`` runs one of them (on any
-machine). The backup is JSONL: a header line, then one line per changed row,
-``{"key": [...], "session_id": ..., "old": ..., "new": ...}``; ``restore``
-writes each ``old`` back where the row still holds ``new``.
+machine). The backup file's format is ``_backup``'s; ``restore`` writes each
+row's old bytes back where the row still holds the new ones, and forgets the
+checkpoints. A resume finds its backup as ``_backup_path`` says, never at a
+path read from the store.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from datetime import datetime, timezone
 from multiprocessing import get_context
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import Any, ClassVar, NamedTuple
 
 from pydantic import BaseModel, Field
 
-from ... import default_codec
-from . import LeakRow, PlaceholderReport, StoreError, StoreReport, UntouchedRow, to_rewrite
-from ._protocol import Batch, Change, Checkpoint, Row, RowOutcome, ServerStore, Shard, migrate_row
-from ._rows import Prefilter
-
-if TYPE_CHECKING:
-    from ..._codec import Codec
+from . import PlaceholderReport, StoreError, StoreReport, UntouchedRow
+from ._backup import BackupWriter, read_backup
+from ._capacity import within_capacity
+from ._open import Connect, ForgetReport, for_workers
+from ._options import MigrateOptions
+from ._protocol import Batch, Change, Checkpoint, Row, ServerStore, Shard
+from ._rows import RowOutcome
+from ._state import ensure_state_dir, forget_backups, record_backup, recorded_backup
+from ._workers import die_with_parent
 
 __all__ = [
+    "Job",
     "OnlineOptions",
     "RestoreReport",
     "ServerReport",
+    "forget",
     "is_store_url",
     "open_store",
     "restore",
     "run",
 ]
 
-SQL_SCHEMES = ("postgresql", "postgres", "mysql", "mariadb", "sqlite")
-REDIS_SCHEMES = ("redis", "rediss", "unix")
-BACKUP_FORMAT = 1
 
 
-def is_store_url(text: str) -> bool:
-    """Whether ``text`` names a server store (a URL with a known scheme), not a file."""
-    scheme, sep, _ = text.partition("://")
-    return bool(sep) and scheme.split("+", 1)[0].lower() in SQL_SCHEMES + REDIS_SCHEMES
-
-
-class ServerUntouched(UntouchedRow):
-    """A row left as it was: ``key`` is its key in the store (``row``: its id or index)."""
-
-    key: list[Any]
+ServerUntouched = UntouchedRow  # the 0.2.0.dev0 name: an untouched row with its ``key``
 
 
 class ServerReport(StoreReport):
     """What a server-store run found and did, for one shard or merged over shards."""
 
     shards: list[str] = Field(default_factory=list)
-    # add_row turns each UntouchedRow the base class appends into one with its key.
-    untouched_rows: list[ServerUntouched] = Field(  # type: ignore[assignment]
-        default_factory=list)
     changed_under_us: int = 0
     batches: int = 0
     backups: list[str] = Field(default_factory=list)
     resumed: bool = False
 
-    def add_row(self, row: Row, outcome: RowOutcome, *, redact: bool) -> None:
-        """Count one row's outcome (call only for rows kept or written)."""
-        if outcome.migration is None and outcome.error is None:
-            return  # a row the prefilter ruled out: only its scan counts
-        before = len(self.untouched_rows)
-        leaks_before = len(self.placeholders.leaks) if self.placeholders else 0
-        blocked = outcome.error is not None and outcome.migration is not None \
-            and outcome.migration.changed
-        counts = self.placeholders.model_copy(deep=True) if blocked and self.placeholders \
-            else None
-        if outcome.migration is not None:
-            self.rows_decoded += 1
-            results = outcome.migration.results
-            self.add(_row_number(row), results, is_list=len(results) != 1,
-                     rewrite=to_rewrite(results, legacy_only=False))
-        if self.placeholders is not None:
-            self._key_leaks(row, leaks_before, redact)
-        if outcome.error is not None:
-            if outcome.migration is not None and outcome.migration.changed:
-                self.migrated -= sum(r.changed and r.is_summary
-                                     for r in outcome.migration.results)
-                if counts is not None and self.placeholders is not None:
-                    counts.leaks = self.placeholders.leaks  # found, though nothing is written
-                    self.placeholders = counts
-                self.untouched += 1
-                self.untouched_rows.append(ServerUntouched(
-                    row=_row_number(row), reason=outcome.error, key=[]))
-            elif outcome.migration is None:
-                self.add_invalid(_row_number(row), outcome.error)
-        key = _key_json(row.key)
-        for i in range(before, len(self.untouched_rows)):
-            fields = self.untouched_rows[i].model_dump()
-            fields["key"] = key
-            if redact:
-                fields["reason"] = "left as it is (reason withheld: encrypted store)"
-            self.untouched_rows[i] = ServerUntouched(**fields)
+    def count_row(self, row: Row, outcome: RowOutcome) -> None:
+        """Count one row's outcome (a migrated one as written), with the row's key."""
+        self.count(outcome, _row_number(row), _key_json(row.key))
 
-    def _key_leaks(self, row: Row, start: int, redact: bool) -> None:
-        """Give the leaks found in ``row`` (from index ``start``) the row's key."""
-        assert self.placeholders is not None
-        leaks = self.placeholders.leaks
-        for i in range(start, len(leaks)):
-            fields = leaks[i].model_dump()
-            fields["key"] = _key_json(row.key)
-            if redact:
-                fields["text"] = "(withheld: encrypted store)"
-            leaks[i] = LeakRow(**fields)
+    def count_lost(self) -> None:
+        """A row that changed between the read and the swap: scanned, left alone."""
+        self.rows_scanned += 1
+        self.changed_under_us += 1
+
+    def add_row(self, row: Row, outcome: RowOutcome, *, redact: bool = False) -> None:
+        """:meth:`count_row` under its 0.2.0.dev0 name (``redact``: the outcome says it)."""
+        self.count_row(row, outcome)
 
     def merge(self, other: ServerReport) -> None:
         """Add another shard's counts to this report."""
@@ -155,108 +109,121 @@ class RestoreReport(BaseModel):
     backups: list[str]
     rows: int = 0
     restored: int = 0
-    changed_since: int = 0  # rows no longer holding the migrated value: left alone
+    already_old: int = 0  # rows that already held their old value (never changed, or twice)
+    changed_since: int = 0  # rows holding neither value: left alone
 
     @property
     def ok(self) -> bool:
         return self.changed_since == 0
 
 
-@dataclass(frozen=True)
 class OnlineOptions:
-    """Everything a shard's run needs (picklable, for worker processes)."""
+    """The options of a server-store run as 0.2.0.dev0 spelled them: a URL, and the
+    fields of :class:`MigrateOptions` (``backup`` was the file, ``write_backup`` the
+    switch; ``batch_size`` defaulted to 500)."""
 
-    url: str
-    dry_run: bool = False
-    batch_size: int = 500
-    pause: float = 0.0
-    shard: Shard = field(default_factory=Shard)
-    workers: int = 1
-    resume: bool = False
-    backup: str | None = None
-    write_backup: bool = True
-    messages_table: str = "agent_messages"
-    sessions_table: str = "agent_sessions"
-    key_prefix: str = "agents:session"
-    lock_ttl: float = 60.0
-    encryption_key_env: str | None = None
-    codec: Codec | None = None
-    restore_empty: bool = False
-    accept_ambiguous: bool = False
+    _RENAMED: ClassVar[dict[str, str]] = {"backup": "backup_file", "write_backup": "backup"}
+
+    def __init__(self, url: str, **fields: Any) -> None:
+        fields.setdefault("batch_size", 500)
+        self.url = url
+        self.options = MigrateOptions(**{self._RENAMED.get(k, k): v for k, v in fields.items()})
+
+    def migrate_options(self) -> MigrateOptions:
+        return self.options
+
+
+def is_store_url(text: str) -> bool:
+    """Whether ``text`` names a server store (a URL with a registered scheme), not a file."""
+    from ._open import registered_schemes, url_scheme
+
+    return url_scheme(text) in registered_schemes()
 
 
 def open_store(options: OnlineOptions) -> ServerStore:
-    """The store ``options.url`` names."""
-    scheme = options.url.partition("://")[0].split("+", 1)[0].lower()
-    if scheme in REDIS_SCHEMES:
-        from ._redis import RedisStore
+    """The rows of the store ``options.url`` names (0.2.0.dev0; see stores.open_store)."""
+    from ._open import OnlineStore, open_store
 
-        return RedisStore(options.url, key_prefix=options.key_prefix,
-                          lock_ttl=options.lock_ttl)
-    from ._sqlalchemy import SQLAlchemyStore
-
-    return SQLAlchemyStore(options.url, messages_table=options.messages_table,
-                           sessions_table=options.sessions_table)
+    store = open_store(options.url, options.migrate_options())
+    assert isinstance(store, OnlineStore)
+    return store.connect()
 
 
-def _rule(options: OnlineOptions) -> tuple[Callable[[Row], RowOutcome], bool]:
-    restore = options.restore_empty
+class Job(NamedTuple):
+    """One shard's run, as a worker process gets it (picklable)."""
+
+    url: str
+    options: MigrateOptions
+    connect: Connect
+
+
+def _rule(options: MigrateOptions) -> Callable[[Row], RowOutcome]:
+    """The per-row rule for this store's rows: ``RowRule``, inside the encrypted one."""
+    rule = options.rule()
     if options.encryption_key_env is None:
-        codec = options.codec
-        prefilter = Prefilter(codec or default_codec, restore_empty=restore)
-        return (lambda row: migrate_row(row.value, codec, restore_empty=restore,
-                                        accept_ambiguous=options.accept_ambiguous,
-                                        prefilter=prefilter)), False
+        return lambda row: rule(row.value)
     key = os.environ.get(options.encryption_key_env)
     if not key:
         raise StoreError(f"the environment variable {options.encryption_key_env} "
                          "(the EncryptedSession key) is not set")
     from ._encrypted import EncryptedRule
 
-    return EncryptedRule(key, options.codec, restore_empty=restore,
-                         accept_ambiguous=options.accept_ambiguous), True
+    return EncryptedRule(key, rule=rule)
 
 
-def run(options: OnlineOptions) -> ServerReport:
+def run(url: str, options: MigrateOptions, connect: Connect) -> ServerReport:
     """Run one shard (``options.shard``), or ``options.workers`` shards in processes."""
     if options.workers <= 1:
-        return run_shard(options)
-    if options.shard.count != 1:
-        raise StoreError("use either --workers or --shard, not both")
-    shards = [replace(options, workers=1, shard=Shard(k, options.workers))
-              for k in range(options.workers)]
-    with ProcessPoolExecutor(len(shards), mp_context=get_context("spawn")) as pool:
-        reports = list(pool.map(run_shard, shards))
-    merged = reports[0]
-    for other in reports[1:]:
-        merged.merge(other)
+        merged = run_shard(Job(url, options, connect))
+    else:
+        if options.shard.count != 1:
+            raise StoreError("use either --workers or --shard, not both")
+        _rule(options)  # an unset key variable fails here, once
+        base = for_workers(options)
+        jobs = [Job(url, replace(base, workers=1, shard=Shard(k, options.workers)), connect)
+                for k in range(options.workers)]
+        with ProcessPoolExecutor(len(jobs), mp_context=get_context("spawn"),
+                                 initializer=die_with_parent, initargs=(os.getpid(),)) as pool:
+            reports = list(pool.map(run_shard, jobs))
+        merged = reports[0]
+        for other in reports[1:]:
+            merged.merge(other)
+    if merged.rows_scanned == 0:
+        where = (f"key prefix {options.key_prefix!r}" if merged.store == "redis"
+                 else f"table {options.messages_table!r}")
+        merged.warnings.append(f"no rows found under the {where}: check --key-prefix or "
+                               "--messages-table (an empty store looks like a clean one)")
     return merged
 
 
-def _backup_path(options: OnlineOptions, previous: str | None) -> Path:
-    if options.backup:
-        path = Path(options.backup)
-    elif previous:
-        return Path(previous)
+def _scope(store: ServerStore, options: MigrateOptions, shard: Shard) -> str:
+    """What a backup recorded in the local state belongs to: the store, its table or
+    key prefix, and the shard."""
+    return "|".join((store.kind, store.where, options.messages_table, options.key_prefix,
+                     str(shard)))
+
+
+def _backup_path(options: MigrateOptions, scope: str) -> tuple[Path, bool]:
+    """The backup file of this run (absolute), and whether it was recorded by an earlier one.
+
+    The operator names it (``--backup-file``), or a resume finds the one its
+    earlier run recorded in the local state directory, or it is a new file in
+    the working directory. A path stored in the store is never used.
+    """
+    ensure_state_dir()  # refuse an unsafe state directory before anything is written
+    if options.backup_file:
+        path = Path(os.path.abspath(options.backup_file))
     else:
+        if options.resume:
+            recorded = recorded_backup(scope)
+            if recorded is not None:
+                return recorded, True
         stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-        path = Path(f"handoff-codec-backup-{stamp}.jsonl")
+        path = Path.cwd() / f"handoff-codec-backup-{stamp}.jsonl"
     shard = options.shard
     if shard.count > 1:
         path = path.with_name(f"{path.stem}.shard-{shard.index}-of-{shard.count}{path.suffix}")
-    return path
-
-
-def _open_backup(path: Path, header: dict[str, Any], append: bool) -> IO[str]:
-    flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if append else os.O_EXCL)
-    try:
-        fd = os.open(path, flags, 0o600)
-    except FileExistsError:
-        raise StoreError(f"{path}: the backup file exists; name another with --backup") from None
-    file = os.fdopen(fd, "w", encoding="utf-8")
-    if not append or file.tell() == 0:
-        file.write(json.dumps(header) + "\n")
-    return file
+    return path, False
 
 
 def _key_json(key: tuple[Any, ...]) -> list[Any]:
@@ -268,27 +235,31 @@ def _row_number(row: Row) -> int:
     return last if isinstance(last, int) else 0
 
 
-def run_shard(options: OnlineOptions) -> ServerReport:
+def run_shard(job: Job) -> ServerReport:
     """Migrate one shard of the store, resuming from its checkpoint with ``resume``."""
-    rule, redact = _rule(options)
-    store = open_store(options)
+    from ._open import connect
+
+    rule = _rule(job.options)
+    store = connect(job.url, job.options, job.connect)
     try:
-        return _run_shard(store, options, rule, redact)
+        return _run_shard(store, job.options, rule)
     finally:
         store.close()
 
 
-def _run_shard(store: ServerStore, options: OnlineOptions,
-               rule: Callable[[Row], RowOutcome], redact: bool) -> ServerReport:
+def _run_shard(store: ServerStore, options: MigrateOptions,
+               rule: Callable[[Row], RowOutcome]) -> ServerReport:
     shard, dry = options.shard, options.dry_run
     report = ServerReport(path=store.where, store=store.kind, dry_run=dry, shards=[str(shard)],
                           placeholders=PlaceholderReport() if options.restore_empty else None)
     if dry:
+        sessions: set[str] = set()
         for batch in store.batches(None, options.batch_size, shard):
             report.batches += 1
             for row in batch.rows:
-                report.rows_scanned += 1
-                report.add_row(row, rule(row), redact=redact)
+                report.count_row(row, within_capacity(store, rule(row)))
+                sessions.add(row.session_id)
+        report.sessions = len(sessions)
         return report
     prepare = getattr(store, "prepare", None)
     if prepare is not None:
@@ -296,96 +267,135 @@ def _run_shard(store: ServerStore, options: OnlineOptions,
     with store.lock(shard):
         position: Any = None
         checkpoint = store.load_checkpoint(shard) if options.resume else None
-        if checkpoint is not None:
+        if checkpoint is not None and checkpoint.done:
+            # Its figures are an earlier run's: run the shard again, and report this run.
+            report.warnings.append(f"shard {shard} had finished before; --resume ran it "
+                                   "again from the start")
+        elif checkpoint is not None:
             report = ServerReport.model_validate(checkpoint.report)
             report.resumed = True
-            if checkpoint.done:
-                return report
             position = checkpoint.position
-        out: IO[str] | None = None
-        if options.write_backup:
-            backup = _backup_path(options, report.backups[0] if report.backups else None)
-            report.backups = [str(backup)]
-            header = {"handoff_codec_backup": BACKUP_FORMAT, "store": store.where,
-                      "kind": store.kind, "shard": str(shard)}
-            out = _open_backup(backup, header, append=options.resume)
-        with out or contextlib.nullcontext():
+        writer: BackupWriter | None = None
+        if options.backup:
+            scope = _scope(store, options, shard)
+            backup, _ = _backup_path(options, scope)
+            header = {"store": store.where, "kind": store.kind, "shard": str(shard)}
+            writer = BackupWriter(backup, header, append=options.resume,
+                                  on_create=lambda path: record_backup(scope, path))
+        stalled = False  # a row could not be read (cannot decrypt): progress stops there
+        counted, seen = report.sessions or 0, set[str]()  # a resumed run's sessions add up
+        with writer or contextlib.nullcontext():
             for batch in store.batches(position, options.batch_size, shard):
-                _run_batch(store, batch, rule, redact, report, out)
+                seen.update(row.session_id for row in batch.rows)
+                report.sessions = counted + len(seen)
+                stalled = _run_batch(store, batch, rule, report, writer, stalled)
                 if options.pause:
                     time.sleep(options.pause)
-            store.commit([], lambda _: Checkpoint(None, True, report.model_dump(mode="json")))
+            if stalled:
+                report.warnings.append(
+                    "some rows could not be read (cannot decrypt: wrong key or corrupt token); "
+                    "no progress was recorded past the first of them, so a run with the right "
+                    "key (--resume included) reads them again")
+            else:
+                store.commit([], lambda _: Checkpoint(None, True,
+                                                      report.model_dump(mode="json")))
     return report
 
 
 def _run_batch(store: ServerStore, batch: Batch, rule: Callable[[Row], RowOutcome],
-               redact: bool, report: ServerReport, out: IO[str] | None) -> None:
+               report: ServerReport, writer: BackupWriter | None, stalled: bool) -> bool:
+    """Migrate one batch; whether progress has stalled (this batch or an earlier one)."""
     changes: list[Change] = []
     outcomes: list[RowOutcome] = []
     for row in batch.rows:
-        report.rows_scanned += 1
-        outcome = rule(row)
+        outcome = within_capacity(store, rule(row))  # a row too long for its column: kept
+        stalled = stalled or outcome.unreadable
         if outcome.new is None:
-            report.add_row(row, outcome, redact=redact)
+            report.count_row(row, outcome)
         else:
             changes.append(Change(row, outcome.new))
             outcomes.append(outcome)
     report.batches += 1
-    if changes and out is not None:
-        for change in changes:
-            out.write(json.dumps({"key": _key_json(change.row.key),
-                                  "session_id": change.row.session_id,
-                                  "old": change.row.value.decode("utf-8"),
-                                  "new": change.new.decode("utf-8")}, ensure_ascii=False)
-                      + "\n")
-        out.flush()
-        os.fsync(out.fileno())
+    if changes and writer is not None:
+        writer.write([(_key_json(change.row.key), change.row.session_id, change.row.value,
+                       change.new) for change in changes])
+        if str(writer.path) not in report.backups:
+            report.backups.append(str(writer.path))
 
     def settle(written: list[bool]) -> Checkpoint:
         # Runs inside the batch's transaction where the store has one, so the
         # checkpoint and its counts commit together with the rows.
         for change, outcome, ok in zip(changes, outcomes, written, strict=True):
             if ok:
-                report.add_row(change.row, outcome, redact=redact)
+                report.count_row(change.row, outcome)
                 report.written = True
             else:
-                report.changed_under_us += 1
+                report.count_lost()
         return Checkpoint(batch.position, False, report.model_dump(mode="json"))
 
-    store.commit(changes, settle)
+    if stalled:
+        written = store.commit(changes, None)
+        settle(written)  # counted; the checkpoint it returns is not saved
+    else:
+        store.commit(changes, settle)
+    return stalled
 
 
-def restore(backups: Sequence[str], options: OnlineOptions) -> RestoreReport:
-    """Put back the old values of ``backups`` wherever a row still holds the new one."""
-    store = open_store(options)
+def restore(url: str, options: MigrateOptions, connect: Connect,
+            backups: Sequence[str]) -> RestoreReport:
+    """Put back the old values of ``backups`` wherever a row still holds the new one.
+
+    The store's checkpoints and local records are then forgotten: a later
+    ``--resume`` starts over, as the rows it would resume past are old again.
+    """
+    from ._open import connect as open_rows
+
+    store = open_rows(url, options, connect)
     try:
         report = RestoreReport(path=store.where, backups=list(backups))
         for path in backups:
             _restore_file(store, Path(path), options.batch_size, report)
+        _forget(store, options, ForgetReport(path=store.where))
         return report
     finally:
         store.close()
 
 
+def forget(url: str, options: MigrateOptions, connect: Connect) -> ForgetReport:
+    """Clear the store's migration state: its checkpoints, and the local backup records."""
+    from ._open import connect as open_rows
+
+    store = open_rows(url, options, connect)
+    try:
+        return _forget(store, options, ForgetReport(path=store.where))
+    finally:
+        store.close()
+
+
+def _forget(store: ServerStore, options: MigrateOptions, report: ForgetReport
+            ) -> ForgetReport:
+    clear = getattr(store, "forget_checkpoints", None)
+    report.checkpoints += clear() if clear is not None else 0
+    report.local_records += forget_backups(_scope(store, options, Shard()).rsplit("|", 1)[0])
+    return report
+
+
 def _restore_file(store: ServerStore, path: Path, size: int, report: RestoreReport) -> None:
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise StoreError(f"{path}: {exc.strerror or exc}") from None
-    try:
-        header = json.loads(lines[0]) if lines else {}
-    except ValueError:
-        header = {}
-    if not isinstance(header, dict) or header.get("handoff_codec_backup") != BACKUP_FORMAT:
-        raise StoreError(f"{path}: not a handoff-codec backup file")
-    changes = []
-    for line in reversed(lines[1:]):  # newest first, should a row appear twice
-        entry = json.loads(line)
-        row = Row(store.row_key(entry["key"]), entry["session_id"],
-                  entry["new"].encode("utf-8"))
-        changes.append(Change(row, entry["old"].encode("utf-8")))
+    backup = read_backup(path)
+    # Newest first, should a row appear twice (a batch backed up by a killed run, then
+    # again by its resume): the oldest record's ``old`` is what ends up in the row.
+    changes = [Change(Row(store.row_key(record.key), record.session_id, record.new),
+                      record.old) for record in reversed(backup.records)]
     for start in range(0, len(changes), size):
-        written = store.commit(changes[start:start + size], None)
+        chunk = changes[start:start + size]
+        written = store.commit(chunk, None)
         report.rows += len(written)
         report.restored += sum(written)
-        report.changed_since += len(written) - sum(written)
+        # A row not holding the migrated value may already hold the old one (a batch
+        # backed up but never committed by a killed run, or a row listed twice): a
+        # swap of the old value for itself tells which.
+        missed = [Change(Row(c.row.key, c.row.session_id, c.new), c.new)
+                  for c, ok in zip(chunk, written, strict=True) if not ok]
+        already = sum(store.commit(missed, None)) if missed else 0
+        report.already_old += already
+        report.changed_since += len(missed) - already

@@ -16,17 +16,19 @@ holds the SCAN cursor of the page being read, the list and the index; a resumed
 run reads that page again, that list from the index and every other list of the
 page from its start (a page's key order can change between runs), so rows may
 be read twice (they are then already current), never skipped. A shard's run holds the lock key
-``handoff-codec:migrate:{prefix}:lock:{K/N}`` (``SET NX PX``), renewed every batch.
+``handoff-codec:migrate:{prefix}:lock:{K/N}`` (``SET NX PX``), renewed on a timer, and
+every write checks it still holds the run's token (``_lease``).
 """
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
 from . import StoreError
+from ._catchup import redis_catch_up
+from ._lease import SET_IF_HELD, SWAP, RedisLease, forget_state
 from ._protocol import Batch, Change, Checkpoint, Position, Row, Settle, Shard
 
 try:
@@ -38,42 +40,6 @@ __all__ = ["DEFAULT_PREFIX", "RedisStore"]
 
 DEFAULT_PREFIX = "agents:session"
 _MESSAGES = b":messages"
-
-# KEYS: the n lists, then the checkpoint key (optional).
-# ARGV: n, then index/old/new for each row, then the checkpoint value (optional).
-_SWAP = """
-local n = tonumber(ARGV[1])
-local out = {}
-for i = 1, n do
-  local base = 1 + 3 * (i - 1)
-  local index = tonumber(ARGV[base + 1])
-  if redis.call('LINDEX', KEYS[i], index) == ARGV[base + 2] then
-    redis.call('LSET', KEYS[i], index, ARGV[base + 3])
-    out[i] = 1
-  else
-    out[i] = 0
-  end
-end
-if #KEYS > n then
-  redis.call('SET', KEYS[n + 1], ARGV[3 * n + 2])
-end
-return out
-"""
-
-_RENEW = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
-end
-return 0
-"""
-
-_UNLOCK = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-  return redis.call('DEL', KEYS[1])
-end
-return 0
-"""
-
 
 def _glob_escape(text: bytes) -> bytes:
     out = bytearray()
@@ -100,11 +66,12 @@ class RedisStore:
         self._prefix = key_prefix.encode("utf-8")
         own = f"handoff-codec:migrate:{key_prefix}"
         self._checkpoint_base = f"{own}:checkpoint:"
-        self._lock_base = f"{own}:lock:"
         self._lock_ms = int(lock_ttl * 1000)
-        self._swap_script = self._redis.register_script(_SWAP)
+        self._own = own + ":"
+        self._swap_script = self._redis.register_script(SWAP)
+        self._set_script = self._redis.register_script(SET_IF_HELD)
         self._shard = Shard()
-        self._held: tuple[str, str] | None = None
+        self._held: RedisLease | None = None
 
     def prepare(self, shard: Shard) -> None:
         self._shard = shard
@@ -127,7 +94,8 @@ class RedisStore:
             "key") else None
         resume_index = int(after["index"]) if after and after.get("key") else 0
         rows: list[Row] = []
-        started = False
+        seen: dict[bytes, int] = {}  # how far each list was read, for the final passes
+        started = bool(after and after.get("catchup"))  # resumed in the final passes
         while not started or cursor != 0:
             started = True
             page_cursor = cursor
@@ -140,8 +108,8 @@ class RedisStore:
             keys = [_bytes(k) for k in found]
             for key in keys:
                 session_id = self._session_id(key)
-                if session_id is None or not shard.holds(session_id):
-                    continue
+                if session_id is None or not shard.holds(session_id) or key in seen:
+                    continue  # (SCAN may return a key twice: it is read once)
                 index = resume_index if key == resume_key else 0
                 while True:
                     values = self._redis.lrange(key, index, index + size - len(rows) - 1)
@@ -155,11 +123,15 @@ class RedisStore:
                         rows = []
                         continue
                     break
+                seen[key] = index
             resume_key = None
             if rows or cursor == 0:
                 yield Batch(rows, {"cursor": cursor, "key": None, "index": 0,
-                                   "end": cursor == 0})
+                                   "catchup": cursor == 0})
                 rows = []
+        final = {"cursor": 0, "key": None, "index": 0, "catchup": True}
+        yield from redis_catch_up(self._redis, pattern, self._session_id, shard, seen, size,
+                                  final, _bytes)
 
     def session_rows(self, session_id: str) -> list[Row]:
         """Every row of one session, in list order."""
@@ -168,43 +140,51 @@ class RedisStore:
                 for n, value in enumerate(self._redis.lrange(key, 0, -1))]
 
     def commit(self, changes: Sequence[Change], settle: Settle | None) -> list[bool]:
+        lease = self._held
+        fence: list[Any] = [] if lease is None else [lease.key]
+        token: list[Any] = [] if lease is None else [lease.token]
+        if lease is not None:
+            lease.check()
         written: list[bool] = []
         if changes:
-            self._renew_lock()
             args: list[Any] = [len(changes)]
             for change in changes:
                 args += [change.row.key[1], change.row.value, change.new]
-            result = self._swap_script(keys=[c.row.key[0] for c in changes], args=args)
+            result = self._swap_script(keys=[c.row.key[0] for c in changes] + fence,
+                                       args=args + token)
+            if lease is not None:
+                lease.fenced(result)
             written = [bool(flag) for flag in result]
         if settle is not None:
             # After the swap: a kill in between makes a resumed run read these rows
             # again and find them current, never skip one.
-            self._redis.set(self._checkpoint_base + str(self._shard), settle(written).dumps())
+            result = self._set_script(keys=[self._checkpoint_base + str(self._shard), *fence],
+                                      args=[settle(written).dumps(), *token])
+            if lease is not None:
+                lease.fenced(result)
         return written
+
+    def forget_checkpoints(self) -> int:
+        """Delete the checkpoints of every shard under this prefix; how many there were."""
+        pattern = _glob_escape(self._checkpoint_base.encode("utf-8")) + b"*"
+        keys = list(self._redis.scan_iter(match=pattern, count=1000))
+        # The layouts set goes too (_lease); refused while a run holds a shard lock.
+        return forget_state(self._redis, self._own, keys, self.where)
 
     def load_checkpoint(self, shard: Shard) -> Checkpoint | None:
         state = self._redis.get(self._checkpoint_base + str(shard))
         return None if state is None else Checkpoint.loads(_bytes(state))
 
-    def _renew_lock(self) -> None:
-        if self._held is not None:
-            key, token = self._held
-            if not self._redis.eval(_RENEW, 1, key, token, self._lock_ms):
-                raise StoreError(f"{self.where}: lost the lock {key}")
-
     @contextmanager
     def lock(self, shard: Shard) -> Iterator[None]:
-        key, token = self._lock_base + str(shard), secrets.token_hex(16)
-        if not self._redis.set(key, token, nx=True, px=self._lock_ms):
-            left = max(0, int(self._redis.pttl(key))) / 1000
-            raise StoreError(f"{self.where}: shard {shard} is being migrated by another run "
-                             f"(lock {key}; a killed run's lock expires in {left:.0f} s)")
-        self._held = (key, token)
+        lease = RedisLease(self._redis, self._own, shard, self._lock_ms, self.where)
+        lease.acquire()
+        self._held = lease
         try:
             yield
         finally:
             self._held = None
-            self._redis.eval(_UNLOCK, 1, key, token)
+            lease.release()
 
     def row_key(self, key: Sequence[Any]) -> tuple[Any, ...]:
         return (str(key[0]).encode("utf-8", "surrogateescape"), int(key[1]))

@@ -1,4 +1,11 @@
-"""One stored row's JSON text: which rows to decode, and how to change only the summary.
+"""The per-row rule every store applies (:class:`RowRule`), and how it changes only the summary.
+
+One function takes a row's bytes to an outcome: unchanged, migrated with its
+new bytes, refused with a reason, or invalid with a reason. JSONL files,
+SQLite files, SQLAlchemy tables, Redis lists and encrypted envelopes all use
+it (the encrypted rule applies it to the decrypted text), so the same bad row
+gets the same reason in every store, and the report counts each outcome once
+(:meth:`StoreReport.count`).
 
 A migrated row differs from the original only inside the ``content`` string
 of each migrated summary: the new text is spliced into the row's own bytes,
@@ -12,17 +19,20 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass, replace
+from enum import Enum
 from json.decoder import scanstring  # type: ignore[attr-defined]
 from typing import TYPE_CHECKING, Any
 
 from ...replay._placeholders import content_key
 from .._items import MigrationResult, MigrationStatus, migrate_value
-from . import StoreReport, to_rewrite
+from . import to_rewrite
 
 if TYPE_CHECKING:
     from ..._codec import Codec
 
-__all__ = ["Prefilter", "RowError", "migrate_row", "parse_row", "splice"]
+__all__ = ["UNCHANGED_ROW", "Prefilter", "RowError", "RowOutcome", "RowRule", "RowStatus",
+           "parse_row", "splice", "splice_field"]
 
 _SPACE = re.compile(r"[ \t\n\r]*")
 _DECODER = json.JSONDecoder()
@@ -57,17 +67,15 @@ class Prefilter:
     or ``"output"`` key (or a ``\\u`` escape, which may spell one) is decoded.
     """
 
-    __slots__ = ("_escaped", "_needle", "accept_ambiguous", "restore_empty")
+    __slots__ = ("_escaped", "_needle", "restore_empty")
 
-    def __init__(self, codec: Codec, *, restore_empty: bool = False,
-                 accept_ambiguous: bool = False) -> None:
+    def __init__(self, codec: Codec, *, restore_empty: bool = False) -> None:
         usable = not _SHORT_ESCAPED.intersection(codec.start)
         self._needle = codec.start.encode("utf-8") if usable else None
         # The marker with any of its characters written as a \uXXXX escape
         # (surrogate pairs for characters past U+FFFF).
         self._escaped = re.compile(b"".join(_char_or_escape(char) for char in codec.start))
         self.restore_empty = restore_empty
-        self.accept_ambiguous = accept_ambiguous  # passed on to migrate_value
 
     def may_hold_summary(self, raw: bytes) -> bool:
         needle = self._needle
@@ -226,44 +234,142 @@ def splice(text: str, results: list[MigrationResult], is_list: bool,
     return _replace(spans, text, new)
 
 
+def splice_field(text: str, field: str, new: str) -> str:
+    """``text`` (a JSON object) with the string value of its top-level ``field`` replaced."""
+    span, _ = _content_span(text, _skip_space(text, 0), field)
+    if span is None:
+        raise RowError(f"the row has no {field!r} key")
+    return _replace([span], text, [_literal(new, text[span[0]:span[1]])])
+
+
 def _utf8_error(exc: UnicodeDecodeError) -> str:
     return f"not UTF-8 (invalid byte at offset {exc.start})"
 
 
-def migrate_row(raw: bytes, row: int, report: StoreReport, codec: Codec,
-                prefilter: Prefilter, legacy_only: bool) -> str | None:
-    """The new text of one stored row, or None when it stays as it is.
+class RowStatus(str, Enum):
+    """What the rule does with one stored row."""
 
-    The row is counted in ``report``: scanned always; decoded only when its
-    bytes may hold a summary (or, with ``prefilter.restore_empty``, a
-    placeholder); reported when it is not UTF-8, or may hold a summary but is
-    not JSON, or cannot be rewritten in place.
+    UNCHANGED = "unchanged"  # kept: nothing in it changes (or it cannot hold a summary)
+    MIGRATED = "migrated"  # to be written: ``new`` holds its bytes
+    REFUSED = "refused"  # something in it would change, but the row cannot be rewritten
+    INVALID = "invalid"  # not UTF-8, not JSON, cannot be decrypted: left as it is
+
+
+@dataclass(frozen=True)
+class RowOutcome:
+    """The rule's result for one row.
+
+    ``results`` are the items read (nothing when the row was not decoded),
+    ``rewrite`` which of them the new bytes change; ``reason`` says why a row
+    is refused or invalid. ``withheld``: the items' own reasons and texts may
+    quote plaintext (an encrypted row), so reports leave them out.
+    ``unreadable``: the row could not be read at all (cannot decrypt), so a
+    run records no progress past it.
     """
-    report.rows_scanned += 1
-    summary = prefilter.may_hold_summary(raw)
-    if not summary and not prefilter.may_hold_placeholder(raw):
-        if not raw.isascii():
-            try:
-                raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                report.add_invalid(row, _utf8_error(exc))
-        return None
-    value, text, error = parse_row(raw)
-    if error is not None or text is None:
-        if summary or text is None:  # a row that cannot hold a summary need not be JSON
-            report.add_invalid(row, error or "unreadable")
-        return None
-    report.rows_decoded += 1
-    results = migrate_value(value, codec=codec, restore_empty=prefilter.restore_empty,
-                            accept_ambiguous=prefilter.accept_ambiguous).results
-    is_list = isinstance(value, list)
-    rewrite = to_rewrite(results, legacy_only)
-    new = None
-    blocked = None
-    if any(rewrite):
+
+    status: RowStatus
+    new: bytes | None = None
+    reason: str | None = None
+    results: tuple[MigrationResult, ...] = ()
+    rewrite: tuple[bool, ...] = ()
+    is_list: bool = False
+    decoded: bool = False
+    withheld: bool = False
+    unreadable: bool = False
+
+    @classmethod
+    def invalid(cls, reason: str, *, unreadable: bool = False) -> RowOutcome:
+        return cls(RowStatus.INVALID, reason=reason, unreadable=unreadable)
+
+    def refused(self, reason: str) -> RowOutcome:
+        """This outcome, its rewrite refused for ``reason``."""
+        return replace(self, status=RowStatus.REFUSED, new=None, reason=reason)
+
+
+UNCHANGED_ROW = RowOutcome(RowStatus.UNCHANGED)  # not decoded: nothing to count but the scan
+
+
+def _same(new_text: str, expected: Any) -> bool:
+    """Whether ``new_text`` reads back as ``expected`` (NaN counts as equal to itself)."""
+    try:
+        value = json.loads(new_text)
+    except (ValueError, RecursionError):
+        return False
+    if value == expected:
+        return True
+    try:
+        return json.dumps(value) == json.dumps(expected)
+    except (ValueError, RecursionError):
+        return False
+
+
+class RowRule:
+    """The per-row rule every store applies: a row's bytes to a :class:`RowOutcome`.
+
+    Only rows whose bytes may hold a summary (or, with ``restore_empty``, a
+    placeholder) are decoded. A changed row is the old row's text with only
+    the changed strings spliced in, and must read back as exactly the migrated
+    items; otherwise it is refused. ``legacy_only`` leaves alone the rewrites
+    that would only sort the JSON keys of a current summary; ``accept_ambiguous``
+    rewrites, as read, the summaries whose split is ambiguous (see ``migrate_item``).
+    """
+
+    def __init__(self, codec: Codec | None = None, *, restore_empty: bool = False,
+                 legacy_only: bool = False, accept_ambiguous: bool = False) -> None:
+        from ... import default_codec
+
+        self.codec = codec or default_codec
+        self.restore_empty = restore_empty
+        self.legacy_only = legacy_only
+        self.accept_ambiguous = accept_ambiguous  # passed on to migrate_value
+        self.prefilter = Prefilter(self.codec, restore_empty=restore_empty)
+
+    def __call__(self, raw: bytes) -> RowOutcome:
+        prefilter = self.prefilter
+        summary = prefilter.may_hold_summary(raw)
+        if not summary and not prefilter.may_hold_placeholder(raw):
+            if not raw.isascii():
+                try:
+                    raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    return RowOutcome.invalid(_utf8_error(exc))
+            return UNCHANGED_ROW
+        value, text, error = parse_row(raw)
+        if error is not None or text is None:
+            if summary or text is None:  # a row that cannot hold a summary need not be JSON
+                return RowOutcome.invalid(error or "unreadable")
+            return UNCHANGED_ROW
+        return self.apply(value, text)
+
+    def text(self, text: str) -> RowOutcome:
+        """The rule for a row already decoded to text (an encrypted row's plaintext)."""
+        value, _, error = parse_row(text.encode("utf-8", "surrogatepass"))
+        if error is not None:
+            return RowOutcome.invalid(error)
+        return self.apply(value, text)
+
+    def apply(self, value: Any, text: str) -> RowOutcome:
+        """The rule for a row's JSON ``value``, read from ``text``."""
+        # The item-level rule: a summary read with an ``ambiguous`` recovery is left
+        # untouched (with its reason) unless ``accept_ambiguous``.
+        results = migrate_value(value, codec=self.codec, restore_empty=self.restore_empty,
+                                accept_ambiguous=self.accept_ambiguous).results
+        is_list = isinstance(value, list)
+        rewrite = to_rewrite(results, self.legacy_only)
+        outcome = RowOutcome(RowStatus.UNCHANGED, results=tuple(results),
+                             rewrite=tuple(rewrite), is_list=is_list, decoded=True)
+        if not any(rewrite):
+            return outcome
         try:
-            new = splice(text, results, is_list, rewrite)
+            new_text = splice(text, results, is_list, rewrite)
         except (ValueError, RecursionError) as exc:
-            blocked = f"cannot be rewritten in place: {exc}"
-    report.add(row, results, is_list=is_list, rewrite=rewrite, blocked=blocked)
-    return new
+            return outcome.refused(f"cannot be rewritten in place: {exc}")
+        if is_list:
+            expected: Any = [r.item if w else v for r, w, v in zip(results, rewrite, value,
+                                                                      strict=True)]
+        else:
+            expected = results[0].item
+        if not _same(new_text, expected):
+            return outcome.refused("cannot be rewritten in place: the new row would not read "
+                                   "back as the migrated items")
+        return replace(outcome, status=RowStatus.MIGRATED, new=new_text.encode("utf-8"))

@@ -15,18 +15,21 @@ them, by key), and written in one short transaction:
 
 The same transaction upserts the shard's checkpoint row in ``handoff_codec_checkpoints``
 (created on first use), so a killed run resumes exactly after its last batch.
-Two runs on one shard are kept apart by ``pg_try_advisory_lock`` / ``GET_LOCK``.
+Two runs on one shard, or runs with different shard layouts, are kept apart by
+``pg_try_advisory_lock`` / ``GET_LOCK`` (``_sql_lock``).
 """
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
 from . import StoreError
+from ._capacity import Capacity, column_capacity, strict_mode
+from ._catchup import LOWEST, PASSES, Gaps
 from ._protocol import Batch, Change, Checkpoint, Position, Row, Settle, Shard
+from ._sql_lock import LAYOUTS, SqlLock
 
 try:
     import sqlalchemy as sa
@@ -67,31 +70,43 @@ class SQLAlchemyStore:
     kind = "sqlalchemy"
 
     def __init__(self, url: str, *, messages_table: str = "agent_messages",
-                 sessions_table: str = "agent_sessions", lock_timeout: float = 5.0) -> None:
-        self._url = engine_url(url)
+                 sessions_table: str = "agent_sessions", lock_timeout: float = 5.0,
+                 engine: Engine | None = None) -> None:
+        # ``engine``: an application's own engine (read-repair), used as it is and
+        # never disposed here; for an async engine, its ``sync_engine`` inside
+        # SQLAlchemy's ``greenlet_spawn``.
+        self._owns_engine = engine is None
+        self._url = engine_url(url) if engine is None else engine.url
         self.where = self._url.render_as_string(hide_password=True)
         options: dict[str, Any] = {"isolation_level": "READ COMMITTED"}
         if self._url.get_backend_name() == "sqlite":
             options = {"connect_args": {"timeout": lock_timeout}}
         try:
-            self._engine: Engine = sa.create_engine(self._url, **options)
+            self._engine: Engine = engine or sa.create_engine(self._url, **options)
         except (ImportError, sa.exc.ArgumentError) as exc:
             raise StoreError(f"{self.where}: {exc}") from None
         self.dialect = self._engine.dialect.name
-        if self.dialect == "sqlite":
+        if self.dialect == "sqlite" and self._owns_engine:
             sa.event.listen(self._engine, "connect", _register_sqlite_functions)
             sa.event.listen(self._engine, "begin", _begin_immediate)
+        if self.dialect == "mysql" and self._owns_engine:
+            sa.event.listen(self._engine, "connect", strict_mode)
         self.kind = f"sqlalchemy-{self.dialect}"
         self._lock_timeout = lock_timeout
+        self._fence: Callable[[Connection], None] | None = None
         self._messages_name = messages_table
         self._sessions_name = sessions_table
         try:
             self._table, self._pk = self._reflect(messages_table)
+            self.capacity: Capacity | None = None  # the column's limit (MySQL/MariaDB)
+            if self.dialect == "mysql":
+                with self._engine.connect() as conn:
+                    self.capacity = column_capacity(conn, messages_table, "message_data")
         except sa.exc.OperationalError as exc:
-            self._engine.dispose()
+            self.close()
             raise StoreError(f"{self.where}: {exc.orig}") from None
         except BaseException:
-            self._engine.dispose()
+            self.close()
             raise
         self._checkpoints = sa.Table(
             CHECKPOINT_TABLE, sa.MetaData(),
@@ -144,6 +159,7 @@ class SQLAlchemyStore:
                                ).order_by(pk).limit(span)
         data_query = sa.select(pk, table.c.session_id, data).where(self._in_keys()).order_by(pk)
         last = after
+        gaps = Gaps(after)  # ids missing between the keys read: rows committed late
         while True:
             page = keys_query if last is None else keys_query.where(pk > last)
             with self._engine.connect() as conn:
@@ -152,6 +168,7 @@ class SQLAlchemyStore:
                 if keys != sorted(set(keys)) or (last is not None and keys and keys[0] <= last):
                     raise StoreError(f"{self.where}: the key {pk.name!r} did not advance after "
                                      f"{last!r}; stopping rather than reading rows twice")
+                gaps.note(keys)
                 if whole:
                     rows = found
                 else:
@@ -159,10 +176,45 @@ class SQLAlchemyStore:
                     rows = conn.execute(data_query, {"keys": mine}).all() if mine else []
                 conn.rollback()
             if not found:
-                return
+                break
             last = keys[-1]
             yield Batch([Row((key,), str(sid), _as_bytes(value)) for key, sid, value in rows],
                         last)
+        yield from self._catch_up(gaps, last, size, shard)
+
+    def _catch_up(self, gaps: Gaps, last: Position, size: int, shard: Shard
+                  ) -> Iterator[Batch]:
+        """The final passes (``_catchup``): rows now in the gaps, and rows past ``last``."""
+        table, pk = self._table, self._pk
+        query = sa.select(pk, table.c.session_id, self._data_column()).order_by(pk)
+        for _ in range(PASSES):
+            found = 0
+            for chunk in gaps.chunks():
+                with self._engine.connect() as conn:
+                    got = conn.execute(query.where(sa.or_(
+                        *(pk.between(low, high) if low > LOWEST else pk <= high
+                          for low, high in chunk)))).all()
+                    conn.rollback()
+                gaps.fill({row[0] for row in got})
+                found += len(got)
+                mine = [Row((key,), str(sid), _as_bytes(value)) for key, sid, value in got
+                        if shard.holds(str(sid))]
+                if mine:
+                    yield Batch(mine, last)
+            while True:
+                page = query.limit(size * shard.count)
+                with self._engine.connect() as conn:
+                    got = conn.execute(page if last is None else page.where(pk > last)).all()
+                    conn.rollback()
+                if not got:
+                    break
+                gaps.note([row[0] for row in got])
+                found += len(got)
+                last = got[-1][0]
+                yield Batch([Row((key,), str(sid), _as_bytes(value)) for key, sid, value in got
+                             if shard.holds(str(sid))], last)
+            if not found:
+                return
 
     def session_rows(self, session_id: str) -> list[Row]:
         """Every row of one session, in key order."""
@@ -180,6 +232,8 @@ class SQLAlchemyStore:
         if not changes and settle is None:
             return []
         with self._engine.begin() as conn:
+            if self._fence is not None:  # the run's lock is still held (_sql_lock)
+                self._fence(conn)
             written = self._swap(conn, changes) if changes else []
             if settle is not None:
                 self._save_checkpoint(conn, settle(written))
@@ -234,6 +288,28 @@ class SQLAlchemyStore:
         if not updated:
             conn.execute(sa.insert(table).values(state=state, **key))
 
+    def forget_checkpoints(self) -> int:
+        """Delete the checkpoints of every shard of this table, and its ``layouts`` row
+        (``_sql_lock``); how many checkpoints there were. Refused (StoreRefusal) while
+        a run holds a shard lock of the table."""
+        if not sa.inspect(self._engine).has_table(CHECKPOINT_TABLE):
+            return 0
+        table = self._checkpoints
+        mine = table.c.messages_table == self._messages_name
+        with self._engine.begin() as conn:
+            def delete() -> int:
+                shards = conn.execute(sa.delete(table).where(
+                    mine, table.c.shard != LAYOUTS)).rowcount
+                conn.execute(sa.delete(table).where(mine, table.c.shard == LAYOUTS))
+                return int(shards)
+
+            if self.dialect == "sqlite":  # no advisory locks: its writes are serial
+                return delete()
+            locks = SqlLock(self.dialect, self._url.database or "", self._messages_name,
+                            self.where)
+            return locks.forget(conn, lambda: conn.execute(sa.select(table.c.state).where(
+                mine, table.c.shard == LAYOUTS)).scalar_one_or_none(), delete)
+
     def load_checkpoint(self, shard: Shard) -> Checkpoint | None:
         if not sa.inspect(self._engine).has_table(CHECKPOINT_TABLE):
             return None
@@ -247,38 +323,43 @@ class SQLAlchemyStore:
 
     @contextmanager
     def lock(self, shard: Shard) -> Iterator[None]:
-        name = f"handoff-codec:{self._messages_name}:{shard}"
         if self.dialect == "sqlite":  # SQLite has no advisory locks; its writes are serial
             yield
             return
+        self._ensure_checkpoints()
+        locks = SqlLock(self.dialect, self._url.database or "", self._messages_name, self.where)
+        table = self._checkpoints
+        where = (table.c.messages_table == self._messages_name, table.c.shard == LAYOUTS)
         with self._engine.connect() as conn:
-            if self.dialect == "postgresql":
-                number = int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big",
-                                        signed=True)
-                got = conn.execute(sa.text("SELECT pg_try_advisory_lock(:n)"),
-                                   {"n": number}).scalar()
-                release = sa.text("SELECT pg_advisory_unlock(:n)")
-                params: dict[str, Any] = {"n": number}
-            else:
-                name = name[:64]
-                got = conn.execute(sa.text("SELECT GET_LOCK(:n, 0)"), {"n": name}).scalar()
-                release = sa.text("SELECT RELEASE_LOCK(:n)")
-                params = {"n": name}
-            conn.commit()
-            if not got:
-                raise StoreError(f"{self.where}: shard {shard} of {self._messages_name!r} is "
-                                 "being migrated by another run")
+            def read() -> str | None:
+                return conn.execute(sa.select(table.c.state).where(*where)).scalar_one_or_none()
+
+            def write(state: str) -> None:
+                if not conn.execute(sa.update(table).where(*where).values(state=state)).rowcount:
+                    conn.execute(sa.insert(table).values(
+                        messages_table=self._messages_name, shard=LAYOUTS, state=state))
+
+            release, params = locks.acquire(conn, shard, read, write)
+            halt: Callable[[], None] = lambda: None  # noqa: E731
             try:
+                self._fence = locks.fence(conn, shard)
+                halt = locks.keep_alive(conn)  # from here on, only its thread uses conn
                 yield
             finally:
-                conn.execute(release, params)
-                conn.commit()
+                self._fence = None
+                halt()
+                try:
+                    conn.execute(release, params)
+                    conn.commit()
+                except sa.exc.DBAPIError:  # the connection is gone, and its lock with it
+                    pass
 
     def row_key(self, key: Sequence[Any]) -> tuple[Any, ...]:
         return (int(key[0]),)
 
     def close(self) -> None:
-        self._engine.dispose()
+        if self._owns_engine:
+            self._engine.dispose()
 
 
 def _as_bytes(data: Any) -> bytes:

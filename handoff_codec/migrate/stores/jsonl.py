@@ -22,7 +22,7 @@ import tempfile
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from . import PlaceholderReport, ProgressFactory, StoreError, StoreRefusal, StoreReport
+from . import PlaceholderReport, StoreError, StoreRefusal, StoreReport
 from ._files import (
     backup_path,
     copy_backup,
@@ -32,10 +32,11 @@ from ._files import (
     refuse_read_only,
     remove_quietly,
 )
-from ._rows import Prefilter, migrate_row
+from ._options import MigrateOptions
+from ._rows import RowRule
 
 if TYPE_CHECKING:
-    from ..._codec import Codec
+    pass
 
 __all__ = ["migrate_jsonl"]
 
@@ -51,10 +52,7 @@ def _split_ending(raw: bytes) -> tuple[bytes, bytes]:
 
 
 def _migrate_stream(source: IO[bytes], sink: IO[bytes] | None, report: StoreReport,
-                    codec: Codec, legacy_only: bool, bar: Any,
-                    accept_ambiguous: bool = False) -> None:
-    prefilter = Prefilter(codec, restore_empty=report.placeholders is not None,
-                          accept_ambiguous=accept_ambiguous)
+                    rule: RowRule, bar: Any) -> None:
     for number, raw in enumerate(source, 1):
         if bar is not None:
             bar.update(len(raw))
@@ -64,9 +62,11 @@ def _migrate_stream(source: IO[bytes], sink: IO[bytes] | None, report: StoreRepo
             bom, body = _BOM, body[len(_BOM):]
         new = None
         if body.strip():
-            new = migrate_row(body, number, report, codec, prefilter, legacy_only)
+            outcome = rule(body)
+            report.count(outcome, number)
+            new = outcome.new
         if sink is not None:
-            sink.write(raw if new is None else bom + new.encode("utf-8") + ending)
+            sink.write(raw if new is None else bom + new + ending)
 
 
 def _problems(target: Path, given: Path) -> tuple[list[str], list[str]]:
@@ -99,21 +99,12 @@ def _lock(source: IO[bytes], target: Path, given: Path) -> None:
                            "was written (run again to check it)")
 
 
-def migrate_jsonl(
-    path: str | os.PathLike[str],
-    *,
-    codec: Codec | None = None,
-    dry_run: bool = False,
-    backup: bool = True,
-    force: bool = False,
-    legacy_only: bool = False,
-    list_changes: bool = False,
-    restore_empty: bool = False,
-    progress: ProgressFactory | None = None,
-    accept_ambiguous: bool = False,
-) -> StoreReport:
+def migrate_jsonl(path: str | os.PathLike[str], *, options: MigrateOptions | None = None,
+                  **keywords: Any) -> StoreReport:
     """Migrate every summary in a JSON Lines file.
 
+    ``options`` (a :class:`MigrateOptions`) gives every option at once; the
+    keywords are the same options one by one, for callers of 0.1.
     A backup keeps the original file under ``<name>.bak-<UTC time>`` (a hard
     link where the file system allows, else a copy with the same owner, group
     and mode). Raises :class:`StoreError` when the path is missing or not a
@@ -123,18 +114,20 @@ def migrate_jsonl(
     ``restore_empty`` also empties placeholder turns, as for ``migrate_sqlite``;
     ``accept_ambiguous`` rewrites ambiguous summaries as read (see ``migrate_item``).
     """
-    from ... import default_codec
+    return _migrate(Path(path), MigrateOptions.given(options, keywords, "migrate_jsonl"))
 
-    codec = codec or default_codec
-    given = Path(path)
+
+def _migrate(given: Path, options: MigrateOptions) -> StoreReport:
+    dry_run, force, progress = options.dry_run, options.force, options.progress
+    rule = options.rule()
     if not given.exists():
         raise StoreError(f"{given}: no such file")
     if given.is_dir():
         raise StoreError(f"{given}: is a directory")
     target = given.resolve()  # replace the file a symlink points to, not the link
     report = StoreReport(path=str(given), store="jsonl", dry_run=dry_run,
-                         changed_rows=[] if list_changes else None,
-                         placeholders=PlaceholderReport() if restore_empty else None)
+                         changed_rows=[] if options.list_changes else None,
+                         placeholders=PlaceholderReport() if options.restore_empty else None)
     refuse, report.warnings = _problems(target, given)
     if dry_run:
         report.warnings += refuse
@@ -146,12 +139,11 @@ def migrate_jsonl(
     try:
         with target.open("rb") as source:
             if dry_run:
-                _migrate_stream(source, None, report, codec, legacy_only, bar,
-                                accept_ambiguous)
+                _migrate_stream(source, None, report, rule, bar)
             else:
                 _lock(source, target, given)
-                _rewrite(source, target, given, report, codec, legacy_only, bar,
-                         backup=backup, force=force, accept_ambiguous=accept_ambiguous)
+                _rewrite(source, target, given, report, rule, bar, backup=options.backup,
+                         force=force)
     finally:
         if bar is not None:
             bar.close()
@@ -159,8 +151,7 @@ def migrate_jsonl(
 
 
 def _rewrite(source: IO[bytes], target: Path, given: Path, report: StoreReport,
-             codec: Codec, legacy_only: bool, bar: Any, *, backup: bool, force: bool,
-             accept_ambiguous: bool = False) -> None:
+             rule: RowRule, bar: Any, *, backup: bool, force: bool) -> None:
     before = os.fstat(source.fileno())
     fd, temp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".migrating",
                                      dir=target.parent)
@@ -169,7 +160,7 @@ def _rewrite(source: IO[bytes], target: Path, given: Path, report: StoreReport,
     try:
         with os.fdopen(fd, "wb") as sink:
             keep_metadata(sink.fileno(), target, exact=True)
-            _migrate_stream(source, sink, report, codec, legacy_only, bar, accept_ambiguous)
+            _migrate_stream(source, sink, report, rule, bar)
             if report.items_changed == 0:
                 return
             sink.flush()

@@ -38,15 +38,15 @@ from ._files import (
     refuse_read_only,
     remove_quietly,
 )
-from ._rows import Prefilter, migrate_row
+from ._options import MigrateOptions
+from ._rows import UNCHANGED_ROW, RowOutcome
 
 if TYPE_CHECKING:
-    from ..._codec import Codec
+    pass
 
 __all__ = ["SQLITE_HEADER", "is_sqlite_file", "migrate_sqlite"]
 
 SQLITE_HEADER = b"SQLite format 3\x00"
-DEFAULT_BATCH = 1000
 
 
 def is_sqlite_file(path: Path) -> bool:
@@ -183,13 +183,10 @@ def _hot_journal(db: Path, exc: sqlite3.Error) -> StoreRefusal | None:
 class _Run:
     """One pass over the messages table, in one transaction (one snapshot)."""
 
-    def __init__(self, db: Path, codec: Codec, *, dry_run: bool, backup: bool,
-                 legacy_only: bool, batch_size: int, timeout: float,
-                 restore_empty: bool = False, accept_ambiguous: bool = False) -> None:
-        self.db, self.codec, self.dry_run, self.backup = db, codec, dry_run, backup
-        self.legacy_only, self.batch_size, self.timeout = legacy_only, batch_size, timeout
-        self.prefilter = Prefilter(codec, restore_empty=restore_empty,
-                                   accept_ambiguous=accept_ambiguous)
+    def __init__(self, db: Path, options: MigrateOptions) -> None:
+        self.db, self.dry_run, self.backup = db, options.dry_run, options.backup
+        self.batch_size, self.timeout = options.batch_size, options.timeout
+        self.rule = options.rule()
         self.created: Path | None = None
 
     def connect(self, immutable: bool) -> sqlite3.Connection:
@@ -262,15 +259,15 @@ class _Run:
         changes: list[tuple[Any, int]] = []
         for key, data, kind in rows:
             if data is None:
-                report.rows_scanned += 1
-                report.add_invalid(key, "message_data is NULL")
-                continue
-            if kind not in (b"text", b"blob"):  # a number: not an item
-                report.rows_scanned += 1
-                continue
-            new = migrate_row(data, key, report, self.codec, self.prefilter, self.legacy_only)
-            if new is not None:
-                changes.append((new if kind == b"text" else new.encode("utf-8"), key))
+                outcome = RowOutcome.invalid("message_data is NULL")
+            elif kind not in (b"text", b"blob"):  # a number: not an item
+                outcome = UNCHANGED_ROW
+            else:
+                outcome = self.rule(data)
+            report.count(outcome, key)
+            if outcome.new is not None:  # TEXT stays TEXT, BLOB stays BLOB
+                changes.append((outcome.new.decode("utf-8") if kind == b"text"
+                                else outcome.new, key))
         return changes
 
 
@@ -291,24 +288,12 @@ def _validate(db: Path) -> None:
         raise StoreError(f"{db}: not a SQLite database")
 
 
-def migrate_sqlite(
-    path: str | os.PathLike[str],
-    *,
-    codec: Codec | None = None,
-    dry_run: bool = False,
-    backup: bool = True,
-    legacy_only: bool = False,
-    list_changes: bool = False,
-    restore_empty: bool = False,
-    sessions_table: str = "agent_sessions",
-    messages_table: str = "agent_messages",
-    batch_size: int = DEFAULT_BATCH,
-    progress: ProgressFactory | None = None,
-    timeout: float = 5.0,
-    accept_ambiguous: bool = False,
-) -> StoreReport:
+def migrate_sqlite(path: str | os.PathLike[str], *, options: MigrateOptions | None = None,
+                   **keywords: Any) -> StoreReport:
     """Migrate every summary row of a ``SQLiteSession`` database.
 
+    ``options`` (a :class:`MigrateOptions`) gives every option at once; the
+    keywords are the same options one by one, for callers of 0.1.
     ``legacy_only`` leaves alone the summaries already in the current format
     whose only change would be sorted JSON keys; ``list_changes`` fills
     ``report.changed_rows``. ``restore_empty`` also empties every turn whose
@@ -321,27 +306,26 @@ def migrate_sqlite(
     transaction is rolled back and the backup it made is deleted (the database
     is then unchanged).
     """
-    from ... import default_codec
+    return _migrate(Path(path), MigrateOptions.given(options, keywords, "migrate_sqlite"))
 
-    if batch_size < 1:
-        raise ValueError("batch_size must be at least 1")
-    db = Path(path)
+
+def _migrate(db: Path, options: MigrateOptions) -> StoreReport:
+    dry_run = options.dry_run
     _validate(db)
     if not dry_run:
         refuse_read_only(db)
-    run = _Run(db, codec or default_codec, dry_run=dry_run, backup=backup,
-               legacy_only=legacy_only, batch_size=batch_size, timeout=timeout,
-               restore_empty=restore_empty, accept_ambiguous=accept_ambiguous)
-    tables = (sessions_table, messages_table)
+    run = _Run(db, options)
+    tables = (options.sessions_table, options.messages_table)
     immutable = dry_run and _closed_wal_database(db)
     while True:
         report = StoreReport(path=str(db), store="sqlite", dry_run=dry_run,
-                             changed_rows=[] if list_changes else None,
-                             placeholders=PlaceholderReport() if restore_empty else None)
+                             changed_rows=[] if options.list_changes else None,
+                             placeholders=PlaceholderReport() if options.restore_empty
+                             else None)
         before = _stamp(db) if immutable else None
         conn = run.connect(immutable)
         try:
-            run.run(conn, report, tables, progress)
+            run.run(conn, report, tables, options.progress)
         finally:
             conn.close()
         if before is None or (_stamp(db) == before and _closed_wal_database(db)):

@@ -1,0 +1,58 @@
+"""Store URLs without their secrets: what reports, errors, backups and checkpoints show.
+
+Every credential in a URL is masked: the password of its userinfo, and the
+value of every query parameter whose name looks like one (``password``,
+``sslpassword``, ``token``, ``secret``, ``key``, ``auth``, ...), as libpq,
+PyMySQL and redis-py all read a password from the query too.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import quote, unquote, urlsplit, urlunsplit
+
+__all__ = ["mask_url", "scrub"]
+
+MASK = "***"
+_SECRET_NAME = re.compile(r"pass|pwd|secret|token|key|auth|cred", re.IGNORECASE)
+
+
+def _parts(url: str) -> tuple[str, str, list[str]]:
+    """(masked netloc, masked query, the secret values found), for ``url``."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "", "", []
+    netloc, found = parts.netloc, []
+    if "@" in netloc:
+        userinfo, host = netloc.rsplit("@", 1)
+        user, colon, password = userinfo.partition(":")
+        if colon and password != MASK:
+            found.append(password)
+            netloc = f"{user}:{MASK}@{host}"
+    pairs = []
+    for pair in parts.query.split("&") if parts.query else []:
+        name, equals, value = pair.partition("=")
+        if equals and value and _SECRET_NAME.search(unquote(name)) and value != MASK:
+            found.append(value)
+            pair = f"{name}={MASK}"
+        pairs.append(pair)
+    return netloc, "&".join(pairs), found
+
+
+def mask_url(url: str) -> str:
+    """``url`` with every credential replaced by ``***``."""
+    netloc, query, found = _parts(url)
+    if not found:
+        return url
+    return urlunsplit(urlsplit(url)._replace(netloc=netloc, query=query))
+
+
+def scrub(text: str, url: str) -> str:
+    """``text`` (an error message, say) with every secret of ``url`` replaced by ``***``."""
+    secrets: set[str] = set()
+    for value in _parts(url)[2]:
+        secrets.update({value, unquote(value), quote(unquote(value), safe="")})
+    for secret in sorted((s for s in secrets if s), key=len, reverse=True):
+        text = text.replace(secret, MASK)
+    return text.replace(url, mask_url(url))

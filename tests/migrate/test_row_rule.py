@@ -1,0 +1,106 @@
+"""One per-row rule: the same bad row gets the same outcome and reason in every store."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from handoff_codec import DEFAULT_START
+from handoff_codec.migrate.stores import RowRule, RowStatus
+from tests.support.migrate_support import (
+    CRAFTED,
+    PLAIN,
+    UNREADABLE,
+    insert_raw,
+    make_session_db,
+    require_legacy_reader,
+)
+from tests.support.server_stores import SqlStore, run_migrate
+from tests.support.services import postgres_database, redis_prefix
+
+MARKER = json.dumps(DEFAULT_START)
+LEGACY = json.dumps(CRAFTED[0]["content"])
+# (name, row bytes): each may hold a summary, and none can be migrated.
+BAD = [
+    ("not UTF-8", b'{"role": "assistant", "content": "\xff ' + DEFAULT_START.encode() + b'"}'),
+    ("not JSON", ("{not json " + MARKER).encode()),
+    ("huge integer", ('{"n": ' + "9" * 5000 + ', "content": ' + MARKER + "}").encode()),
+    ("two content keys", ('{"role": "assistant", "content": "x", "content": ' + LEGACY
+                          + "}").encode()),
+    ("unreadable summary", json.dumps(UNREADABLE).encode()),
+]
+GOOD = json.dumps(CRAFTED[1]).encode()
+
+
+def _reasons(report: dict[str, object]) -> list[str]:
+    rows = sorted(report["untouched_rows"], key=lambda r: r["row"])  # type: ignore[arg-type,index]
+    return [row["reason"] for row in rows]  # type: ignore[index]
+
+
+def _expected(names: list[str]) -> list[str]:
+    rule = RowRule()
+    reasons = []
+    for name, raw in BAD:
+        if name in names:
+            outcome = rule(raw)
+            if outcome.status is RowStatus.UNCHANGED:  # an item left untouched
+                reasons.append(str(outcome.results[0].reason))
+            else:
+                reasons.append(str(outcome.reason))
+    return reasons
+
+
+def test_the_rule_gives_each_bad_row_its_outcome() -> None:
+    require_legacy_reader()
+    rule = RowRule()
+    statuses = [rule(raw).status for _, raw in BAD]
+    assert statuses == [RowStatus.INVALID, RowStatus.INVALID, RowStatus.INVALID,
+                        RowStatus.REFUSED, RowStatus.UNCHANGED]
+    good = rule(GOOD)
+    assert good.status is RowStatus.MIGRATED and good.new is not None
+    assert rule(good.new).status is RowStatus.UNCHANGED
+    assert rule(json.dumps(PLAIN[0]).encode()).status is RowStatus.UNCHANGED
+
+
+@pytest.mark.parametrize("store", ["jsonl", "sqlite-file", "sqlite-url", "postgresql",
+                                   "redis"])
+def test_the_same_bad_row_gets_the_same_reason_in_every_store(store: str,
+                                                               tmp_path: Path) -> None:
+    require_legacy_reader()
+    names = [name for name, _ in BAD if not (store == "postgresql" and name == "not UTF-8")]
+    rows = [GOOD] + [raw for name, raw in BAD if name in names]
+    expected = _expected(names)
+    options: tuple[str, ...] = ("--dry-run",)
+    if store == "jsonl":
+        path = tmp_path / "items.jsonl"
+        path.write_bytes(b"\n".join(rows) + b"\n")
+        report = run_migrate(str(path), *options, check_code=1)
+    elif store.startswith("sqlite"):
+        db = tmp_path / "s.db"
+        make_session_db(db, {"s": []})
+        for raw in rows:
+            insert_raw(db, "s", raw)
+        target = str(db) if store == "sqlite-file" else f"sqlite:///{db}"
+        report = run_migrate(target, *options, check_code=1)
+    elif store == "postgresql":
+        with postgres_database() as url:
+            sql = SqlStore(url)
+            sql.fill({"s": [PLAIN[0]]})
+            for raw in rows:
+                sql.execute("INSERT INTO agent_messages (session_id, message_data) "
+                            "VALUES ('s', :v)", {"v": raw.decode()})
+            report = run_migrate(url, *options, check_code=1)
+    else:
+        import redis
+
+        with redis_prefix() as (url, prefix):
+            client = redis.Redis.from_url(url)
+            client.rpush(f"{prefix}:s:messages", *rows)
+            client.close()
+            report = run_migrate(url, "--key-prefix", prefix, *options, check_code=1)
+    assert _reasons(report) == expected
+    assert report["migrated"] == 1
+    assert report["invalid_rows"] == sum(name in ("not UTF-8", "not JSON", "huge integer")
+                                         for name in names)
