@@ -269,34 +269,31 @@ def floor_compare(rows: int, batch_size: int, rounds: int) -> dict[str, Any]:
 
 def floor_rule_server(row: Any) -> Any:
     """The floor's per-row rule for a server store: json.loads/json.dumps of summary rows."""
-    from handoff_codec.migrate.stores._protocol import RowOutcome
+    from handoff_codec.migrate.stores import RowOutcome, RowStatus
 
     data = row.value
     if b"<CONVERSATION HISTORY>" not in data:
         data.decode("utf-8")  # as ours: every row is checked to be UTF-8
-        return RowOutcome(None, None)
+        return RowOutcome(RowStatus.UNCHANGED)
     item = json.loads(data.decode("utf-8"))
     content = item.get("content") if isinstance(item, dict) else None
     if item.get("role") == "assistant" and isinstance(content, str) and content.startswith(
             (PREAMBLE + "\n", "For context, here is the conversation so far:\n")):
-        return RowOutcome(json.dumps(item, ensure_ascii=False).encode("utf-8"), None)
-    return RowOutcome(None, None)
+        new = json.dumps(item, ensure_ascii=False).encode("utf-8")
+        return RowOutcome(RowStatus.MIGRATED, new=new)
+    return RowOutcome(RowStatus.UNCHANGED)
 
 
 def floor_server_run(url: str, batch_size: int) -> dict[str, Any]:
     """The floor on a server store, through the online migration's own batches, backup
     file, compare-and-swap UPDATEs and checkpoints, with :func:`floor_rule_server`."""
-    from handoff_codec.migrate.stores._online import OnlineOptions, _run_shard, open_store
+    from handoff_codec.migrate.stores import MigrateOptions, open_store
 
     with tempfile.TemporaryDirectory(prefix="migrate-floor-backup-") as folder:
-        options = OnlineOptions(url, batch_size=batch_size,
-                                backup=str(Path(folder) / "backup.jsonl"))
+        options = MigrateOptions(batch_size=batch_size,
+                                 backup_file=str(Path(folder) / "backup.jsonl"))
         started = time.perf_counter()
-        store = open_store(options)
-        try:
-            report = _run_shard(store, options, floor_rule_server, False)
-        finally:
-            store.close()
+        report = open_store(url, options).migrate_with(floor_rule_server)
         seconds = time.perf_counter() - started
     return {"rows": report.rows_scanned, "seconds": seconds}
 
