@@ -18,7 +18,6 @@ agents = pytest.importorskip("agents")
 
 from agents import RunConfig  # noqa: E402
 from agents.handoffs import (  # noqa: E402
-    HandoffInputData,
     reset_conversation_history_wrappers,
     set_conversation_history_wrappers,
 )
@@ -32,11 +31,9 @@ from handoff_codec.agents import (  # noqa: E402
     make_history_mapper,
     nest_input_filter,
 )
+from tests.integration._handoffs import Item, Nest, via_filter, via_mapper  # noqa: E402
 from tests.integration._one_handoff import last_agent_input  # noqa: E402
 from tests.support.sdk import sdk_flatten  # noqa: E402
-
-Item = dict[str, Any]
-Nest = Callable[[list[Item]], list[Item]]
 
 
 class Opaque:
@@ -44,35 +41,6 @@ class Opaque:
 
     def __str__(self) -> str:
         return "<opaque 42>"
-
-
-def _via_mapper(codec: Codec | None, reports: list[HandoffReport]) -> Nest:
-    mapper = make_history_mapper(codec, on_report=reports.append)
-    return lambda items: [dict(i) for i in mapper(items)]  # type: ignore[arg-type]
-
-
-def _via_filter(codec: Codec | None, reports: list[HandoffReport]) -> Nest:
-    nest = nest_input_filter(codec, on_report=reports.append)
-
-    def run(items: list[Item]) -> list[Item]:
-        data = HandoffInputData(input_history=tuple(items), pre_handoff_items=(), new_items=())
-        return [dict(i) for i in nest(data).input_history]  # type: ignore[arg-type]
-
-    return run
-
-
-INTEGRATIONS = {"mapper": _via_mapper, "filter": _via_filter}
-
-
-@pytest.fixture(params=sorted(INTEGRATIONS))
-def integration(request: pytest.FixtureRequest) -> Callable[..., Nest]:
-    return INTEGRATIONS[request.param]
-
-
-@pytest.fixture
-def warnings(caplog: pytest.LogCaptureFixture) -> Iterator[pytest.LogCaptureFixture]:
-    with caplog.at_level(logging.WARNING, logger="handoff_codec"):
-        yield caplog
 
 
 def _warned(caplog: pytest.LogCaptureFixture) -> list[str]:
@@ -372,7 +340,7 @@ def test_an_earlier_summary_that_would_lose_a_line_is_kept_whole(
 ) -> None:
     reports: list[HandoffReport] = []
     lossy = {"role": "assistant", "content": LOSSY}
-    out = _via_filter(None, reports)([lossy, {"role": "user", "content": "next"}])
+    out = via_filter(None, reports)([lossy, {"role": "user", "content": "next"}])
     assert handoff_codec.flatten(out) == [lossy, {"role": "user", "content": "next"}]
     assert [(f.kind, f.index) for f in reports[0].fallbacks] == [(FallbackKind.UNEXPANDED, 0)]
     assert "line(s) 4" in reports[0].fallbacks[0].detail
@@ -413,6 +381,6 @@ def test_a_failing_report_callback_does_not_fail_the_handoff(
 def test_reports_are_per_handoff_not_global() -> None:
     first: list[HandoffReport] = []
     second: list[HandoffReport] = []
-    _via_mapper(None, first)([{"role": "user", "content": Opaque()}])
-    _via_mapper(None, second)([{"role": "user", "content": "fine"}])
+    via_mapper(None, first)([{"role": "user", "content": Opaque()}])
+    via_mapper(None, second)([{"role": "user", "content": "fine"}])
     assert [r.count(FallbackKind.STRINGIFIED) for r in first + second] == [1, 0]
