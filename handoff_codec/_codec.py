@@ -9,16 +9,16 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ._flatten import FlattenReport, OnLoss, Trust
-    from ._reader import Engine
+    from ._strict import Engine
 
 from . import _flatten
 from . import _limits as limits
 from ._encoder import encode_records
 from ._errors import EncodeError
-from ._legacy import parse_lenient
-from ._parsers import literal
-from ._reader import read
+from ._grammar import literal
+from ._lenient import parse_lenient
 from ._report import Decoded, Format
+from ._strict import read
 
 __all__ = ["DEFAULT_END", "DEFAULT_PREAMBLE", "DEFAULT_START", "LEGACY_PREAMBLE", "Codec"]
 

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 import handoff_codec
 from handoff_codec import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START, DecodeError, DecodeReason
 from handoff_codec._errors import ReadFailure
-from handoff_codec._reader import _read_fast, read
+from handoff_codec._strict import _read_fast, read
 from tests.support.strategies import (
     TEXT_PIECES,
     characters,

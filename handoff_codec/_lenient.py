@@ -25,10 +25,11 @@ from typing import TYPE_CHECKING, Any, cast
 if TYPE_CHECKING:
     from lark import Token
 
+from . import _grammar
 from . import _limits as limits
-from . import _parsers as grammar
 from ._errors import DecodeError, DecodeReason, ReadFailure
-from ._reader import (
+from ._report import Decoded, Format, Note, Recoveries, RecoveryKind, int_array
+from ._strict import (
     KNOWN_ROLES,
     SHARED_ROLES,
     Engine,
@@ -37,7 +38,6 @@ from ._reader import (
     read_if_current,
     scan_json_strict,
 )
-from ._report import Decoded, Format, Note, Recoveries, RecoveryKind, int_array
 
 __all__ = ["parse_lenient"]
 
@@ -55,12 +55,12 @@ def _shapes(literals: Literals) -> tuple[tuple[tuple[str, str], ...], str, str] 
     """
     values = dict(literals)
     preambles = (("PREAMBLE", values["PREAMBLE"]),
-                 ("LEGACY_PREAMBLE", grammar.literal("LEGACY_PREAMBLE", "legacy")))
+                 ("LEGACY_PREAMBLE", _grammar.literal("LEGACY_PREAMBLE", "legacy")))
     (_, first), (_, second) = preambles
     if first.startswith(second) or second.startswith(first):
         return None
     heads = tuple((name, f"{preamble}\n{values['START_MARKER']}\n") for name, preamble in preambles)
-    return heads, grammar.literal("EMPTY_TRANSCRIPT"), values["END_MARKER"]
+    return heads, _grammar.literal("EMPTY_TRANSCRIPT"), values["END_MARKER"]
 
 
 def _split(text: str, literals: Literals) -> tuple[str, int, int] | None:
@@ -80,7 +80,7 @@ def _split(text: str, literals: Literals) -> tuple[str, int, int] | None:
         return None
     name, head = found
     pos = len(head)
-    signature = grammar.terminal("_SIGNATURE").match(text, pos)
+    signature = _grammar.terminal("_SIGNATURE").match(text, pos)
     if signature is not None:
         pos = signature.end()
     if text.startswith(empty, pos):
@@ -98,7 +98,7 @@ def _envelope(text: str, literals: Literals) -> tuple[str, int, int]:
         return split
     from lark.exceptions import UnexpectedInput  # Lark only for text the shortcut leaves
 
-    lark_parser = grammar.legacy_envelope_parser(literals)
+    lark_parser = _grammar.legacy_envelope_parser(literals)
     try:
         preamble, body, offset = cast("tuple[Token, str, int]", lark_parser.parse(text))
     except UnexpectedInput as exc:
@@ -107,7 +107,7 @@ def _envelope(text: str, literals: Literals) -> tuple[str, int, int]:
 
 
 def _legacy(name: str) -> re.Pattern[str]:
-    return grammar.terminal(name, "legacy")
+    return _grammar.terminal(name, "legacy")
 
 
 @functools.cache
@@ -137,7 +137,7 @@ def _record_in_order() -> re.Pattern[str]:
     if "(?P<number>" not in numbered:
         raise AssertionError(f"RECORD_NUMBER {numbered!r} has no number group")
     following = f"(?={numbered.replace('(?P<number>', '(?:')}|\\Z)"  # the next record, or the end
-    known = grammar.terminal("KNOWN_ROLE").pattern
+    known = _grammar.terminal("KNOWN_ROLE").pattern
     return re.compile(
         f"{numbered}(?: (?:(?P<role>{known}): ?(?P<content>[^\\n]*)|(?P<bare>{known})[ \\t]*"
         f"|(?P<json>\\{{[^\\n]*))\\n{following}|(?P<rest>[^\\n]*)\\n(?:{following}(?P<alone>))?)")
@@ -307,7 +307,7 @@ def _heads_by_rule(lines: _Numbered, inside: bytearray, max_depth: int = 200) ->
     if not lines.old_writer_sign(shaped):
         is_head = bytearray(map(int.__or__, is_head, shaped))
     text, starts, numbers, end = lines.text, lines.starts, lines.numbers, lines.end
-    plain = grammar.terminal("PLAIN_RECORD").match
+    plain = _grammar.terminal("PLAIN_RECORD").match
     doubtful = int_array(count)
     above = -1
     for index in range(count):

@@ -27,8 +27,8 @@ from collections.abc import Callable
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, cast
 
+from . import _grammar
 from . import _limits as limits
-from . import _parsers as grammar
 from ._errors import DecodeError, DecodeReason, ReadFailure
 
 if TYPE_CHECKING:
@@ -160,7 +160,7 @@ def _envelope(literals: Literals) -> tuple[str, str, str]:
     """The text before the body, the empty body line, and the end marker."""
     values = dict(literals)
     head = f"{values['PREAMBLE']}\n{values['START_MARKER']}\n"
-    return head, grammar.literal("EMPTY_TRANSCRIPT") + "\n", values["END_MARKER"]
+    return head, _grammar.literal("EMPTY_TRANSCRIPT") + "\n", values["END_MARKER"]
 
 
 @functools.cache
@@ -174,14 +174,14 @@ def _record() -> re.Pattern[str]:
     it, with no name). No line matches both JSON and plain records (a plain
     role never starts with "{"), so the order only decides which is tried first.
     """
-    plain = grammar.terminal("PLAIN_RECORD").pattern
+    plain = _grammar.terminal("PLAIN_RECORD").pattern
     head, role, rest = plain.partition("(?P<role>")
     _, colon, tail = rest.partition(": ?(?P<content>")
     if not (role and colon):
         raise AssertionError(f"PLAIN_RECORD {plain!r} has no role group followed by ': ?'")
-    known_role = grammar.terminal("KNOWN_ROLE").pattern
+    known_role = _grammar.terminal("KNOWN_ROLE").pattern
     known = f"{head}(?P<role>{known_role}){colon}{tail}".replace("(?P<", "(?P<known_")
-    json_record = grammar.terminal("JSON_RECORD").pattern
+    json_record = _grammar.terminal("JSON_RECORD").pattern
     pattern = re.compile(f"(?:{known})|(?:{json_record})|(?:{plain})")
     order = ("known_index", "known_role", "known_content", "json_index", "json",
              "index", "role", "name", "content")
@@ -205,7 +205,7 @@ def _read_fast(
     if not text.startswith(head):
         return None
     pos = len(head)
-    signature = grammar.terminal("_SIGNATURE").match(text, pos)
+    signature = _grammar.terminal("_SIGNATURE").match(text, pos)
     if signature is not None:
         pos = signature.end()
     items: list[Item] = []
@@ -261,7 +261,7 @@ def _read_fast(
             if not why:
                 raise
             assert match is not None
-            run = grammar.terminal("RECORDS").match(text, match.start())
+            run = _grammar.terminal("RECORDS").match(text, match.start())
             if run is not None and len(text) - run.end() == len(end) and text.endswith(end):
                 raise  # the syntax is sound: the parser would reach this record too
             return None
@@ -279,7 +279,7 @@ def _read_lark(text: str, literals: Literals, max_depth: int) -> tuple[list[Item
     from lark.exceptions import UnexpectedInput
 
     try:
-        tree = grammar.parser("summary", literals=literals).parse(text)
+        tree = _grammar.parser("summary", literals=literals).parse(text)
     except UnexpectedInput as exc:
         raise lark_error(text, exc) from None
     body = cast("Tree[Token]", tree.children[2])
@@ -292,8 +292,8 @@ def _read_lark(text: str, literals: Literals, max_depth: int) -> tuple[list[Item
 
 def _records(run: Token, max_depth: int, items: list[Item]) -> bool:
     """Append the items of the ``RECORDS`` token ``run``; whether one may be legacy."""
-    plain = grammar.terminal("PLAIN_RECORD").match
-    json_record = grammar.terminal("JSON_RECORD").match
+    plain = _grammar.terminal("PLAIN_RECORD").match
+    json_record = _grammar.terminal("JSON_RECORD").match
     text, pos, start = str(run), 0, run.start_pos or 0
     maybe_legacy = False
     while pos < len(text):
