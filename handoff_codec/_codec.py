@@ -11,14 +11,11 @@ if TYPE_CHECKING:
     from ._flatten import FlattenReport, OnLoss, Trust
     from ._strict import Engine
 
-from . import _flatten
+from . import _flatten, _grammar, _route, _strict
 from . import _limits as limits
 from ._encoder import encode_records
 from ._errors import EncodeError
-from ._grammar import literal
-from ._lenient import parse_lenient
 from ._report import Decoded, Format
-from ._strict import read
 
 __all__ = ["DEFAULT_END", "DEFAULT_PREAMBLE", "DEFAULT_START", "LEGACY_PREAMBLE", "Codec"]
 
@@ -105,7 +102,7 @@ class Codec:
         (NaN and Infinity included), JSON nested deeper than ``max_depth``,
         more than ``max_records`` items, or text over ``max_bytes``.
         """
-        records = encode_records(items, self.max_depth) or [literal("EMPTY_TRANSCRIPT")]
+        records = encode_records(items, self.max_depth) or [_grammar.literal("EMPTY_TRANSCRIPT")]
         if len(records) > self.max_records:
             raise EncodeError(f"more than max_records={self.max_records} items")
         text = "\n".join((self.preamble, self.start, *records, self.end))
@@ -141,9 +138,9 @@ class Codec:
         """
         self._check(text)
         if strict:
-            return read(text, self._literals, self.max_depth, engine,
-                        max_records=self.max_records)[0]
-        return self._lenient(text, engine).items
+            return _strict.read(text, self._literals, self.max_depth, engine,
+                                max_records=self.max_records)
+        return self._routed(text, engine).items
 
     def decode(self, text: str, *, strict: bool = False, engine: Engine = "fast") -> Decoded:
         """Items plus a report: the writer generation and every recovery made.
@@ -152,13 +149,13 @@ class Codec:
         """
         self._check(text)
         if strict:
-            items = read(text, self._literals, self.max_depth, engine,
-                         max_records=self.max_records)[0]
+            items = _strict.read(text, self._literals, self.max_depth, engine,
+                                 max_records=self.max_records)
             return Decoded(items=items, format=Format.CURRENT, recoveries=[])
-        return self._lenient(text, engine)
+        return self._routed(text, engine)
 
-    def _lenient(self, text: str, engine: Engine) -> Decoded:
-        return parse_lenient(text, self._literals, self.start, self.end, self.max_depth, engine,
+    def _routed(self, text: str, engine: Engine) -> Decoded:
+        return _route.decode(text, self._literals, self.start, self.end, self.max_depth, engine,
                              max_records=self.max_records)
 
     def _check(self, text: object) -> None:

@@ -12,6 +12,8 @@ import functools
 import re
 from typing import TYPE_CHECKING, Any
 
+from ._terminals import PATTERNS
+
 if TYPE_CHECKING:
     from pathlib import Path
 
@@ -79,8 +81,6 @@ def terminal(name: str, grammar: str = "summary") -> re.Pattern[str]:
     The pattern Lark compiles for it, from the generated ``_terminals`` module
     (``python -m handoff_codec._terminals_gen`` rewrites it from the grammar).
     """
-    from ._terminals import PATTERNS
-
     try:
         return re.compile(PATTERNS[grammar][name])
     except KeyError:

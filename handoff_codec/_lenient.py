@@ -15,10 +15,9 @@ kept as a few ints each (:class:`~handoff_codec._report.Recoveries`).
 from __future__ import annotations
 
 import functools
-import json
 import re
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from itertools import chain, compress, islice, repeat
 from typing import TYPE_CHECKING, Any, cast
 
@@ -28,15 +27,12 @@ if TYPE_CHECKING:
 from . import _grammar
 from . import _limits as limits
 from ._errors import DecodeError, DecodeReason, ReadFailure
+from ._json import json_object, json_value, whole_object
 from ._report import Decoded, Format, Note, Recoveries, RecoveryKind, int_array
 from ._strict import (
     KNOWN_ROLES,
     SHARED_ROLES,
-    Engine,
-    json_object,
     lark_error,
-    read_if_current,
-    scan_json_strict,
 )
 
 __all__ = ["parse_lenient"]
@@ -189,7 +185,7 @@ class _Numbered:
         for start in self.starts:
             if text.startswith("{", text.index(".", start) + 2):
                 match = json_line(text, start, end)
-                if match is not None and _whole_object(match["json"], max_depth) is not None:
+                if match is not None and whole_object(match["json"], max_depth) is not None:
                     return True
             elif empty_turn(text, start, end) is not None:
                 return True
@@ -646,7 +642,7 @@ class _Reader:
 
     def whole_object(self, source: str) -> Item | None:
         """:func:`_whole_object` within this reader's ``max_depth``."""
-        return _whole_object(source, self.max_depth)
+        return whole_object(source, self.max_depth)
 
     def json_record(self, match: re.Match[str], line: int) -> Item | None:
         source = match["json"]
@@ -671,7 +667,7 @@ class _Reader:
         if continued:
             self.note(line, _Code.CONTINUATION, continued)
         elif role not in KNOWN_ROLES and name is None:
-            typed = _json_value(content)
+            typed = json_value(content)
             if isinstance(typed, dict):
                 self.note(line, _Code.TYPED_RECORD, match.start("role"), len(role))
                 typed["type"] = role
@@ -692,7 +688,7 @@ class _Reader:
 
 def _list_code(item: Item, *, old_writer: bool) -> int:
     """The list content note for ``item``, whose content starts with "["; LIST_PENDING for none."""
-    value = _json_value(item["content"])
+    value = json_value(item["content"])
     if not isinstance(value, list):
         return _Code.LIST_PENDING
     if old_writer:
@@ -717,21 +713,6 @@ def _list_code(item: Item, *, old_writer: bool) -> int:
 CONTENT_PART_TYPES = frozenset({"input_audio", "input_file", "input_image", "input_text"})
 
 
-def _whole_object(source: str, max_depth: int) -> Item | None:
-    """The usual JSON record: an object read whole by the C scanner, as
-    json_object would read it (JSON that reads whole takes two brackets a
-    level); None for anything else, which json_object reads or says why not."""
-    if len(source) <= 2 * max_depth + 1 or \
-            source.count("{") + source.count("[") <= max_depth:
-        try:
-            value, stop = scan_json_strict(source, 0)
-        except (StopIteration, ValueError, RecursionError):
-            return None
-        if stop == len(source) and type(value) is dict:
-            return value
-    return None
-
-
 def _fields(match: re.Match[str], content: str) -> Item:
     role, name = match.group("role", "name")
     role = SHARED_ROLES.get(role, role)
@@ -740,37 +721,16 @@ def _fields(match: re.Match[str], content: str) -> Item:
     return {"role": role, "name": name, "content": content}
 
 
-_scan_json: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
-
-
-def _json_value(text: str) -> Any:
-    """``json.loads(text)``, or None when that raises."""
-    try:
-        value, end = _scan_json(text, 0)  # the C scanner that json.loads calls, minus its wrappers
-        if end == len(text):
-            return value
-    except (StopIteration, ValueError, RecursionError):
-        pass
-    try:
-        return json.loads(text)  # leading or trailing spaces, or the error
-    except (ValueError, RecursionError):
-        return None
-
-
 def parse_lenient(
     text: str, literals: tuple[tuple[str, str], ...], start: str, end: str, max_depth: int,
-    engine: Engine = "fast", *, max_records: int = limits.DEFAULT_MAX_RECORDS,
+    *, max_records: int = limits.DEFAULT_MAX_RECORDS,
 ) -> Decoded:
     """Read a summary of any generation, reporting every recovery.
 
-    Text in the current format is read by the strict reader (``engine``); the
-    lenient grammar runs only when that fails, or when a plain record may be a
-    legacy form (see ``_reader.read``). Raises DecodeError on more than
-    ``max_records`` numbered lines, before reading leniently.
+    The router (``_route``) sends here the text that the strict reader does not
+    read as this reader would. Raises DecodeError on more than ``max_records``
+    numbered lines, before reading anything else.
     """
-    current = read_if_current(text, literals, max_depth, engine, max_records=max_records)
-    if current is not None and not current[1]:
-        return Decoded.model_construct(items=current[0], format=Format.CURRENT, recoveries=[])
     limits.check_records(text, max_records=max_records)
     preamble, begin, stop = _envelope(text, literals)
     line = text.count("\n", 0, begin) + 1
