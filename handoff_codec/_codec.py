@@ -66,6 +66,8 @@ class Codec:
     verify_keys: tuple[bytes, ...] = field(default=(), repr=False)
     # The readers' (terminal name, text) pairs for the preamble and markers.
     _literals: tuple[tuple[str, str], ...] = field(init=False, repr=False, compare=False)
+    # The router of the default (lenient) reading, for this envelope and these limits.
+    _router: _route.Router = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         for name in ("preamble", "start", "end"):
@@ -92,6 +94,8 @@ class Codec:
         object.__setattr__(self, "verify_keys", keys)
         object.__setattr__(self, "_literals", (
             ("PREAMBLE", self.preamble), ("START_MARKER", self.start), ("END_MARKER", self.end)))
+        object.__setattr__(self, "_router", _route.router(
+            self._literals, self.start, self.end, self.max_depth, self.max_records))
 
     # ------------------------------------------------------------ writing
     def dumps(self, items: Iterable[Mapping[str, Any]]) -> str:
@@ -140,7 +144,7 @@ class Codec:
         if strict:
             return _strict.read(text, self._literals, self.max_depth, engine,
                                 max_records=self.max_records)
-        return self._routed(text, engine).items
+        return self._router.items(text, engine)
 
     def decode(self, text: str, *, strict: bool = False, engine: Engine = "fast") -> Decoded:
         """Items plus a report: the writer generation and every recovery made.
@@ -152,11 +156,7 @@ class Codec:
             items = _strict.read(text, self._literals, self.max_depth, engine,
                                  max_records=self.max_records)
             return Decoded(items=items, format=Format.CURRENT, recoveries=[])
-        return self._routed(text, engine)
-
-    def _routed(self, text: str, engine: Engine) -> Decoded:
-        return _route.decode(text, self._literals, self.start, self.end, self.max_depth, engine,
-                             max_records=self.max_records)
+        return self._router.decode(text, engine)
 
     def _check(self, text: object) -> None:
         """A TypeError for a non-str, a DecodeError for text over ``max_bytes``.

@@ -90,6 +90,11 @@ def _is_maybe_legacy(role: str, content: str) -> bool:
 
 
 # --------------------------------------------------------------- the fast engine
+# The signature line (``_SIGNATURE``): its first characters, and its pattern.
+_SIGNATURE_START = _grammar.signature_parts()[0]
+_signature = _grammar.terminal("_SIGNATURE").match
+
+
 @functools.cache
 def envelope(literals: Literals) -> tuple[str, str, str]:
     """The text before the body, the empty body line, and the end marker."""
@@ -142,9 +147,10 @@ def _read_fast(
     if not text.startswith(head):
         return None
     pos = len(head)
-    signature = _grammar.terminal("_SIGNATURE").match(text, pos)
-    if signature is not None:
-        pos = signature.end()
+    if text.startswith(_SIGNATURE_START, pos):
+        signature = _signature(text, pos)
+        if signature is not None:
+            pos = signature.end()
     items: list[Item] = []
     if text.startswith(empty, pos):
         pos += len(empty)

@@ -18,13 +18,17 @@ from hypothesis import strategies as st
 import handoff_codec
 from handoff_codec import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START, LEGACY_PREAMBLE, DecodeError
 from handoff_codec._lenient import parse_lenient
-from handoff_codec._route import looks_current
 from handoff_codec._strict import read_current
 from tests.format.test_engines import SIGNATURE, arbitrary, bodies
 from tests.support.strategies import TEXT_PIECES, characters, spliced
 
 CODEC = handoff_codec.default_codec
 LITERALS = CODEC._literals
+
+
+def looks_current(text: str, _literals: object = None) -> bool:
+    return CODEC._router.looks_current(text)
+
 HEAD = f"{DEFAULT_PREAMBLE}\n{DEFAULT_START}\n"
 LEGACY_HEAD = f"{LEGACY_PREAMBLE}\n{DEFAULT_START}\n"
 EXAMPLES = settings(max_examples=2000, deadline=None)
@@ -115,3 +119,22 @@ def test_legacy_text_goes_to_the_lenient_reader_at_once(body: str) -> None:
     assert not looks_current(HEAD + body + DEFAULT_END, LITERALS)
     assert not looks_current(LEGACY_HEAD + "1. user: a\n" + DEFAULT_END, LITERALS)
     assert_routed_as_unrouted(HEAD + body + DEFAULT_END)
+
+
+@pytest.mark.parametrize("key", [None, b"k"])
+@pytest.mark.parametrize("pad", range(200, 280, 3))
+def test_the_look_ends_on_a_whole_line(pad: int, key: bytes | None) -> None:
+    # The look covers the first lines of a long body: a line that its end cuts
+    # is not judged by what the cut leaves of it.
+    codec = handoff_codec.Codec(key=key)
+    items = [{"role": "user", "content": "x" * pad}, {"type": "a"},
+             {"role": "user", "content": "y"}, {"role": "assistant", "content": "z" * pad}]
+    text = codec.dumps(items)
+    assert codec._router.looks_current(text)
+    assert codec.decode(text).format is handoff_codec.Format.CURRENT
+    # A legacy line near the end of the look or past it: the look or the strict
+    # pass gives up on it, and the lenient reader reads it.
+    legacy = text.replace("\n4. assistant:", "\n4. assistant\n5. assistant:")
+    if key is None:
+        assert_routed_as_unrouted(legacy)
+    assert codec.decode(legacy).items[3] == {"role": "assistant", "content": ""}
