@@ -155,7 +155,7 @@ def _read_fast(
     if text.startswith(empty, pos):
         pos += len(empty)
     else:
-        append, shared = items.append, SHARED_ROLES.get
+        append, shared, whole = items.append, SHARED_ROLES.get, whole_object
         known_roles = SHARED_ROLES
         match = None
         try:
@@ -169,7 +169,7 @@ def _read_fast(
                  index, role, name, content) = match.groups()
                 if known is not None:
                     append({"role": known_roles[known], "content": known_content})
-                    if lenient_same and known_content[:1] == "[":
+                    if known_content[:1] == "[" and lenient_same:
                         return None
                     if known_index != number:
                         raise _out_of_sequence(known_index, len(items), match.start())
@@ -186,7 +186,7 @@ def _read_fast(
                 else:
                     # json_object says why the C scanner's fast path gives None, or
                     # reads the trailing spaces it leaves.
-                    value = whole_object(json_text, max_depth)
+                    value = whole(json_text, max_depth)
                     if value is None:
                         value = json_object(json_text, match.start("json"), max_depth)
                     append(value)
