@@ -9,15 +9,12 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ._flatten import FlattenReport, OnLoss, Trust
-    from ._reader import Engine
+    from ._strict import Engine
 
-from . import _flatten
+from . import _flatten, _grammar, _route, _strict
 from . import _limits as limits
 from ._encoder import encode_records
 from ._errors import EncodeError
-from ._legacy import parse_lenient
-from ._parsers import literal
-from ._reader import read
 from ._report import Decoded, Format
 
 __all__ = ["DEFAULT_END", "DEFAULT_PREAMBLE", "DEFAULT_START", "LEGACY_PREAMBLE", "Codec"]
@@ -69,6 +66,8 @@ class Codec:
     verify_keys: tuple[bytes, ...] = field(default=(), repr=False)
     # The readers' (terminal name, text) pairs for the preamble and markers.
     _literals: tuple[tuple[str, str], ...] = field(init=False, repr=False, compare=False)
+    # The router of the default (lenient) reading, for this envelope and these limits.
+    _router: _route.Router = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         for name in ("preamble", "start", "end"):
@@ -95,6 +94,8 @@ class Codec:
         object.__setattr__(self, "verify_keys", keys)
         object.__setattr__(self, "_literals", (
             ("PREAMBLE", self.preamble), ("START_MARKER", self.start), ("END_MARKER", self.end)))
+        object.__setattr__(self, "_router", _route.router(
+            self._literals, self.start, self.end, self.max_depth, self.max_records))
 
     # ------------------------------------------------------------ writing
     def dumps(self, items: Iterable[Mapping[str, Any]]) -> str:
@@ -105,7 +106,7 @@ class Codec:
         (NaN and Infinity included), JSON nested deeper than ``max_depth``,
         more than ``max_records`` items, or text over ``max_bytes``.
         """
-        records = encode_records(items, self.max_depth) or [literal("EMPTY_TRANSCRIPT")]
+        records = encode_records(items, self.max_depth) or [_grammar.literal("EMPTY_TRANSCRIPT")]
         if len(records) > self.max_records:
             raise EncodeError(f"more than max_records={self.max_records} items")
         text = "\n".join((self.preamble, self.start, *records, self.end))
@@ -141,9 +142,9 @@ class Codec:
         """
         self._check(text)
         if strict:
-            return read(text, self._literals, self.max_depth, engine,
-                        max_records=self.max_records)[0]
-        return self._lenient(text, engine).items
+            return _strict.read(text, self._literals, self.max_depth, engine,
+                                max_records=self.max_records)
+        return self._router.items(text, engine)
 
     def decode(self, text: str, *, strict: bool = False, engine: Engine = "fast") -> Decoded:
         """Items plus a report: the writer generation and every recovery made.
@@ -152,14 +153,10 @@ class Codec:
         """
         self._check(text)
         if strict:
-            items = read(text, self._literals, self.max_depth, engine,
-                         max_records=self.max_records)[0]
+            items = _strict.read(text, self._literals, self.max_depth, engine,
+                                 max_records=self.max_records)
             return Decoded(items=items, format=Format.CURRENT, recoveries=[])
-        return self._lenient(text, engine)
-
-    def _lenient(self, text: str, engine: Engine) -> Decoded:
-        return parse_lenient(text, self._literals, self.start, self.end, self.max_depth, engine,
-                             max_records=self.max_records)
+        return self._router.decode(text, engine)
 
     def _check(self, text: object) -> None:
         """A TypeError for a non-str, a DecodeError for text over ``max_bytes``.

@@ -25,9 +25,9 @@ __all__ = ["MOVED_ATTRIBUTES", "MOVED_MODULES", "MOVED_NAMES", "install", "moved
 MOVED_MODULES: dict[str, str] = {
     "codec": "_codec",
     "errors": "_errors",
-    "grammar": "_parsers",
-    "reader": "_reader",
-    "legacy": "_legacy",
+    "grammar": "_grammar",
+    "reader": "_strict",
+    "legacy": "_lenient",
     "encoder": "_encoder",
     "limits": "_limits",
     "signing": "_signing",
@@ -39,6 +39,10 @@ MOVED_MODULES: dict[str, str] = {
     "stores": "migrate.stores",
     "stores.sqlite": "migrate.stores.sqlite",
     "stores.jsonl": "migrate.stores.jsonl",
+    # 0.2.0.dev names of the readers and the parsers' module.
+    "_reader": "_strict",
+    "_legacy": "_lenient",
+    "_parsers": "_grammar",
 }
 
 # Where a user should import from now, for the warning.

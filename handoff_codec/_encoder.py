@@ -12,10 +12,10 @@ from collections.abc import Callable, Iterable, Mapping
 from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
+from . import _grammar
 from . import _limits as limits
-from . import _parsers as grammar
 from ._errors import EncodeError
-from ._reader import KNOWN_ROLES
+from ._strict import KNOWN_ROLES
 
 __all__ = ["encode_records", "plain_line"]
 
@@ -91,11 +91,11 @@ def plain_line(item: Mapping[str, Any]) -> str | None:
             return line
     else:
         line = f"{role} ({name}): {content}"
-    if grammar.terminal("CANON_PLAIN").fullmatch(line) is None:
+    if _grammar.terminal("CANON_PLAIN").fullmatch(line) is None:
         return None
     # The line must also read back as these very fields: `developer (a): b): c`
     # matches CANON_PLAIN, but as name "a" and content "b): c".
-    read = grammar.terminal("PLAIN_RECORD").fullmatch(f"1. {line}\n")
+    read = _grammar.terminal("PLAIN_RECORD").fullmatch(f"1. {line}\n")
     if read is None or read.group("role", "name", "content") != (role, name, content):
         return None
     return line

@@ -49,6 +49,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
+from . import _grammar
 from . import _limits as limits
 from ._encoder import encode_records
 from ._errors import EncodeError
@@ -66,7 +67,6 @@ Item = dict[str, Any]
 # Content-part types that carry binary data or a file reference.
 MEDIA_PARTS = {"input_image": "image", "input_file": "file", "input_audio": "audio"}
 _DIGEST_KEY = "forwarded_sha256"
-_SIGNATURE_LINE_BYTES = len("(signed hmac-sha256 )\n") + 64
 
 
 class FallbackKind(str, Enum):
@@ -210,7 +210,7 @@ class HistoryWriter:
         self._held: list[Item] = []
         envelope = "\n".join((codec.preamble, codec.start, codec.end)) + "\n"
         self._envelope_bytes = limits.utf8_size(envelope) + (
-            _SIGNATURE_LINE_BYTES if codec.key is not None else 0)
+            len(_grammar.signature_line("0" * 64)) if codec.key is not None else 0)
 
     def note(self, kind: FallbackKind, detail: str, index: int | None = None) -> None:
         """Record a fallback (for the current item unless ``index`` is given)."""

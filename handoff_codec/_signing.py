@@ -29,16 +29,14 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import re
 from collections.abc import Iterable
 from typing import Literal
 
-from . import _compat
+from . import _compat, _grammar
 
 __all__ = ["DOMAIN", "Verdict", "sign_text", "split_signature", "verify_text"]
 
 DOMAIN = b"handoff-codec signed summary v1\n"
-SIGNATURE_LINE = re.compile(r"\(signed hmac-sha256 ([0-9a-f]{64})\)")
 
 
 # What verify_text finds: the values of the flattening Reason of the same name.
@@ -70,20 +68,19 @@ def sign_text(unsigned: str, key: bytes, head_lines: int = 2) -> str:
     head = _line_end(unsigned, head_lines)
     if head < 0:
         raise ValueError("the text has no line after its start marker")
-    line = f"(signed hmac-sha256 {_mac(key, unsigned)})\n"
+    line = _grammar.signature_line(_mac(key, unsigned))
     return unsigned[:head] + line + unsigned[head:]
 
 
 def split_signature(text: str, head_lines: int = 2) -> tuple[str, str | None]:
     """``(text without its signature line, hex signature)``; ``(text, None)`` if unsigned."""
     head = _line_end(text, head_lines)
-    end = text.find("\n", head) if head >= 0 else -1
-    if end < 0:
-        return text, None
-    match = SIGNATURE_LINE.fullmatch(text, head, end)
+    match = _grammar.terminal("_SIGNATURE").match(text, head) if head >= 0 else None
     if match is None:
         return text, None
-    return text[:head] + text[end + 1 :], match[1]
+    before, after = _grammar.signature_parts()
+    digest = text[match.start() + len(before):match.end() - len(after)]
+    return text[:head] + text[match.end():], digest
 
 
 def verify_text(text: str, keys: Iterable[bytes], head_lines: int = 2) -> Verdict:

@@ -42,7 +42,7 @@ def render() -> str:
     """The text of the generated module, from the grammar files as they are now."""
     from lark import Lark
 
-    from ._parsers import _grammar_dir, grammar_text
+    from ._grammar import _grammar_dir, grammar_text
 
     lines = [_HEADER]
     for name in GRAMMARS:

@@ -7,8 +7,7 @@ import dataclasses
 import pytest
 
 import handoff_codec
-from handoff_codec import Codec
-from handoff_codec import _parsers as grammar
+from handoff_codec import Codec, _grammar
 from tests.support.sdk import sdk_read
 
 ITEMS = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": None}]
@@ -79,7 +78,7 @@ def test_one_parser_per_configuration() -> None:
         codec = Codec(preamble="Earlier:", start="<cache-a>", end="</cache-a>")
         assert codec.loads(codec.dumps(ITEMS), strict=True) == codec.loads(codec.dumps(ITEMS))
         assert codec.loads(legacy_text) == [{"role": "user", "content": ""}]
-        sizes.append(grammar.parser.cache_info().currsize)
+        sizes.append(_grammar.parser.cache_info().currsize)
     assert sizes[0] == sizes[1] == sizes[2]  # built once: strict and lenient
 
 

@@ -11,14 +11,13 @@ from __future__ import annotations
 import pytest
 from lark import Lark
 
-from handoff_codec import _parsers as grammar
-from handoff_codec import _terminals_gen
+from handoff_codec import _grammar, _terminals_gen
 from handoff_codec._terminals import PATTERNS
 
 
 def _lark_terminals(name: str) -> dict[str, str]:
-    lexer = Lark(grammar.grammar_text(name), parser=None, lexer="basic",
-                 import_paths=[str(grammar._grammar_dir())])
+    lexer = Lark(_grammar.grammar_text(name), parser=None, lexer="basic",
+                 import_paths=[str(_grammar._grammar_dir())])
     return {str(t.name): t.pattern.to_regexp() for t in lexer.terminals}
 
 
@@ -33,14 +32,14 @@ def test_every_terminal_reads_as_lark_compiles_it(name: str) -> None:
     compiled = _lark_terminals(name)
     assert PATTERNS[name] == compiled
     for terminal, pattern in compiled.items():
-        assert grammar.terminal(terminal, name).pattern == pattern
+        assert _grammar.terminal(terminal, name).pattern == pattern
 
 
 def test_literals_come_from_the_generated_patterns() -> None:
-    assert grammar.literal("EMPTY_TRANSCRIPT") == "(no previous turns recorded)"
-    assert grammar.literal("LEGACY_PREAMBLE", "legacy") == (
+    assert _grammar.literal("EMPTY_TRANSCRIPT") == "(no previous turns recorded)"
+    assert _grammar.literal("LEGACY_PREAMBLE", "legacy") == (
         "For context, here is the conversation so far:")
     with pytest.raises(ValueError, match="not one string literal"):
-        grammar.literal("KNOWN_ROLE")
+        _grammar.literal("KNOWN_ROLE")
     with pytest.raises(KeyError, match="_terminals_gen"):
-        grammar.terminal("NO_SUCH_TERMINAL")
+        _grammar.terminal("NO_SUCH_TERMINAL")

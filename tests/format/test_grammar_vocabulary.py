@@ -18,10 +18,16 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 import handoff_codec
-from handoff_codec import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START, LEGACY_PREAMBLE, DecodeError
-from handoff_codec import _parsers as grammar
+from handoff_codec import (
+    DEFAULT_END,
+    DEFAULT_PREAMBLE,
+    DEFAULT_START,
+    LEGACY_PREAMBLE,
+    DecodeError,
+    _grammar,
+)
 from handoff_codec._encoder import encode_records, plain_line
-from handoff_codec._reader import KNOWN_ROLES, describe
+from handoff_codec._strict import KNOWN_ROLES, describe
 from tests.support.profiles import examples
 from tests.support.strategies import LINE_BREAKS, SPACES, json_values, texts
 
@@ -45,9 +51,9 @@ plain_roles = st.one_of(st.sampled_from([*sorted(KNOWN_ROLES), "assistant (bot)"
 def reference(role: str, name: str | None, content: str) -> str | None:
     """The grammar's own answer: CANON_PLAIN matches, and the reader reads the same back."""
     line = f"{role}: {content}" if name is None else f"{role} ({name}): {content}"
-    if grammar.terminal("CANON_PLAIN").fullmatch(line) is None:
+    if _grammar.terminal("CANON_PLAIN").fullmatch(line) is None:
         return None
-    read = grammar.terminal("PLAIN_RECORD").fullmatch(f"1. {line}\n")
+    read = _grammar.terminal("PLAIN_RECORD").fullmatch(f"1. {line}\n")
     if read is None or read.group("role", "name", "content") != (role, name, content):
         return None
     return line
@@ -111,7 +117,7 @@ def _language(pattern: str) -> set[str]:
 
 
 def test_known_roles_are_the_grammars() -> None:
-    assert _language(grammar.terminal("KNOWN_ROLE").pattern) == KNOWN_ROLES
+    assert _language(_grammar.terminal("KNOWN_ROLE").pattern) == KNOWN_ROLES
 
 
 @pytest.mark.parametrize(
@@ -126,17 +132,17 @@ def test_known_roles_are_the_grammars() -> None:
 def test_python_constants_equal_the_grammar(
     constant: str, terminal: str, grammar_name: str
 ) -> None:
-    assert constant == grammar.literal(terminal, grammar_name)
+    assert constant == _grammar.literal(terminal, grammar_name)
 
 
 def test_the_empty_transcript_line_is_the_grammars() -> None:
     lines = handoff_codec.dumps([]).split("\n")
-    assert lines[2] == grammar.literal("EMPTY_TRANSCRIPT")
+    assert lines[2] == _grammar.literal("EMPTY_TRANSCRIPT")
     assert handoff_codec.loads(handoff_codec.dumps([]), strict=True) == []
 
 
 def test_no_break_is_what_splitlines_breaks_at() -> None:
-    no_break = grammar.terminal("NO_BREAK")
+    no_break = _grammar.terminal("NO_BREAK")
     for code in range(0x110000):
         char = chr(code)
         breaks = len(f"a{char}b".splitlines()) > 1
@@ -149,8 +155,8 @@ def _terminal_names() -> set[str]:
 
     found = set()
     for name in ("summary", "legacy"):
-        lexer = Lark(grammar.grammar_text(name), parser=None, lexer="basic",
-                     import_paths=[str(grammar._grammar_dir())])
+        lexer = Lark(_grammar.grammar_text(name), parser=None, lexer="basic",
+                     import_paths=[str(_grammar._grammar_dir())])
         found.update(t.name for t in lexer.terminals)
     return found | {"$END"}
 
@@ -161,7 +167,7 @@ ALL_CAPS = re.compile(r"\$END|\b_*[A-Z][A-Z0-9]*_[A-Z0-9_]*\b|\b[A-Z]{4,}\b")
 
 @pytest.mark.parametrize("grammar_name", ["summary", "legacy"])
 def test_every_terminal_a_parser_can_expect_is_described(grammar_name: str) -> None:
-    parser = grammar.parser(grammar_name, literals=())
+    parser = _grammar.parser(grammar_name, literals=())
     fallback = describe("NO_SUCH_TERMINAL")
     for name in [*(t.name for t in parser.terminals), "$END"]:
         assert describe(name) != fallback, name

@@ -16,10 +16,9 @@ from lark import Token
 from lark.exceptions import UnexpectedInput
 
 import handoff_codec
-from handoff_codec import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START, Codec
-from handoff_codec import _parsers as grammar
+from handoff_codec import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START, Codec, _grammar
 from handoff_codec._errors import ReadFailure
-from handoff_codec._legacy import (
+from handoff_codec._lenient import (
     _heads_by_rule,
     _Numbered,
     _Reader,
@@ -45,7 +44,7 @@ def envelope_texts() -> st.SearchStrategy[str]:
 
 
 def lark_envelope(text: str, literals: Any = LITERALS) -> tuple[str, str, int] | None:
-    parser = grammar.legacy_envelope_parser(literals)
+    parser = _grammar.legacy_envelope_parser(literals)
     try:
         preamble, body, offset = parser.parse(text)
     except UnexpectedInput:
@@ -135,7 +134,7 @@ def test_numbered_lines_are_the_record_number_matches(body: str) -> None:
     # breaks with its own search, then matches RECORD_NUMBER after each.
     for begin in range(len(body) + 1):
         lines = _Numbered(body, begin)
-        matches = list(grammar.terminal("RECORD_NUMBER", "legacy").finditer(body, begin))
+        matches = list(_grammar.terminal("RECORD_NUMBER", "legacy").finditer(body, begin))
         assert list(lines.starts) == [match.start() for match in matches]
         assert list(lines.numbers) == [int(m[1]) if len(m[1]) <= 18 else 0 for m in matches]
 

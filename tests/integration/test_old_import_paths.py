@@ -23,6 +23,9 @@ MODULES = {
     "handoff_codec.stores": "StoreReport",
     "handoff_codec.stores.sqlite": "migrate_sqlite",
     "handoff_codec.stores.jsonl": "migrate_jsonl",
+    "handoff_codec._reader": "read",
+    "handoff_codec._legacy": "parse_lenient",
+    "handoff_codec._parsers": "parser",
 }
 NAMES = ["to_chat_messages", "validate", "replayable", "ValidationReport", "Problem",
          "sanitize", "empty", "migrate_item", "migrate_items", "MigrationResult",

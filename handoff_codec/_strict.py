@@ -21,23 +21,22 @@ from __future__ import annotations
 
 import functools
 import itertools
-import json
 import re
-from collections.abc import Callable
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, cast
 
+from . import _grammar
 from . import _limits as limits
-from . import _parsers as grammar
 from ._errors import DecodeError, DecodeReason, ReadFailure
+from ._json import json_object, whole_object
 
 if TYPE_CHECKING:
     from lark import Token, Tree
     from lark.exceptions import UnexpectedInput
 
 __all__ = [
-    "KNOWN_ROLES", "SHARED_ROLES", "Engine", "describe", "json_object", "lark_error", "read",
-    "read_if_current",
+    "KNOWN_ROLES", "SHARED_ROLES", "Engine", "check_engine", "describe", "envelope",
+    "lark_error", "read", "read_current",
 ]
 
 Item = dict[str, Any]
@@ -75,70 +74,6 @@ def describe(terminal: str) -> str:
     return _DESCRIPTIONS.get(terminal, "text that follows the summary grammar")
 
 
-# --------------------------------------------------------------- JSON records
-class _NonStandard(ValueError):
-    """NaN, Infinity or -Infinity, which RFC 8259 JSON does not allow."""
-
-
-def _refuse(name: str) -> Any:
-    raise _NonStandard(name)
-
-
-_STRICT_JSON = json.JSONDecoder(parse_constant=_refuse)
-# The C scanner behind json.loads (not in the type stubs): (value, end) or StopIteration.
-_scan_once: Callable[[str, int], tuple[Any, int]] = _STRICT_JSON.scan_once  # type: ignore[attr-defined]
-scan_json_strict = _scan_once  # for the lenient reader's own fast path
-# A JSON string (skipped whole), or a constant outside strings.
-_CONSTANT = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|(?P<constant>-?Infinity|NaN)', re.DOTALL)
-_JSON_EXPECTED = ("a JSON object",)
-
-
-def _too_deep(pos: int, max_depth: int) -> ReadFailure:
-    return ReadFailure(f"JSON record nested too deeply: more than max_depth={max_depth} levels",
-                       pos, _JSON_EXPECTED, DecodeReason.DEPTH)
-
-
-def json_object(
-    text: str, pos: int, max_depth: int, *, on_constant: Callable[[], object] | None = None
-) -> Item:
-    """Decode the JSON object ``text``, found at offset ``pos`` of the summary.
-
-    NaN, Infinity and -Infinity are refused, unless ``on_constant`` is given:
-    then they are read as floats and ``on_constant()`` is called once.
-    Raises ReadFailure with an absolute position: reason ``depth`` past
-    ``max_depth`` levels, ``json`` for anything that is not a JSON object.
-    """
-    deep = limits.depth_exceeded_at(text, max_depth)
-    if deep is not None:
-        raise _too_deep(pos + deep, max_depth)
-    try:
-        value = _STRICT_JSON.decode(text)
-    except json.JSONDecodeError as exc:
-        raise ReadFailure(f"invalid JSON record: {exc.msg}", pos + exc.pos, _JSON_EXPECTED,
-                          DecodeReason.JSON) from None
-    except _NonStandard:
-        if on_constant is None:
-            found = next(m for m in _CONSTANT.finditer(text) if m["constant"])
-            raise ReadFailure(f"invalid JSON record: {found['constant']} is not JSON "
-                              "(RFC 8259)", pos + found.start(), _JSON_EXPECTED,
-                              DecodeReason.JSON) from None
-        try:
-            value = json.loads(text)
-        except json.JSONDecodeError as exc:  # e.g. extra data after an object holding NaN
-            raise ReadFailure(f"invalid JSON record: {exc.msg}", pos + exc.pos, _JSON_EXPECTED,
-                              DecodeReason.JSON) from None
-        on_constant()
-    except RecursionError:  # a max_depth above what the json module can nest
-        raise _too_deep(pos, max_depth) from None
-    except ValueError as exc:  # an int over the digit limit
-        raise ReadFailure(f"invalid JSON record: {exc}", pos, _JSON_EXPECTED,
-                          DecodeReason.JSON) from None
-    if type(value) is not dict:
-        raise ReadFailure("a JSON record must be an object", pos, _JSON_EXPECTED,
-                          DecodeReason.JSON)
-    return value
-
-
 def _out_of_sequence(index: str, number: int, pos: int) -> ReadFailure:
     return ReadFailure(f"record number {index!r} out of sequence", pos,
                        (f"record {number}",), DecodeReason.NUMBERING)
@@ -155,12 +90,17 @@ def _is_maybe_legacy(role: str, content: str) -> bool:
 
 
 # --------------------------------------------------------------- the fast engine
+# The signature line (``_SIGNATURE``): its first characters, and its pattern.
+_SIGNATURE_START = _grammar.signature_parts()[0]
+_signature = _grammar.terminal("_SIGNATURE").match
+
+
 @functools.cache
-def _envelope(literals: Literals) -> tuple[str, str, str]:
+def envelope(literals: Literals) -> tuple[str, str, str]:
     """The text before the body, the empty body line, and the end marker."""
     values = dict(literals)
     head = f"{values['PREAMBLE']}\n{values['START_MARKER']}\n"
-    return head, grammar.literal("EMPTY_TRANSCRIPT") + "\n", values["END_MARKER"]
+    return head, _grammar.literal("EMPTY_TRANSCRIPT") + "\n", values["END_MARKER"]
 
 
 @functools.cache
@@ -174,14 +114,14 @@ def _record() -> re.Pattern[str]:
     it, with no name). No line matches both JSON and plain records (a plain
     role never starts with "{"), so the order only decides which is tried first.
     """
-    plain = grammar.terminal("PLAIN_RECORD").pattern
+    plain = _grammar.terminal("PLAIN_RECORD").pattern
     head, role, rest = plain.partition("(?P<role>")
     _, colon, tail = rest.partition(": ?(?P<content>")
     if not (role and colon):
         raise AssertionError(f"PLAIN_RECORD {plain!r} has no role group followed by ': ?'")
-    known_role = grammar.terminal("KNOWN_ROLE").pattern
+    known_role = _grammar.terminal("KNOWN_ROLE").pattern
     known = f"{head}(?P<role>{known_role}){colon}{tail}".replace("(?P<", "(?P<known_")
-    json_record = grammar.terminal("JSON_RECORD").pattern
+    json_record = _grammar.terminal("JSON_RECORD").pattern
     pattern = re.compile(f"(?:{known})|(?:{json_record})|(?:{plain})")
     order = ("known_index", "known_role", "known_content", "json_index", "json",
              "index", "role", "name", "content")
@@ -192,28 +132,30 @@ def _record() -> re.Pattern[str]:
 
 def _read_fast(
     text: str, literals: Literals, max_depth: int, *, why: bool = True,
-    max_records: int = limits.DEFAULT_MAX_RECORDS,
-) -> tuple[list[Item], bool] | None:
-    """The items and the legacy note; None when the text breaks the grammar.
+    max_records: int = limits.DEFAULT_MAX_RECORDS, lenient_same: bool = False,
+) -> list[Item] | None:
+    """The items; None when the text breaks the grammar.
 
     A record out of sequence or not JSON raises ReadFailure when the syntax is
     sound. With ``why=False`` the syntax is not checked: any text that is
     not current may then give None or ReadFailure. Reading stops after
     ``max_records + 1`` records, giving None: the caller then checks the limit.
+    With ``lenient_same`` it gives None too at the first plain record that the
+    lenient reader may read otherwise (:func:`read_current`).
     """
-    head, empty, end = _envelope(literals)
+    head, empty, end = envelope(literals)
     if not text.startswith(head):
         return None
     pos = len(head)
-    signature = grammar.terminal("_SIGNATURE").match(text, pos)
-    if signature is not None:
-        pos = signature.end()
+    if text.startswith(_SIGNATURE_START, pos):
+        signature = _signature(text, pos)
+        if signature is not None:
+            pos = signature.end()
     items: list[Item] = []
-    maybe_legacy = False
     if text.startswith(empty, pos):
         pos += len(empty)
     else:
-        append, shared, scan_json = items.append, SHARED_ROLES.get, _scan_once
+        append, shared, whole = items.append, SHARED_ROLES.get, whole_object
         known_roles = SHARED_ROLES
         match = None
         try:
@@ -227,8 +169,8 @@ def _read_fast(
                  index, role, name, content) = match.groups()
                 if known is not None:
                     append({"role": known_roles[known], "content": known_content})
-                    if known_content[:1] == "[":
-                        maybe_legacy = True
+                    if known_content[:1] == "[" and lenient_same:
+                        return None
                     if known_index != number:
                         raise _out_of_sequence(known_index, len(items), match.start())
                 elif json_text is None:
@@ -237,22 +179,15 @@ def _read_fast(
                         append({"role": role, "content": content})
                     else:
                         append({"role": role, "name": name, "content": content})
-                    if content[:1] == "[" or role not in KNOWN_ROLES:
-                        maybe_legacy = True
+                    if lenient_same and (content[:1] == "[" or role not in KNOWN_ROLES):
+                        return None
                     if index != number:
                         raise _out_of_sequence(index, len(items), match.start())
                 else:
-                    # The C scanner that json.loads calls, minus its wrappers, on a record
-                    # whose JSON, if it reads whole, cannot nest too deep (each level takes
-                    # two brackets); json_object says why it fails, or reads trailing spaces.
-                    value, stop = None, -1
-                    if len(json_text) <= 2 * max_depth + 1 or (
-                            json_text.count("{") + json_text.count("[") <= max_depth):
-                        try:
-                            value, stop = scan_json(json_text, 0)
-                        except (StopIteration, ValueError, RecursionError):
-                            stop = -1
-                    if stop != len(json_text) or type(value) is not dict:
+                    # json_object says why the C scanner's fast path gives None, or
+                    # reads the trailing spaces it leaves.
+                    value = whole(json_text, max_depth)
+                    if value is None:
                         value = json_object(json_text, match.start("json"), max_depth)
                     append(value)
                     if json_index != number:
@@ -261,7 +196,7 @@ def _read_fast(
             if not why:
                 raise
             assert match is not None
-            run = grammar.terminal("RECORDS").match(text, match.start())
+            run = _grammar.terminal("RECORDS").match(text, match.start())
             if run is not None and len(text) - run.end() == len(end) and text.endswith(end):
                 raise  # the syntax is sound: the parser would reach this record too
             return None
@@ -271,15 +206,18 @@ def _read_fast(
             return None
     if len(text) - pos != len(end) or not text.endswith(end):
         return None
-    return items, maybe_legacy
+    return items
 
 
 # --------------------------------------------------------------- the LALR engine
-def _read_lark(text: str, literals: Literals, max_depth: int) -> tuple[list[Item], bool]:
-    from lark.exceptions import UnexpectedInput
+def _read_lark(text: str, literals: Literals, max_depth: int, *,
+               lenient_same: bool = False) -> list[Item] | None:
+    """The items, read by the LALR parser; with ``lenient_same``, None when a
+    plain record may read otherwise leniently (as for :func:`_read_fast`)."""
+    from lark.exceptions import UnexpectedInput  # Lark only for engine="lark" and errors
 
     try:
-        tree = grammar.parser("summary", literals=literals).parse(text)
+        tree = _grammar.parser("summary", literals=literals).parse(text)
     except UnexpectedInput as exc:
         raise lark_error(text, exc) from None
     body = cast("Tree[Token]", tree.children[2])
@@ -287,13 +225,14 @@ def _read_lark(text: str, literals: Literals, max_depth: int) -> tuple[list[Item
     maybe_legacy = False
     for run in cast("list[Token]", body.children) if body.data == "records" else ():
         maybe_legacy = _records(run, max_depth, items) or maybe_legacy
-    return items, maybe_legacy
+    return None if lenient_same and maybe_legacy else items
 
 
 def _records(run: Token, max_depth: int, items: list[Item]) -> bool:
-    """Append the items of the ``RECORDS`` token ``run``; whether one may be legacy."""
-    plain = grammar.terminal("PLAIN_RECORD").match
-    json_record = grammar.terminal("JSON_RECORD").match
+    """Append the items of the ``RECORDS`` token ``run``; whether a plain one
+    may read otherwise leniently."""
+    plain = _grammar.terminal("PLAIN_RECORD").match
+    json_record = _grammar.terminal("JSON_RECORD").match
     text, pos, start = str(run), 0, run.start_pos or 0
     maybe_legacy = False
     while pos < len(text):
@@ -346,21 +285,23 @@ def lark_error(text: str, exc: UnexpectedInput) -> DecodeError:
 
 
 # --------------------------------------------------------------- the entry point
+def check_engine(engine: str) -> None:
+    """ValueError for an engine that is neither ``"fast"`` nor ``"lark"``."""
+    if engine not in ("fast", "lark"):
+        raise ValueError(f"engine must be 'fast' or 'lark', not {engine!r}")
+
+
 def read(
     text: str, literals: Literals, max_depth: int, engine: Engine = "fast", *,
     max_records: int = limits.DEFAULT_MAX_RECORDS,
-) -> tuple[list[Item], bool]:
-    """The items of a current-format summary, and whether it may read otherwise leniently.
+) -> list[Item]:
+    """The items of a current-format summary.
 
-    The flag is true when a plain record has a role that is not a
-    ``KNOWN_ROLE`` or content that starts with "[": the lenient reader may
-    read such a record as a legacy form. Raises DecodeError on more than
-    ``max_records`` numbered lines (before anything else), any deviation from
-    the grammar, a record out of sequence, or a JSON record that is not an
-    RFC 8259 object within ``max_depth`` levels.
+    Raises DecodeError on more than ``max_records`` numbered lines (before
+    anything else), any deviation from the grammar, a record out of sequence,
+    or a JSON record that is not an RFC 8259 object within ``max_depth`` levels.
     """
-    if engine not in ("fast", "lark"):
-        raise ValueError(f"engine must be 'fast' or 'lark', not {engine!r}")
+    check_engine(engine)
     try:
         if engine == "fast":
             # The fast reader reads at most max_records + 1 records, so the limit
@@ -373,26 +314,34 @@ def read(
             if result is not None:
                 return result
         limits.check_records(text, max_records=max_records)
-        return _read_lark(text, literals, max_depth)
+        items = _read_lark(text, literals, max_depth)
+        assert items is not None
+        return items
     except ReadFailure as failure:
         raise failure.at(text) from None
 
 
-def read_if_current(
+def read_current(
     text: str, literals: Literals, max_depth: int, engine: Engine = "fast", *,
     max_records: int = limits.DEFAULT_MAX_RECORDS,
-) -> tuple[list[Item], bool] | None:
-    """:func:`read`, or None (without working out why) when ``text`` is not current.
+) -> list[Item] | None:
+    """The items of ``text`` when it is current and the lenient reader would
+    read it the same; None otherwise, without working out why.
 
-    None too when the text is over ``max_records``: the caller checks that limit
-    before reading the text otherwise.
+    The lenient reader may read otherwise a plain record whose role is not a
+    ``KNOWN_ROLE`` (``other: {json}`` as a typed item, as the Agents SDK does;
+    ``user (a:b): x`` as a named user turn) or whose content starts with "["
+    (a legacy JSON list). None too when the text is over ``max_records``: the
+    lenient reader checks that limit before it reads the text.
     """
     if engine == "fast":
         try:
-            return _read_fast(text, literals, max_depth, why=False, max_records=max_records)
+            return _read_fast(text, literals, max_depth, why=False, max_records=max_records,
+                              lenient_same=True)
         except ReadFailure:
             return None
     try:
-        return read(text, literals, max_depth, engine, max_records=max_records)
-    except DecodeError:
+        limits.check_records(text, max_records=max_records)
+        return _read_lark(text, literals, max_depth, lenient_same=True)
+    except (DecodeError, ReadFailure):
         return None

@@ -12,13 +12,16 @@ import functools
 import re
 from typing import TYPE_CHECKING, Any
 
+from ._terminals import PATTERNS
+
 if TYPE_CHECKING:
     from pathlib import Path
 
     from lark import Lark
     from lark.lexer import TerminalDef
 
-__all__ = ["grammar_text", "legacy_envelope_parser", "literal", "parser", "terminal"]
+__all__ = ["grammar_text", "legacy_envelope_parser", "literal", "parser", "signature_line",
+           "signature_parts", "terminal"]
 
 
 def _grammar_dir() -> Path:
@@ -79,8 +82,6 @@ def terminal(name: str, grammar: str = "summary") -> re.Pattern[str]:
     The pattern Lark compiles for it, from the generated ``_terminals`` module
     (``python -m handoff_codec._terminals_gen`` rewrites it from the grammar).
     """
-    from ._terminals import PATTERNS
-
     try:
         return re.compile(PATTERNS[grammar][name])
     except KeyError:
@@ -96,6 +97,27 @@ def literal(name: str, grammar: str = "summary") -> str:
     if re.escape(text) != pattern:
         raise ValueError(f"terminal {name} is not one string literal")
     return text
+
+
+_HEX_DIGEST = "[0-9a-f]{64}"
+
+
+@functools.cache
+def signature_parts() -> tuple[str, str]:
+    """The text of the grammar's ``_SIGNATURE`` line before and after its 64 hex digits."""
+    signature = terminal("_SIGNATURE")
+    before, _, after = (re.sub(r"\\(.)", r"\1", part)  # re.escape undone
+                        for part in signature.pattern.partition(_HEX_DIGEST))
+    if signature.fullmatch(f"{before}{'0' * 64}{after}") is None:
+        raise AssertionError(f"_SIGNATURE {signature.pattern!r} is not a literal around "
+                             f"{_HEX_DIGEST}")
+    return before, after
+
+
+def signature_line(digest: str) -> str:
+    """The grammar's ``_SIGNATURE`` line (with its line break) for a hex SHA-256 digest."""
+    before, after = signature_parts()
+    return f"{before}{digest}{after}"
 
 
 @functools.cache

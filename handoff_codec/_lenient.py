@@ -15,29 +15,25 @@ kept as a few ints each (:class:`~handoff_codec._report.Recoveries`).
 from __future__ import annotations
 
 import functools
-import json
 import re
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from itertools import chain, compress, islice, repeat
 from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
     from lark import Token
 
+from . import _grammar
 from . import _limits as limits
-from . import _parsers as grammar
 from ._errors import DecodeError, DecodeReason, ReadFailure
-from ._reader import (
+from ._json import json_object, json_value, whole_object
+from ._report import Decoded, Format, Note, Recoveries, RecoveryKind, int_array
+from ._strict import (
     KNOWN_ROLES,
     SHARED_ROLES,
-    Engine,
-    json_object,
     lark_error,
-    read_if_current,
-    scan_json_strict,
 )
-from ._report import Decoded, Format, Note, Recoveries, RecoveryKind, int_array
 
 __all__ = ["parse_lenient"]
 
@@ -55,12 +51,12 @@ def _shapes(literals: Literals) -> tuple[tuple[tuple[str, str], ...], str, str] 
     """
     values = dict(literals)
     preambles = (("PREAMBLE", values["PREAMBLE"]),
-                 ("LEGACY_PREAMBLE", grammar.literal("LEGACY_PREAMBLE", "legacy")))
+                 ("LEGACY_PREAMBLE", _grammar.literal("LEGACY_PREAMBLE", "legacy")))
     (_, first), (_, second) = preambles
     if first.startswith(second) or second.startswith(first):
         return None
     heads = tuple((name, f"{preamble}\n{values['START_MARKER']}\n") for name, preamble in preambles)
-    return heads, grammar.literal("EMPTY_TRANSCRIPT"), values["END_MARKER"]
+    return heads, _grammar.literal("EMPTY_TRANSCRIPT"), values["END_MARKER"]
 
 
 def _split(text: str, literals: Literals) -> tuple[str, int, int] | None:
@@ -80,7 +76,7 @@ def _split(text: str, literals: Literals) -> tuple[str, int, int] | None:
         return None
     name, head = found
     pos = len(head)
-    signature = grammar.terminal("_SIGNATURE").match(text, pos)
+    signature = _grammar.terminal("_SIGNATURE").match(text, pos)
     if signature is not None:
         pos = signature.end()
     if text.startswith(empty, pos):
@@ -98,7 +94,7 @@ def _envelope(text: str, literals: Literals) -> tuple[str, int, int]:
         return split
     from lark.exceptions import UnexpectedInput  # Lark only for text the shortcut leaves
 
-    lark_parser = grammar.legacy_envelope_parser(literals)
+    lark_parser = _grammar.legacy_envelope_parser(literals)
     try:
         preamble, body, offset = cast("tuple[Token, str, int]", lark_parser.parse(text))
     except UnexpectedInput as exc:
@@ -107,7 +103,7 @@ def _envelope(text: str, literals: Literals) -> tuple[str, int, int]:
 
 
 def _legacy(name: str) -> re.Pattern[str]:
-    return grammar.terminal(name, "legacy")
+    return _grammar.terminal(name, "legacy")
 
 
 @functools.cache
@@ -137,7 +133,7 @@ def _record_in_order() -> re.Pattern[str]:
     if "(?P<number>" not in numbered:
         raise AssertionError(f"RECORD_NUMBER {numbered!r} has no number group")
     following = f"(?={numbered.replace('(?P<number>', '(?:')}|\\Z)"  # the next record, or the end
-    known = grammar.terminal("KNOWN_ROLE").pattern
+    known = _grammar.terminal("KNOWN_ROLE").pattern
     return re.compile(
         f"{numbered}(?: (?:(?P<role>{known}): ?(?P<content>[^\\n]*)|(?P<bare>{known})[ \\t]*"
         f"|(?P<json>\\{{[^\\n]*))\\n{following}|(?P<rest>[^\\n]*)\\n(?:{following}(?P<alone>))?)")
@@ -189,7 +185,7 @@ class _Numbered:
         for start in self.starts:
             if text.startswith("{", text.index(".", start) + 2):
                 match = json_line(text, start, end)
-                if match is not None and _whole_object(match["json"], max_depth) is not None:
+                if match is not None and whole_object(match["json"], max_depth) is not None:
                     return True
             elif empty_turn(text, start, end) is not None:
                 return True
@@ -307,7 +303,7 @@ def _heads_by_rule(lines: _Numbered, inside: bytearray, max_depth: int = 200) ->
     if not lines.old_writer_sign(shaped):
         is_head = bytearray(map(int.__or__, is_head, shaped))
     text, starts, numbers, end = lines.text, lines.starts, lines.numbers, lines.end
-    plain = grammar.terminal("PLAIN_RECORD").match
+    plain = _grammar.terminal("PLAIN_RECORD").match
     doubtful = int_array(count)
     above = -1
     for index in range(count):
@@ -646,7 +642,7 @@ class _Reader:
 
     def whole_object(self, source: str) -> Item | None:
         """:func:`_whole_object` within this reader's ``max_depth``."""
-        return _whole_object(source, self.max_depth)
+        return whole_object(source, self.max_depth)
 
     def json_record(self, match: re.Match[str], line: int) -> Item | None:
         source = match["json"]
@@ -671,7 +667,7 @@ class _Reader:
         if continued:
             self.note(line, _Code.CONTINUATION, continued)
         elif role not in KNOWN_ROLES and name is None:
-            typed = _json_value(content)
+            typed = json_value(content)
             if isinstance(typed, dict):
                 self.note(line, _Code.TYPED_RECORD, match.start("role"), len(role))
                 typed["type"] = role
@@ -692,7 +688,7 @@ class _Reader:
 
 def _list_code(item: Item, *, old_writer: bool) -> int:
     """The list content note for ``item``, whose content starts with "["; LIST_PENDING for none."""
-    value = _json_value(item["content"])
+    value = json_value(item["content"])
     if not isinstance(value, list):
         return _Code.LIST_PENDING
     if old_writer:
@@ -717,21 +713,6 @@ def _list_code(item: Item, *, old_writer: bool) -> int:
 CONTENT_PART_TYPES = frozenset({"input_audio", "input_file", "input_image", "input_text"})
 
 
-def _whole_object(source: str, max_depth: int) -> Item | None:
-    """The usual JSON record: an object read whole by the C scanner, as
-    json_object would read it (JSON that reads whole takes two brackets a
-    level); None for anything else, which json_object reads or says why not."""
-    if len(source) <= 2 * max_depth + 1 or \
-            source.count("{") + source.count("[") <= max_depth:
-        try:
-            value, stop = scan_json_strict(source, 0)
-        except (StopIteration, ValueError, RecursionError):
-            return None
-        if stop == len(source) and type(value) is dict:
-            return value
-    return None
-
-
 def _fields(match: re.Match[str], content: str) -> Item:
     role, name = match.group("role", "name")
     role = SHARED_ROLES.get(role, role)
@@ -740,37 +721,16 @@ def _fields(match: re.Match[str], content: str) -> Item:
     return {"role": role, "name": name, "content": content}
 
 
-_scan_json: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
-
-
-def _json_value(text: str) -> Any:
-    """``json.loads(text)``, or None when that raises."""
-    try:
-        value, end = _scan_json(text, 0)  # the C scanner that json.loads calls, minus its wrappers
-        if end == len(text):
-            return value
-    except (StopIteration, ValueError, RecursionError):
-        pass
-    try:
-        return json.loads(text)  # leading or trailing spaces, or the error
-    except (ValueError, RecursionError):
-        return None
-
-
 def parse_lenient(
     text: str, literals: tuple[tuple[str, str], ...], start: str, end: str, max_depth: int,
-    engine: Engine = "fast", *, max_records: int = limits.DEFAULT_MAX_RECORDS,
+    *, max_records: int = limits.DEFAULT_MAX_RECORDS,
 ) -> Decoded:
     """Read a summary of any generation, reporting every recovery.
 
-    Text in the current format is read by the strict reader (``engine``); the
-    lenient grammar runs only when that fails, or when a plain record may be a
-    legacy form (see ``_reader.read``). Raises DecodeError on more than
-    ``max_records`` numbered lines, before reading leniently.
+    The router (``_route``) sends here the text that the strict reader does not
+    read as this reader would. Raises DecodeError on more than ``max_records``
+    numbered lines, before reading anything else.
     """
-    current = read_if_current(text, literals, max_depth, engine, max_records=max_records)
-    if current is not None and not current[1]:
-        return Decoded.model_construct(items=current[0], format=Format.CURRENT, recoveries=[])
     limits.check_records(text, max_records=max_records)
     preamble, begin, stop = _envelope(text, literals)
     line = text.count("\n", 0, begin) + 1

@@ -1,0 +1,112 @@
+"""The router: one cheap look at a summary decides which reader reads it.
+
+``Codec.decode`` and ``Codec.loads`` (default, lenient mode) come here. Text
+that starts with the codec's own preamble and start marker, and whose body
+lines all start like a record that the strict reader reads as the lenient one
+would (``N. {``, or ``N.`` and a ``KNOWN_ROLE`` followed by ":" or " (",
+content not starting with "["; or the signature line, or the empty
+transcript), goes to the strict reader's single pass
+(``_strict.read_current``); the lenient reader (``_lenient``) reads it when
+that pass gives up, and reads every other text at once: the short legacy
+preamble, a bare role, a line that is not numbered, an ``other: {json}``
+record, list content (among the lines that start in the first ``_LOOK``
+characters of the body; a later one the strict pass finds itself, and gives
+up on). The look only spares work: it sends to the lenient
+reader only text that the strict pass would give up on, so the result is the
+same as trying the strict pass on every text (``tests/format/test_route.py``).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Any
+
+from . import _grammar, _lenient, _strict
+from ._report import Decoded, Format
+
+__all__ = ["Router", "router"]
+
+Item = dict[str, Any]
+Literals = tuple[tuple[str, str], ...]
+
+# How far into the body the look goes: a few lines, the whole of a one-item summary.
+_LOOK = 256
+
+
+@functools.cache
+def _legacy_line() -> re.Pattern[str]:
+    """A line break followed by a line that the strict pass may not read as the lenient reader."""
+    known = _grammar.terminal("KNOWN_ROLE").pattern
+    signature = re.escape(_grammar.signature_parts()[0])  # its line may end past the look
+    empty = _grammar.terminal("EMPTY_TRANSCRIPT").pattern
+    return re.compile(f"\\n(?![0-9]+\\. (?:\\{{|{known}(?: \\(|(?!: ?\\[):))"
+                      f"|{signature}|{empty})")
+
+
+class Router:
+    """The look and the readers for one codec's envelope and limits."""
+
+    __slots__ = ("end", "head", "legacy_line", "literals", "max_depth", "max_records", "start",
+                 "tail")
+
+    def __init__(self, literals: Literals, start: str, end: str, max_depth: int,
+                 max_records: int) -> None:
+        self.literals, self.start, self.end = literals, start, end
+        self.max_depth, self.max_records = max_depth, max_records
+        self.head = _strict.envelope(literals)[0]
+        self.tail = len(end) + 1  # the line break before the end marker, and the marker
+        self.legacy_line = _legacy_line()
+
+    def looks_current(self, text: str) -> bool:
+        """Whether the strict pass may read ``text`` as the lenient reader would.
+
+        False only for text that pass would give up on: not the codec's head,
+        or a body line that is not shaped like such a record, the signature
+        line or the empty transcript, among the lines that start in the first
+        ``_LOOK`` characters of the body (the look costs about a nanosecond a
+        character: on a long body the strict pass finds a later one itself).
+        """
+        head = self.head
+        if not text.startswith(head):
+            return False
+        begin, stop = len(head) - 1, len(text) - self.tail
+        if stop - begin > _LOOK:  # whole lines only: each line break's look sees its line
+            stop = text.rfind("\n", begin, begin + _LOOK)
+        return self.legacy_line.search(text, begin, stop) is None
+
+    def items(self, text: str, engine: _strict.Engine = "fast") -> list[Item]:
+        """The items of the lenient reading of ``text`` (:meth:`decode`'s)."""
+        if engine != "fast":
+            _strict.check_engine(engine)
+        if self.looks_current(text):
+            items = _strict.read_current(text, self.literals, self.max_depth, engine,
+                                         max_records=self.max_records)
+            if items is not None:
+                return items
+        return self.lenient(text).items
+
+    def decode(self, text: str, engine: _strict.Engine = "fast") -> Decoded:
+        """The lenient reading of ``text``: the strict pass when the look allows, else (or
+        when that pass gives up) the lenient reader. Raises what the lenient reader raises."""
+        if engine != "fast":
+            _strict.check_engine(engine)
+        if self.looks_current(text):
+            items = _strict.read_current(text, self.literals, self.max_depth, engine,
+                                         max_records=self.max_records)
+            if items is not None:
+                return Decoded.model_construct(items=items, format=Format.CURRENT, recoveries=[])
+        return self.lenient(text)
+
+    def lenient(self, text: str) -> Decoded:
+        return _lenient.parse_lenient(text, self.literals, self.start, self.end, self.max_depth,
+                                      max_records=self.max_records)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return router, (self.literals, self.start, self.end, self.max_depth, self.max_records)
+
+
+@functools.cache
+def router(literals: Literals, start: str, end: str, max_depth: int, max_records: int) -> Router:
+    """The router for one configuration, built once."""
+    return Router(literals, start, end, max_depth, max_records)
