@@ -258,11 +258,22 @@ def floor_compare(rows: int, batch_size: int, rounds: int) -> dict[str, Any]:
                 times[which] = result["seconds"]
                 for leftover in Path(folder).glob(f"{which}-{round_}.db*"):
                     leftover.unlink()
-            ours.append(times["ours"])
-            floor.append(times["floor"])
-            ratios.append(times["ours"] / times["floor"])
-            print(f"  round {round_ + 1}: ours {times['ours']:.2f} s, floor "
-                  f"{times['floor']:.2f} s, ratio {ratios[-1]:.2f}", flush=True)
+            _record(round_, times, ours, floor, ratios)
+    return _medians(rows, ours, floor, ratios)
+
+
+def _record(round_: int, times: dict[str, float], ours: list[float], floor: list[float],
+            ratios: list[float]) -> None:
+    """Keep and print one round's pair of times."""
+    ours.append(times["ours"])
+    floor.append(times["floor"])
+    ratios.append(times["ours"] / times["floor"])
+    print(f"  round {round_ + 1}: ours {times['ours']:.2f} s, floor "
+          f"{times['floor']:.2f} s, ratio {ratios[-1]:.2f}", flush=True)
+
+
+def _medians(rows: int, ours: list[float], floor: list[float],
+             ratios: list[float]) -> dict[str, Any]:
     return {"rows": rows, "ours_s": statistics.median(ours),
             "floor_s": statistics.median(floor), "ratio": statistics.median(ratios)}
 
@@ -313,13 +324,8 @@ def floor_server_compare(url: str, rows: int, batch_size: int, rounds: int) -> d
                 else:
                     result = _child("--floor-store-run", store, "--batch-size", str(batch_size))
             times[which] = result["seconds"]
-        ours.append(times["ours"])
-        floor.append(times["floor"])
-        ratios.append(times["ours"] / times["floor"])
-        print(f"  round {round_ + 1}: ours {times['ours']:.2f} s, floor "
-              f"{times['floor']:.2f} s, ratio {ratios[-1]:.2f}", flush=True)
-    return {"rows": rows, "ours_s": statistics.median(ours),
-            "floor_s": statistics.median(floor), "ratio": statistics.median(ratios)}
+        _record(round_, times, ours, floor, ratios)
+    return _medians(rows, ours, floor, ratios)
 
 
 def _child(*args: str) -> dict[str, Any]:

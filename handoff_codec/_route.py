@@ -77,26 +77,25 @@ class Router:
 
     def items(self, text: str, engine: _strict.Engine = "fast") -> list[Item]:
         """The items of the lenient reading of ``text`` (:meth:`decode`'s)."""
-        if engine != "fast":
-            _strict.check_engine(engine)
-        if self.looks_current(text):
-            items = _strict.read_current(text, self.literals, self.max_depth, engine,
-                                         max_records=self.max_records)
-            if items is not None:
-                return items
-        return self.lenient(text).items
+        items = self._current(text, engine)
+        return items if items is not None else self.lenient(text).items
 
     def decode(self, text: str, engine: _strict.Engine = "fast") -> Decoded:
         """The lenient reading of ``text``: the strict pass when the look allows, else (or
         when that pass gives up) the lenient reader. Raises what the lenient reader raises."""
+        items = self._current(text, engine)
+        if items is not None:
+            return Decoded.model_construct(items=items, format=Format.CURRENT, recoveries=[])
+        return self.lenient(text)
+
+    def _current(self, text: str, engine: _strict.Engine) -> list[Item] | None:
+        """The strict pass's items, when the look allows it and the pass reads ``text``."""
         if engine != "fast":
             _strict.check_engine(engine)
-        if self.looks_current(text):
-            items = _strict.read_current(text, self.literals, self.max_depth, engine,
-                                         max_records=self.max_records)
-            if items is not None:
-                return Decoded.model_construct(items=items, format=Format.CURRENT, recoveries=[])
-        return self.lenient(text)
+        if not self.looks_current(text):
+            return None
+        return _strict.read_current(text, self.literals, self.max_depth, engine,
+                                    max_records=self.max_records)
 
     def lenient(self, text: str) -> Decoded:
         return _lenient.parse_lenient(text, self.literals, self.start, self.end, self.max_depth,
