@@ -17,7 +17,7 @@ from . import _limits as limits
 from ._errors import EncodeError
 from ._strict import KNOWN_ROLES
 
-__all__ = ["encode_records", "plain_line"]
+__all__ = ["SURROGATE", "encode_records", "plain_line"]
 
 # json.dumps(ensure_ascii=False) leaves these raw: three characters that
 # str.splitlines() breaks at, and surrogates, which UTF-8 cannot encode. They
@@ -26,6 +26,8 @@ __all__ = ["encode_records", "plain_line"]
 # JSON reads as one character past U+FFFF.
 _RAW_IN_JSON = re.compile("[\x85\u2028\u2029\ud800-\udfff]")
 _SURROGATE_PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
+# A surrogate: a str holds one, UTF-8 cannot (markers, the CLI's output).
+SURROGATE = re.compile("[\ud800-\udfff]")
 # A key as json writes an int, float, bool or None key: a number, true, false
 # or null. Checked by its characters, a quick test that a few str keys pass too.
 _LITERAL_KEY = re.compile(r'"[-0-9tfn][-0-9.e+rualsn]*": ')

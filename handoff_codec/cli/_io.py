@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from typing import Any, BinaryIO, TextIO
 
+from .._encoder import SURROGATE
 from . import EXIT_USAGE, CliError
 
 __all__ = [
@@ -144,10 +145,6 @@ def add_json_argument(parser: Any, what: str) -> None:
                              '{"error": {"exit", "message"}})')
 
 
-# Surrogates: a str holds them, UTF-8 cannot.
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
 def _utf8(stream: TextIO) -> bool:
     encoding = getattr(stream, "encoding", None) or "utf-8"
     try:
@@ -170,7 +167,7 @@ def json_text(value: Any, *, indent: int | None = 2, ascii_only: bool = False,
     text = json.dumps(value, ensure_ascii=ascii_only, indent=indent, default=default)
     if text.isascii():
         return text
-    return _SURROGATE.sub(_escaped, text)
+    return SURROGATE.sub(_escaped, text)
 
 
 def write_json(value: Any, *, indent: int | None = 2,
@@ -190,7 +187,7 @@ def write_text(text: str, what: str) -> None:
     Nothing is written when the stream's encoding cannot hold every character.
     """
     stream = sys.stdout
-    if not _utf8(stream) or (not text.isascii() and _SURROGATE.search(text)):
+    if not _utf8(stream) or (not text.isascii() and SURROGATE.search(text)):
         encoding = getattr(stream, "encoding", None) or "utf-8"
         try:
             text.encode(encoding)
