@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -13,7 +12,7 @@ if TYPE_CHECKING:
 
 from . import _flatten, _grammar, _route, _strict
 from . import _limits as limits
-from ._encoder import encode_records
+from ._encoder import SURROGATE, encode_records
 from ._errors import EncodeError
 from ._report import Decoded, Format
 
@@ -29,11 +28,6 @@ LEGACY_PREAMBLE = "For context, here is the conversation so far:"
 DEFAULT_START = "<CONVERSATION HISTORY>"
 DEFAULT_END = "</CONVERSATION HISTORY>"
 
-# A line that starts like a record. Markers may span lines (the Agents SDK
-# accepts any wrappers), but a line of the end marker that a reader could take
-# for a record, before the marker's last line, would make the text ambiguous.
-_RECORD_LINE = re.compile(r"^[0-9]+\. ", re.MULTILINE)
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 Item = dict[str, Any]
 
@@ -74,12 +68,16 @@ class Codec:
             value = getattr(self, name)
             if not isinstance(value, str) or not value:
                 raise ValueError(f"Codec {name} must be a non-empty string")
-            if _SURROGATE.search(value):
+            if SURROGATE.search(value):
                 raise ValueError(f"Codec {name} holds a lone surrogate, which no UTF-8 "
                                  "text can store")
         if "\n" in self.preamble:
             raise ValueError("Codec preamble must be one line, without '\\n'")
-        if _RECORD_LINE.search(self.end.rpartition("\n")[0]):
+        # Markers may span lines (the Agents SDK accepts any wrappers), but a line
+        # of the end marker that the lenient reader numbers as a record line
+        # (grammar/legacy.lark's RECORD_NUMBER), before its last line, would
+        # make the text ambiguous.
+        if _grammar.terminal("RECORD_NUMBER", "legacy").search(self.end.rpartition("\n")[0]):
             raise ValueError("Codec end must not hold a line shaped like a record "
                              "('N. ...') before its last line")
         for name in ("max_bytes", "max_records", "max_depth"):

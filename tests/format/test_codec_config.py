@@ -48,6 +48,7 @@ def test_codec_is_immutable_and_hashable() -> None:
 @pytest.mark.parametrize(("field", "value"), [
     ("preamble", ""), ("start", ""), ("end", ""), ("preamble", "two\nlines"),
     ("end", "1. user: x\n</H>"),  # a record-shaped line a reader would take for a record
+    ("end", "2.\n</H>"),  # a line the lenient reader numbers, as record 2 or its content
     # a lone surrogate: the summary could not be stored as UTF-8
     ("preamble", "Earlier\ud800:"), ("start", "<\ud800>"), ("end", "</\udfff>"),
 ])
