@@ -257,9 +257,14 @@ def small_rows(repeat: int) -> dict[str, dict[str, Any]]:
         for text, items in zip(texts, transcripts, strict=True):
             assert loads(text) == loads(text, strict=True) == items
         label = f"{size} item{'s' if size > 1 else ''}"
-        for mode, strict in (("lenient", False), ("strict", True)):
+        # As a caller writes them: loads(text), the default, and loads(text, strict=True).
+        calls_of: dict[str, Callable[[int], object]] = {
+            "lenient": lambda i, t=texts: loads(t[i]),  # type: ignore[misc]
+            "strict": lambda i, t=texts: loads(t[i], strict=True),  # type: ignore[misc]
+        }
+        for mode, call in calls_of.items():
             rows[f"{label} ({mode})"] = _per_call(
-                lambda i, t=texts, s=strict: loads(t[i], strict=s),  # type: ignore[misc]
+                call,
                 lambda i, m=summaries: _extract_nested_history_transcript(m[i]),  # type: ignore[misc]
                 lambda i, j=as_json: json.loads(j[i]),  # type: ignore[misc]
                 calls, repeat)

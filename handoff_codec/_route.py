@@ -6,12 +6,12 @@ lines all start like a record that the strict reader reads as the lenient one
 would (``N. {``, or ``N.`` and a ``KNOWN_ROLE`` followed by ":" or " (",
 content not starting with "["; or the signature line, or the empty
 transcript), goes to the strict reader's single pass
-(``_strict.read_current``); the lenient reader (``_lenient``) reads it when
-that pass gives up, and reads every other text at once: the short legacy
-preamble, a bare role, a line that is not numbered, an ``other: {json}``
-record, list content (among the lines that start in the first ``_LOOK``
-characters of the body; a later one the strict pass finds itself, and gives
-up on). The look only spares work: it sends to the lenient
+(``_strict.read_current``, which makes the look in place); the lenient
+reader (``_lenient``) reads it when that pass gives up, and reads every other
+text at once: the short legacy preamble, a bare role, a line that is not
+numbered, an ``other: {json}`` record, list content (among the whole lines in
+the first ``_LOOK`` characters of the body; a later one the strict pass finds
+itself, and gives up on). The look only spares work: it sends to the lenient
 reader only text that the strict pass would give up on, so the result is the
 same as trying the strict pass on every text (``tests/format/test_route.py``).
 """
@@ -23,6 +23,7 @@ import re
 from typing import Any
 
 from . import _grammar, _lenient, _strict
+from ._errors import ReadFailure
 from ._report import Decoded, Format
 
 __all__ = ["Router", "router"]
@@ -30,72 +31,93 @@ __all__ = ["Router", "router"]
 Item = dict[str, Any]
 Literals = tuple[tuple[str, str], ...]
 
-# How far into the body the look goes: a few lines, the whole of a one-item summary.
-_LOOK = 256
+# How far into the body the look goes: the first lines. (It costs on every read of
+# current text; the strict pass reads the first line's record first, and finds any
+# later legacy line itself.)
+_LOOK = 128
 
 
 @functools.cache
 def _legacy_line() -> re.Pattern[str]:
-    """A line break followed by a line that the strict pass may not read as the lenient reader."""
+    """A line break followed by a whole line (one that ends in a line break too, before
+    the end of the search) that the strict pass may not read as the lenient reader."""
     known = _grammar.terminal("KNOWN_ROLE").pattern
     signature = re.escape(_grammar.signature_parts()[0])  # its line may end past the look
     empty = _grammar.terminal("EMPTY_TRANSCRIPT").pattern
-    return re.compile(f"\\n(?![0-9]+\\. (?:\\{{|{known}(?: \\(|(?!: ?\\[):))"
+    return re.compile(f"\\n(?=[^\\n]*\\n)(?![0-9]+\\. (?:\\{{|{known}(?: \\(|(?!: ?\\[):))"
                       f"|{signature}|{empty})")
 
 
 class Router:
     """The look and the readers for one codec's envelope and limits."""
 
-    __slots__ = ("end", "head", "legacy_line", "literals", "max_depth", "max_records", "start",
-                 "tail")
+    __slots__ = ("end", "fast", "head", "legacy_line", "literals", "max_depth", "max_records",
+                 "start", "strict_fast", "tail")
 
     def __init__(self, literals: Literals, start: str, end: str, max_depth: int,
                  max_records: int) -> None:
         self.literals, self.start, self.end = literals, start, end
         self.max_depth, self.max_records = max_depth, max_records
         self.head = _strict.envelope(literals)[0]
-        self.tail = len(end) + 1  # the line break before the end marker, and the marker
-        self.legacy_line = _legacy_line()
+        self.tail = len(end)
+        self.legacy_line = _legacy_line().search
+        # The strict pass with the look in place (looks_current's, as one call: this
+        # runs on every read).
+        self.fast = _strict.fast_reader(literals, max_depth, max_records, why=False,
+                                        lenient_same=True, look=(_legacy_line(), _LOOK))
+        self.strict_fast = _strict.fast_reader(literals, max_depth, max_records, why=True,
+                                               lenient_same=False)
 
     def looks_current(self, text: str) -> bool:
         """Whether the strict pass may read ``text`` as the lenient reader would.
 
         False only for text that pass would give up on: not the codec's head,
         or a body line that is not shaped like such a record, the signature
-        line or the empty transcript, among the lines that start in the first
+        line or the empty transcript, among the whole lines in the first
         ``_LOOK`` characters of the body (the look costs about a nanosecond a
         character: on a long body the strict pass finds a later one itself).
+        The fast strict pass makes the same look in place (``self.fast``).
         """
         head = self.head
         if not text.startswith(head):
             return False
-        begin, stop = len(head) - 1, len(text) - self.tail
-        if stop - begin > _LOOK:  # whole lines only: each line break's look sees its line
-            stop = text.rfind("\n", begin, begin + _LOOK)
-        return self.legacy_line.search(text, begin, stop) is None
+        begin = len(head) - 1  # the line break before the body's first line
+        return self.legacy_line(text, begin, min(len(text) - self.tail, begin + _LOOK)) is None
 
     def items(self, text: str, engine: _strict.Engine = "fast") -> list[Item]:
         """The items of the lenient reading of ``text`` (:meth:`decode`'s)."""
-        items = self._current(text, engine)
+        items = self.fast(text) if engine == "fast" else self._current(text, engine)
         return items if items is not None else self.lenient(text).items
 
     def decode(self, text: str, engine: _strict.Engine = "fast") -> Decoded:
         """The lenient reading of ``text``: the strict pass when the look allows, else (or
         when that pass gives up) the lenient reader. Raises what the lenient reader raises."""
-        items = self._current(text, engine)
+        items = self.fast(text) if engine == "fast" else self._current(text, engine)
         if items is not None:
             return Decoded.model_construct(items=items, format=Format.CURRENT, recoveries=[])
         return self.lenient(text)
 
     def _current(self, text: str, engine: _strict.Engine) -> list[Item] | None:
-        """The strict pass's items, when the look allows it and the pass reads ``text``."""
-        if engine != "fast":
-            _strict.check_engine(engine)
+        """The LALR engine's strict pass (``engine="lark"``): its items, when the look
+        allows it and the pass reads ``text``. (``self.fast`` is the fast engine's.)"""
+        _strict.check_engine(engine)
         if not self.looks_current(text):
             return None
         return _strict.read_current(text, self.literals, self.max_depth, engine,
                                     max_records=self.max_records)
+
+    def strict(self, text: str, engine: _strict.Engine = "fast") -> list[Item]:
+        """The strict reading of ``text`` (``loads(strict=True)``); raises DecodeError."""
+        if engine != "fast":
+            return _strict.read(text, self.literals, self.max_depth, engine,
+                                max_records=self.max_records)
+        try:
+            items = self.strict_fast(text)
+        except ReadFailure as failure:
+            raise _strict.failure_error(failure, text, self.max_records) from None
+        if items is not None:
+            return items
+        return _strict.read_with(None, text, self.literals, self.max_depth, self.max_records)
 
     def lenient(self, text: str) -> Decoded:
         return _lenient.parse_lenient(text, self.literals, self.start, self.end, self.max_depth,

@@ -20,8 +20,8 @@ error even when one of its records is also out of sequence or not JSON.
 from __future__ import annotations
 
 import functools
-import itertools
 import re
+from collections.abc import Callable
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, cast
 
@@ -36,11 +36,13 @@ if TYPE_CHECKING:
 
 __all__ = [
     "KNOWN_ROLES", "SHARED_ROLES", "Engine", "check_engine", "describe", "envelope",
-    "lark_error", "read", "read_current",
+    "failure_error", "fast_reader", "lark_error", "read", "read_current", "read_with",
 ]
 
 Item = dict[str, Any]
 Engine = Literal["fast", "lark"]
+# The router's look: a pattern that finds a line break before a body line, and how far it looks.
+Look = tuple[re.Pattern[str], int]
 Literals = tuple[tuple[str, str], ...]
 
 # The roles of the grammar's KNOWN_ROLE (a test checks that they are the same).
@@ -104,30 +106,55 @@ def envelope(literals: Literals) -> tuple[str, str, str]:
 
 
 @functools.cache
-def _record() -> re.Pattern[str]:
-    """``KNOWN_PLAIN | JSON_RECORD | PLAIN_RECORD``, their groups numbered 1 to 9 in that order.
+def _record(lenient_same: bool = False) -> re.Pattern[str]:
+    """The record number, then ``KNOWN_PLAIN | JSON_RECORD | PLAIN_RECORD``: groups 1 to 7.
 
-    ``KNOWN_PLAIN`` is ``PLAIN_RECORD`` with the role and name replaced by
-    ``KNOWN_ROLE``, its groups prefixed ``known_``: the usual record, matched
-    without trying where the role ends. A line it matches reads the same as
-    ``PLAIN_RECORD`` (a known role holds no " " or ":", so the role ends after
-    it, with no name). No line matches both JSON and plain records (a plain
-    role never starts with "{"), so the order only decides which is tried first.
+    With ``lenient_same``, ``KNOWN_PLAIN`` leaves to ``PLAIN_RECORD`` content
+    that starts with "[" (which the lenient reader may read as a legacy JSON
+    list), so that every record it matches reads the same leniently.
+
+    Both record terminals start with the same number and ". " (checked here),
+    matched once. ``KNOWN_PLAIN`` is ``PLAIN_RECORD``'s rest with the role and
+    name replaced by ``KNOWN_ROLE``, its groups prefixed ``known_``: the usual
+    record, matched without trying where the role ends. A line it matches
+    reads the same as ``PLAIN_RECORD`` (a known role holds no " " or ":", so
+    the role ends after it, with no name). No line matches both JSON and plain
+    records (a plain role never starts with "{"), so the order only decides
+    which is tried first.
     """
     plain = _grammar.terminal("PLAIN_RECORD").pattern
-    head, role, rest = plain.partition("(?P<role>")
-    _, colon, tail = rest.partition(": ?(?P<content>")
-    if not (role and colon):
-        raise AssertionError(f"PLAIN_RECORD {plain!r} has no role group followed by ': ?'")
-    known_role = _grammar.terminal("KNOWN_ROLE").pattern
-    known = f"{head}(?P<role>{known_role}){colon}{tail}".replace("(?P<", "(?P<known_")
     json_record = _grammar.terminal("JSON_RECORD").pattern
-    pattern = re.compile(f"(?:{known})|(?:{json_record})|(?:{plain})")
-    order = ("known_index", "known_role", "known_content", "json_index", "json",
-             "index", "role", "name", "content")
+    number, role, rest = plain.partition("(?P<role>")
+    _, colon, tail = rest.partition(": ?(?P<content>")
+    if not (role and colon) or not number.startswith("(?P<index>"):
+        raise AssertionError(f"PLAIN_RECORD {plain!r} has no number, then a role group "
+                             "followed by ': ?'")
+    json_number = number.replace("(?P<index>", "(?P<json_index>", 1)
+    if not json_record.startswith(json_number):
+        raise AssertionError(f"JSON_RECORD {json_record!r} does not start as {json_number!r}")
+    known_role = _grammar.terminal("KNOWN_ROLE").pattern
+    if lenient_same:  # after the ":", no "[" with or without the space (": ?")
+        colon = colon.replace(": ?", r":(?! ?\[) ?", 1)
+    known = f"(?P<role>{known_role}){colon}{tail}".replace("(?P<", "(?P<known_")
+    pattern = re.compile(f"{number}(?:{known}|{json_record[len(json_number):]}"
+                         f"|{plain[len(number):]})")
+    order = ("index", "known_role", "known_content", "json", "role", "name", "content")
     if tuple(sorted(pattern.groupindex, key=pattern.groupindex.__getitem__)) != order:
         raise AssertionError(f"record groups {pattern.groupindex} are not {order}")
     return pattern
+
+
+# ``Match.lastindex`` of a ``KNOWN_PLAIN`` and a ``JSON_RECORD``: their last group (see _record).
+_KNOWN, _JSON = 3, 4
+# How many characters of whole lines the fast reader reads with one findall: its
+# list of records stays small (a few hundred), which a long transcript reads faster.
+_CHUNK = 16_384
+
+
+@functools.cache
+def _record_lines(lenient_same: bool = False) -> re.Pattern[str]:
+    """:func:`_record` at the start of a line only, for ``findall``."""
+    return re.compile(f"(?<=\\n)(?:{_record(lenient_same).pattern})")
 
 
 def _read_fast(
@@ -137,76 +164,136 @@ def _read_fast(
     """The items; None when the text breaks the grammar.
 
     A record out of sequence or not JSON raises ReadFailure when the syntax is
-    sound. With ``why=False`` the syntax is not checked: any text that is
-    not current may then give None or ReadFailure. Reading stops after
+    sound. With ``why=False`` the syntax is not checked and that gives None
+    too: any text that is not current gives None. Reading stops after
     ``max_records + 1`` records, giving None: the caller then checks the limit.
     With ``lenient_same`` it gives None too at the first plain record that the
     lenient reader may read otherwise (:func:`read_current`).
     """
+    return fast_reader(literals, max_depth, max_records, why=why, lenient_same=lenient_same)(text)
+
+
+@functools.cache
+def fast_reader(literals: Literals, max_depth: int, max_records: int, *, why: bool,
+                lenient_same: bool, look: Look | None = None) -> Callable[[str], list[Item] | None]:
+    """:func:`_read_fast` for one configuration, its constants bound once.
+
+    A small summary reads in a couple of microseconds, so what every call
+    would look up (the envelope, the record patterns, the shared roles) is
+    looked up here. The usual handoff, one turn of a known role, is read from
+    the match of its record; other bodies a run of whole lines at a time
+    (``_CHUNK`` characters or so), each run's records found by one
+    ``findall`` that must match every one of its lines.
+
+    With ``look`` (the router's: a pattern and a number of characters; see
+    ``Router.looks_current``), the body's whole lines in its first so many
+    characters are searched for one that the pattern finds (the first line
+    once its record is matched, the others before any is read), and None is
+    given as soon as one is found.
+    """
     head, empty, end = envelope(literals)
-    if not text.startswith(head):
-        return None
-    pos = len(head)
-    if text.startswith(_SIGNATURE_START, pos):
-        signature = _signature(text, pos)
-        if signature is not None:
-            pos = signature.end()
-    items: list[Item] = []
-    if text.startswith(empty, pos):
-        pos += len(empty)
-    else:
-        append, shared, whole = items.append, SHARED_ROLES.get, whole_object
-        known_roles = SHARED_ROLES
-        match = None
+    begin, tail = len(head), len(end)
+    search, look_end = (look[0].search, begin - 1 + look[1]) if look is not None else (None, 0)
+    record, findall = _record(lenient_same).match, _record_lines(lenient_same).findall
+    records = _grammar.terminal("RECORDS").match
+    known_roles = dict(SHARED_ROLES)  # a dict: the fastest lookup
+    shared, whole = known_roles.get, whole_object
+    signature_start, signature = _SIGNATURE_START, _signature
+    known, json, chunk = _KNOWN, _JSON, _CHUNK
+
+    def read(text: str) -> list[Item] | None:
+        if not (text.startswith(head) and text.endswith(end)):
+            return None
+        pos, stop = begin, len(text) - tail
+        match = record(text, pos, stop)
+        if match is None:  # a signature line, the empty transcript, or no record
+            if text.startswith(signature_start, pos):
+                line = signature(text, pos)
+                if line is not None:
+                    pos = line.end()
+            if text.startswith(empty, pos):
+                return [] if pos + len(empty) == stop else None
+            match = record(text, pos, stop)
+            if match is None:
+                return None
+        after = match.end()
+        if after == stop:  # one record: the usual handoff
+            if match[1] == "1":  # a known role's turn or a JSON object, read as in the loop
+                which = match.lastindex
+                if which == known:
+                    return [{"role": known_roles[match[2]], "content": match[3]}]
+                if which == json:
+                    value = whole(match[4], max_depth)
+                    if value is not None:
+                        return [value]
+            found: list[tuple[str, ...]] | None = [match.groups("")]  # as findall gives it
+        elif text[stop - 1] != "\n":  # the last line would be left out of every run
+            return None
+        elif search is not None and after < look_end and search(
+                text, after - 1, stop if stop < look_end else look_end) is not None:
+            # The look, on the lines after the first (the first one's record was
+            # just matched): the whole lines in the body's first ``look[1]`` characters.
+            return None
+        else:
+            found = None
+        items: list[Item] = []
+        append = items.append
+        count = 0
+        at = pos  # where the record being read starts, worked out only for an error
         try:
-            # Pattern.scanner(...).match: each match anchored where the last ended;
-            # the record numbers "1", "2", ... made in C alongside (an endless iterator).
-            scan = _record().scanner(text, pos).match  # type: ignore[attr-defined]
-            numbers = map(str, itertools.count(1))
-            matches = itertools.islice(iter(scan, None), max_records + 1)
-            for match, number in zip(matches, numbers, strict=False):
-                (known_index, known, known_content, json_index, json_text,
-                 index, role, name, content) = match.groups()
-                if known is not None:
-                    append({"role": known_roles[known], "content": known_content})
-                    if known_content[:1] == "[" and lenient_same:
-                        return None
-                    if known_index != number:
-                        raise _out_of_sequence(known_index, len(items), match.start())
-                elif json_text is None:
-                    role = shared(role, role)
-                    if name is None:
-                        append({"role": role, "content": content})
-                    else:
-                        append({"role": role, "name": name, "content": content})
-                    if lenient_same and (content[:1] == "[" or role not in KNOWN_ROLES):
-                        return None
-                    if index != number:
-                        raise _out_of_sequence(index, len(items), match.start())
+            while pos < stop:
+                if found is None:
+                    cut = text.find("\n", pos + chunk, stop) + 1 or stop
+                    found = findall(text, pos, cut)
+                    if len(found) != text.count("\n", pos, cut):
+                        return None  # a line that is not a record: the parser says where
                 else:
-                    # json_object says why the C scanner's fast path gives None, or
-                    # reads the trailing spaces it leaves.
-                    value = whole(json_text, max_depth)
-                    if value is None:
-                        value = json_object(json_text, match.start("json"), max_depth)
-                    append(value)
-                    if json_index != number:
-                        raise _out_of_sequence(json_index, len(items), match.start())
+                    cut = stop
+                if count + len(found) > max_records:
+                    return None
+                first = count
+                for index, role, content, source, other, name, other_content in found:
+                    count += 1
+                    if role:  # KNOWN_PLAIN (findall gives "" for a group that took no part)
+                        append({"role": known_roles[role], "content": content})
+                    elif source:  # JSON_RECORD
+                        value = whole(source, max_depth)
+                        if value is None:
+                            # json_object says why the C scanner's fast path gives
+                            # None, or reads the trailing spaces it leaves.
+                            at = _line_after(text, pos, count - first - 1)
+                            value = json_object(source, text.index("{", at), max_depth)
+                        append(value)
+                    else:  # PLAIN_RECORD
+                        other = shared(other, other)
+                        if name:
+                            append({"role": other, "name": name, "content": other_content})
+                        else:
+                            append({"role": other, "content": other_content})
+                        if lenient_same and (other_content[:1] == "[" or
+                                             other not in known_roles):
+                            return None
+                    if index != str(count):
+                        at = _line_after(text, pos, count - first - 1)
+                        raise _out_of_sequence(index, count, at)
+                pos, found = cut, None
         except ReadFailure:
             if not why:
-                raise
-            assert match is not None
-            run = _grammar.terminal("RECORDS").match(text, match.start())
-            if run is not None and len(text) - run.end() == len(end) and text.endswith(end):
+                return None
+            run = records(text, at)
+            if run is not None and run.end() == stop:
                 raise  # the syntax is sound: the parser would reach this record too
             return None
-        if match is not None:
-            pos = match.end()
-        if not items or len(items) > max_records:
-            return None
-    if len(text) - pos != len(end) or not text.endswith(end):
-        return None
-    return items
+        return items
+
+    return read
+
+
+def _line_after(text: str, pos: int, lines: int) -> int:
+    """Where the line ``lines`` lines after the one that starts at ``pos`` starts."""
+    for _ in range(lines):
+        pos = text.index("\n", pos) + 1
+    return pos
 
 
 # --------------------------------------------------------------- the LALR engine
@@ -302,23 +389,39 @@ def read(
     or a JSON record that is not an RFC 8259 object within ``max_depth`` levels.
     """
     check_engine(engine)
+    fast = (fast_reader(literals, max_depth, max_records, why=True, lenient_same=False)
+            if engine == "fast" else None)
+    return read_with(fast, text, literals, max_depth, max_records)
+
+
+def read_with(fast: Callable[[str], list[Item] | None] | None, text: str, literals: Literals,
+              max_depth: int, max_records: int) -> list[Item]:
+    """:func:`read`, with ``fast`` (that of :func:`fast_reader` for this configuration,
+    ``why=True``) first, or the LALR parser alone when ``fast`` is None."""
+    if fast is not None:
+        try:
+            result = fast(text)
+        except ReadFailure as failure:
+            raise failure_error(failure, text, max_records) from None
+        if result is not None:
+            return result
     try:
-        if engine == "fast":
-            # The fast reader reads at most max_records + 1 records, so the limit
-            # is counted only when it does not return the items.
-            try:
-                result = _read_fast(text, literals, max_depth, max_records=max_records)
-            except ReadFailure:
-                limits.check_records(text, max_records=max_records)
-                raise
-            if result is not None:
-                return result
         limits.check_records(text, max_records=max_records)
         items = _read_lark(text, literals, max_depth)
         assert items is not None
         return items
     except ReadFailure as failure:
         raise failure.at(text) from None
+
+
+def failure_error(failure: ReadFailure, text: str, max_records: int) -> DecodeError:
+    """The DecodeError for what the fast reader (``why=True``) raised on ``text``.
+
+    That reader reads at most ``max_records + 1`` records, so the limit is
+    counted only now: text over it raises that limit's error instead.
+    """
+    limits.check_records(text, max_records=max_records)
+    return failure.at(text)
 
 
 def read_current(
@@ -335,11 +438,7 @@ def read_current(
     lenient reader checks that limit before it reads the text.
     """
     if engine == "fast":
-        try:
-            return _read_fast(text, literals, max_depth, why=False, max_records=max_records,
-                              lenient_same=True)
-        except ReadFailure:
-            return None
+        return fast_reader(literals, max_depth, max_records, why=False, lenient_same=True)(text)
     try:
         limits.check_records(text, max_records=max_records)
         return _read_lark(text, literals, max_depth, lenient_same=True)

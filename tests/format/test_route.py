@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 import handoff_codec
 from handoff_codec import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START, LEGACY_PREAMBLE, DecodeError
 from handoff_codec._lenient import parse_lenient
+from handoff_codec._route import _LOOK
 from handoff_codec._strict import read_current
 from tests.format.test_engines import SIGNATURE, arbitrary, bodies
 from tests.support.strategies import TEXT_PIECES, characters, spliced
@@ -122,7 +123,7 @@ def test_legacy_text_goes_to_the_lenient_reader_at_once(body: str) -> None:
 
 
 @pytest.mark.parametrize("key", [None, b"k"])
-@pytest.mark.parametrize("pad", range(200, 280, 3))
+@pytest.mark.parametrize("pad", range(_LOOK - 56, _LOOK + 24, 3))
 def test_the_look_ends_on_a_whole_line(pad: int, key: bytes | None) -> None:
     # The look covers the first lines of a long body: a line that its end cuts
     # is not judged by what the cut leaves of it.
