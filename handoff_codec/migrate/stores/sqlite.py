@@ -39,7 +39,7 @@ from ._files import (
     remove_quietly,
 )
 from ._options import MigrateOptions
-from ._rows import UNCHANGED_ROW, RowOutcome
+from ._rows import RowOutcome
 
 if TYPE_CHECKING:
     pass
@@ -257,17 +257,35 @@ class _Run:
 
     def migrate_batch(self, rows: list[Any], report: StoreReport) -> list[tuple[Any, int]]:
         changes: list[tuple[Any, int]] = []
+        rule, count = self.rule, report.count
+        # A UTF-8 row holding neither the marker nor a \u escape is passed over here,
+        # as the rule would: it is only counted as scanned.
+        needle = rule.prefilter.plain_needle
+        passed = 0
         for key, data, kind in rows:
-            if data is None:
+            if kind == b"text" or kind == b"blob":
+                if needle is not None and needle not in data and b"\\u" not in data:
+                    if data.isascii():
+                        passed += 1
+                        continue
+                    try:
+                        data.decode("utf-8")
+                    except UnicodeDecodeError:
+                        pass  # the rule says why
+                    else:
+                        passed += 1
+                        continue
+                outcome = rule(data)
+            elif data is None:
                 outcome = RowOutcome.invalid("message_data is NULL")
-            elif kind not in (b"text", b"blob"):  # a number: not an item
-                outcome = UNCHANGED_ROW
-            else:
-                outcome = self.rule(data)
-            report.count(outcome, key)
+            else:  # a number: not an item
+                passed += 1
+                continue
+            count(outcome, key)
             if outcome.new is not None:  # TEXT stays TEXT, BLOB stays BLOB
                 changes.append((outcome.new.decode("utf-8") if kind == b"text"
                                 else outcome.new, key))
+        report.rows_scanned += passed
         return changes
 
 
