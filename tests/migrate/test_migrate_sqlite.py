@@ -249,6 +249,23 @@ def test_small_batches_give_the_same_result(session_db: tuple[Path, Any], tmp_pa
     assert snapshot(path) == snapshot(other)
 
 
+@pytest.mark.parametrize("options", [{}, {"dry_run": True}, {"list_changes": True},
+                                     {"restore_empty": True}, {"legacy_only": True}])
+def test_worker_processes_give_the_same_result(session_db: tuple[Path, Any], tmp_path: Path,
+                                               options: dict[str, Any]) -> None:
+    path, _ = session_db
+    for data in (b"\xff\xfe not utf-8 <CONVERSATION HISTORY>", b"\xff no marker", 42,
+                 json.dumps(CRAFTED[2])[:-40], json.dumps([CRAFTED[1], PLAIN[0]]),
+                 json.dumps(CRAFTED[0]).encode(), json.dumps({"role": "user", "content": "."})):
+        insert_raw(path, "alpha", data)
+    other = tmp_path / "copy.db"
+    shutil.copy(path, other)
+    one = migrate_sqlite(path, batch_size=3, backup=False, **options)
+    several = migrate_sqlite(other, batch_size=3, backup=False, workers=3, **options)
+    assert several.model_dump(exclude={"path"}) == one.model_dump(exclude={"path"})
+    assert snapshot(other) == snapshot(path)
+
+
 # --------------------------------------------------------------------------- crash test
 
 CRASH_ROWS = 6000
