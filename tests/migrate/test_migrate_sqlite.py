@@ -266,6 +266,30 @@ def test_worker_processes_give_the_same_result(session_db: tuple[Path, Any], tmp
     assert snapshot(other) == snapshot(path)
 
 
+def test_an_outcome_from_a_worker_counts_as_the_parents_own() -> None:
+    require_legacy_reader()
+    import pickle
+
+    from handoff_codec.migrate.stores import RowRule, StoreReport
+    from handoff_codec.migrate.stores.sqlite import _apply_for_parent, _unpack, apply_rule
+
+    raws: list[bytes | None] = [
+        None, b"\xff <CONVERSATION HISTORY>", json.dumps(CRAFTED[2])[:-40].encode(),
+        *(json.dumps(item).encode() for item in (*CRAFTED, *_legacy_summaries(), UNREADABLE,
+                                                  NONCANONICAL_CURRENT, *PLAIN)),
+        json.dumps([CRAFTED[1], PLAIN[0]]).encode(),
+        json.dumps({"role": "user", "content": "."}).encode()]
+    for rule in (RowRule(), RowRule(restore_empty=True), RowRule(legacy_only=True)):
+        sent = pickle.loads(pickle.dumps(_apply_for_parent(rule, raws)))
+        reports = []
+        for outcomes in (apply_rule(rule, raws), [_unpack(packed) for packed in sent]):
+            report = StoreReport(path="x", store="sqlite", dry_run=False, changed_rows=[])
+            for row, outcome in enumerate(outcomes):
+                report.count(outcome, row)
+            reports.append((report.model_dump(), [o.new for o in outcomes]))
+        assert reports[1] == reports[0]
+
+
 # --------------------------------------------------------------------------- crash test
 
 CRASH_ROWS = 6000

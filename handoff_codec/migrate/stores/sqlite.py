@@ -389,9 +389,18 @@ class _Decoders:
         self.rule = rule
         self.pool = ProcessPoolExecutor(workers - 1, mp_context=get_context("spawn"),
                                         initializer=die_with_parent, initargs=(os.getpid(),))
+        # Until the workers have started (imported this package), the parent reads alone.
+        self.started = [self.pool.submit(_apply_for_parent, rule, [])
+                        for _ in range(workers - 1)]
 
     def submit(self, raws: list[bytes | None]) -> list[Any]:
         """One entry per chunk: a future, or the outcomes the parent found itself."""
+        if self.started:
+            if not all(future.done() for future in self.started):
+                return [apply_rule(self.rule, raws)]
+            for future in self.started:
+                future.result()  # a worker that failed to start fails the run
+            self.started = []
         chunks = [raws[i:i + _CHUNK] for i in range(0, len(raws), _CHUNK)]
         parts: list[Any] = [self.pool.submit(_apply_for_parent, self.rule, chunk)
                             for chunk in chunks]
@@ -418,7 +427,8 @@ class _Decoders:
         return self
 
     def __exit__(self, *_: object) -> None:
-        self.pool.shutdown(wait=True, cancel_futures=True)
+        # Workers still starting are not waited for: they find nothing to do, and end.
+        self.pool.shutdown(wait=not self.started, cancel_futures=True)
 
 
 def _advance(last: int | None, key: Any, db: Path) -> int:
