@@ -3,7 +3,7 @@
     python -m benchmarks.migrate                       # 100,000 and 400,000 rows
     python -m benchmarks.migrate --rows 100000         # one size
     python -m benchmarks.migrate --compare 50000 200000 800000
-    python -m benchmarks.migrate --floor [--rows 100000] [--rounds 3]
+    python -m benchmarks.migrate --floor [--rows 100000] [--rounds 3] [--sqlite-workers 2]
 
 For each size, a fresh subprocess builds a session database in a temporary
 folder (about 20% of rows legacy summaries of 5 to 50 turns, written the way
@@ -20,7 +20,9 @@ database: the same transaction, batches, backup and UPDATEs of the same rows,
 with only ``json.loads``/``json.dumps`` (it rewrites each summary row as it
 reads it: no summary is decoded or re-encoded). Fresh processes, ours and
 the floor in turns; printed: the median of the per-round ratios ours/floor.
-The goal is at most 2.
+The goal is at most 2. ``--sqlite-workers N`` also times ours with N processes
+reading the summaries (``MigrateOptions(workers=N)``, one of them writing),
+against the same one-process floor, and prints that ratio on its own line.
 
 Rows whose bytes cannot hold a summary are not decoded; nearly all of the time
 goes to reading, re-encoding and re-checking the summaries (profile with
@@ -159,8 +161,9 @@ def build(path: Path, rows: int, seed: int = 0) -> dict[str, Any]:
 # ----------------------------------------------------------------------------- run
 
 
-def run(path: Path, batch_size: int) -> dict[str, Any]:
-    """Migrate ``path`` in this process; report speed and peak RSS."""
+def run(path: Path, batch_size: int, workers: int = 1) -> dict[str, Any]:
+    """Migrate ``path`` in this process (and ``workers - 1`` others); report speed and
+    peak RSS."""
     import handoff_codec
     from handoff_codec.migrate.stores import MigrateOptions, open_store
 
@@ -168,7 +171,8 @@ def run(path: Path, batch_size: int) -> dict[str, Any]:
     handoff_codec.decode(legacy_summary(random.Random(1), 5)["content"])
     baseline = _rss_mib()
     started = time.perf_counter()
-    report = open_store(path, MigrateOptions(batch_size=batch_size, backup=True)).migrate()
+    report = open_store(path, MigrateOptions(batch_size=batch_size, backup=True,
+                                             workers=workers)).migrate()
     seconds = time.perf_counter() - started
     return {
         "rows": report.rows_scanned, "summaries": report.summaries_found,
@@ -240,8 +244,10 @@ def floor_run(path: Path, batch_size: int) -> dict[str, Any]:
     return {**counts, "seconds": time.perf_counter() - started}
 
 
-def floor_compare(rows: int, batch_size: int, rounds: int) -> dict[str, Any]:
-    """Ours and the floor on fresh copies of one database, in turns: seconds and ratios."""
+def floor_compare(rows: int, batch_size: int, rounds: int, workers: int = 1
+                  ) -> dict[str, Any]:
+    """Ours (with ``workers`` processes) and the floor on fresh copies of one database, in
+    turns: seconds and ratios."""
     ours, floor, ratios = [], [], []
     with tempfile.TemporaryDirectory(prefix="migrate-floor-") as folder:
         built = Path(folder) / "built.db"
@@ -254,7 +260,8 @@ def floor_compare(rows: int, batch_size: int, rounds: int) -> dict[str, Any]:
                 copy = Path(folder) / f"{which}-{round_}.db"
                 shutil.copyfile(built, copy)
                 flag = "--run" if which == "ours" else "--floor-run"
-                result = _child(flag, str(copy), "--batch-size", str(batch_size))
+                result = _child(flag, str(copy), "--batch-size", str(batch_size),
+                                *(("--workers", str(workers)) if which == "ours" else ()))
                 times[which] = result["seconds"]
                 for leftover in Path(folder).glob(f"{which}-{round_}.db*"):
                     leftover.unlink()
@@ -364,6 +371,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--floor", action="store_true",
                         help="compare with a floor migrator (json.loads/json.dumps only)")
     parser.add_argument("--floor-run", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--workers", type=int, default=1, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.floor_run:
         print(json.dumps(floor_run(args.floor_run, args.batch_size)))
@@ -372,7 +380,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(build(args.build, args.rows or 100_000)))
         return 0
     if args.run:
-        print(json.dumps(run(args.run, args.batch_size)))
+        print(json.dumps(run(args.run, args.batch_size, args.workers)))
         return 0
 
     sizes = [args.rows] if args.rows else args.compare
@@ -407,6 +415,9 @@ def floor_main(argv: list[str]) -> int:
     parser.add_argument("--store", action="append", default=[], metavar="URL",
                         help="also a server store (postgresql://...), as --store in "
                              "benchmarks.migrate_servers; repeatable")
+    parser.add_argument("--sqlite-workers", type=int, default=1, metavar="N",
+                        help="also ours on the SQLite file with N processes reading the "
+                             "summaries (one writing), reported separately")
     parser.add_argument("--floor-store-run", metavar="URL", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.floor_store_run:
@@ -415,6 +426,11 @@ def floor_main(argv: list[str]) -> int:
     print(f"SQLite file, {args.rows:,} rows: ours (migrate_sqlite, backup) against the floor "
           "migrator", flush=True)
     results = {"sqlite": floor_compare(args.rows, args.batch_size, args.rounds)}
+    if args.sqlite_workers > 1:
+        print(f"SQLite file, {args.rows:,} rows: ours with {args.sqlite_workers} processes "
+              "(one writing) against the floor migrator (one process)", flush=True)
+        results[f"sqlite, {args.sqlite_workers} processes"] = floor_compare(
+            args.rows, args.batch_size, args.rounds, args.sqlite_workers)
     for url in args.store:
         name = url.partition("://")[0]
         print(f"{name}, {args.rows:,} rows, 1 worker: ours (handoff-codec migrate URL, backup "

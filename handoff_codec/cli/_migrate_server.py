@@ -86,7 +86,9 @@ def add_options(parser: argparse.ArgumentParser) -> None:
                        help="with --shard-from-env: the number of shards (the Job's "
                             "completions)")
     group.add_argument("--workers", type=at_least(int, 1), default=1, metavar="N",
-                       help="run N shards in N local processes and merge their reports")
+                       help="run N shards in N local processes and merge their reports "
+                            "(a SQLite file: read its summaries in N processes, one "
+                            "writing)")
     group.add_argument("--resume", action="store_true",
                        help="continue each shard from its checkpoint")
     group.add_argument("--backup-file", metavar="PATH",

@@ -249,6 +249,47 @@ def test_small_batches_give_the_same_result(session_db: tuple[Path, Any], tmp_pa
     assert snapshot(path) == snapshot(other)
 
 
+@pytest.mark.parametrize("options", [{}, {"dry_run": True}, {"list_changes": True},
+                                     {"restore_empty": True}, {"legacy_only": True}])
+def test_worker_processes_give_the_same_result(session_db: tuple[Path, Any], tmp_path: Path,
+                                               options: dict[str, Any]) -> None:
+    path, _ = session_db
+    for data in (b"\xff\xfe not utf-8 <CONVERSATION HISTORY>", b"\xff no marker", 42,
+                 json.dumps(CRAFTED[2])[:-40], json.dumps([CRAFTED[1], PLAIN[0]]),
+                 json.dumps(CRAFTED[0]).encode(), json.dumps({"role": "user", "content": "."})):
+        insert_raw(path, "alpha", data)
+    other = tmp_path / "copy.db"
+    shutil.copy(path, other)
+    one = migrate_sqlite(path, batch_size=3, backup=False, **options)
+    several = migrate_sqlite(other, batch_size=3, backup=False, workers=3, **options)
+    assert several.model_dump(exclude={"path"}) == one.model_dump(exclude={"path"})
+    assert snapshot(other) == snapshot(path)
+
+
+def test_an_outcome_from_a_worker_counts_as_the_parents_own() -> None:
+    require_legacy_reader()
+    import pickle
+
+    from handoff_codec.migrate.stores import RowRule, StoreReport
+    from handoff_codec.migrate.stores.sqlite import _apply_for_parent, _unpack, apply_rule
+
+    raws: list[bytes | None] = [
+        None, b"\xff <CONVERSATION HISTORY>", json.dumps(CRAFTED[2])[:-40].encode(),
+        *(json.dumps(item).encode() for item in (*CRAFTED, *_legacy_summaries(), UNREADABLE,
+                                                  NONCANONICAL_CURRENT, *PLAIN)),
+        json.dumps([CRAFTED[1], PLAIN[0]]).encode(),
+        json.dumps({"role": "user", "content": "."}).encode()]
+    for rule in (RowRule(), RowRule(restore_empty=True), RowRule(legacy_only=True)):
+        sent = pickle.loads(pickle.dumps(_apply_for_parent(rule, raws)))
+        reports = []
+        for outcomes in (apply_rule(rule, raws), [_unpack(packed) for packed in sent]):
+            report = StoreReport(path="x", store="sqlite", dry_run=False, changed_rows=[])
+            for row, outcome in enumerate(outcomes):
+                report.count(outcome, row)
+            reports.append((report.model_dump(), [o.new for o in outcomes]))
+        assert reports[1] == reports[0]
+
+
 # --------------------------------------------------------------------------- crash test
 
 CRASH_ROWS = 6000

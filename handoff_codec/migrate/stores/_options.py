@@ -24,10 +24,11 @@ class MigrateOptions:
     Shared by every store: ``codec``, ``dry_run``, ``backup`` (keep a backup;
     ``backup_file`` names it for server stores), ``legacy_only``,
     ``restore_empty``, ``accept_ambiguous``, ``list_changes``, ``batch_size``,
-    ``progress``. Files: ``force`` (JSONL), ``format``, the table names and
-    ``timeout`` (SQLite). Server stores: ``pause``, ``resume``, ``shard``,
-    ``workers``, the table names, ``key_prefix``, ``lock_ttl`` (Redis) and
-    ``encryption_key_env`` (``EncryptedSession`` rows; a SQLite file too).
+    ``progress``. Files: ``force`` (JSONL), ``format``, the table names,
+    ``timeout`` and ``workers`` (SQLite: processes that read the summaries).
+    Server stores: ``pause``, ``resume``, ``shard``, ``workers``, the table
+    names, ``key_prefix``, ``lock_ttl`` (Redis) and ``encryption_key_env``
+    (``EncryptedSession`` rows; a SQLite file too).
     """
 
     codec: Codec | None = None

@@ -22,10 +22,11 @@ import re
 from dataclasses import dataclass, replace
 from enum import Enum
 from json.decoder import scanstring  # type: ignore[attr-defined]
+from json.encoder import encode_basestring, encode_basestring_ascii
 from typing import TYPE_CHECKING, Any
 
 from ...replay._placeholders import content_key
-from .._items import MigrationResult, MigrationStatus, migrate_value
+from .._items import MigrationResult, MigrationStatus, migrate_item, migrate_value
 from . import to_rewrite
 
 if TYPE_CHECKING:
@@ -76,6 +77,12 @@ class Prefilter:
         # (surrogate pairs for characters past U+FFFF).
         self._escaped = re.compile(b"".join(_char_or_escape(char) for char in codec.start))
         self.restore_empty = restore_empty
+
+    @property
+    def plain_needle(self) -> bytes | None:
+        """The marker's bytes when a row holding neither them nor ``\\u`` (a UTF-8 row)
+        can be passed over unread; None when every row must be tested (``restore_empty``)."""
+        return None if self.restore_empty else self._needle
 
     def may_hold_summary(self, raw: bytes) -> bool:
         needle = self._needle
@@ -168,8 +175,8 @@ def _spans(text: str, is_list: bool, fields: list[str]) -> list[tuple[int, int] 
 def _literal(content: str, old_literal: str) -> str:
     """``content`` as a JSON string, escaping non-ASCII only if the old literal did."""
     if old_literal.isascii():
-        return json.dumps(content)
-    new = json.dumps(content, ensure_ascii=False)
+        return encode_basestring_ascii(content)  # json.dumps(content)
+    new = encode_basestring(content)  # json.dumps(content, ensure_ascii=False)
     try:
         new.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate: only an escape can hold it
@@ -240,6 +247,58 @@ def splice_field(text: str, field: str, new: str) -> str:
     if span is None:
         raise RowError(f"the row has no {field!r} key")
     return _replace([span], text, [_literal(new, text[span[0]:span[1]])])
+
+
+def _object_spans(text: str) -> tuple[dict[str, Any], tuple[int, int]] | None:
+    """A JSON object's value and its ``content`` value's span, in one pass; or None.
+
+    None for anything but a well-formed object whose ``content`` key, if any,
+    appears once: the caller then reads ``text`` the general way, which gives
+    such a row its value or its error. Keys and values are read with the json
+    module's own scanner, so the value equals ``json.loads(text)``. ``(0, 0)``:
+    no ``content`` key.
+    """
+    match = _SPACE.match
+    pos = match(text, 0).end()  # type: ignore[union-attr]
+    if text[pos:pos + 1] != "{":
+        return None
+    value: dict[str, Any] = {}
+    span = (0, 0)
+    pos = match(text, pos + 1).end()  # type: ignore[union-attr]
+    try:
+        if text[pos:pos + 1] == "}":
+            pos += 1
+        else:
+            while True:
+                if text[pos:pos + 1] != '"':
+                    return None
+                key, pos = scanstring(text, pos + 1, True)
+                pos = match(text, pos).end()  # type: ignore[union-attr]
+                if text[pos:pos + 1] != ":":
+                    return None
+                start = pos = match(text, pos + 1).end()  # type: ignore[union-attr]
+                if text[pos:pos + 1] == '"':
+                    item, pos = scanstring(text, pos + 1, True)
+                else:
+                    item, pos = _DECODER.raw_decode(text, pos)
+                if key == "content":
+                    if span != (0, 0):
+                        return None
+                    span = (start, pos)
+                value[key] = item
+                pos = match(text, pos).end()  # type: ignore[union-attr]
+                char = text[pos:pos + 1]
+                pos += 1
+                if char == "}":
+                    break
+                if char != ",":
+                    return None
+                pos = match(text, pos).end()  # type: ignore[union-attr]
+    except (ValueError, RecursionError):
+        return None
+    if match(text, pos).end() != len(text):  # type: ignore[union-attr]
+        return None
+    return value, span
 
 
 def _utf8_error(exc: UnicodeDecodeError) -> str:
@@ -334,12 +393,39 @@ class RowRule:
                 except UnicodeDecodeError as exc:
                     return RowOutcome.invalid(_utf8_error(exc))
             return UNCHANGED_ROW
+        if not prefilter.restore_empty:  # the usual row, an object: read in one pass
+            try:
+                found = _object_spans(decoded := raw.decode("utf-8"))
+            except UnicodeDecodeError:
+                found = None
+            if found is not None:
+                return self._object(*found, decoded)
         value, text, error = parse_row(raw)
         if error is not None or text is None:
             if summary or text is None:  # a row that cannot hold a summary need not be JSON
                 return RowOutcome.invalid(error or "unreadable")
             return UNCHANGED_ROW
         return self.apply(value, text)
+
+    def _object(self, value: dict[str, Any], span: tuple[int, int], text: str) -> RowOutcome:
+        """:meth:`apply` for an object row read by ``_object_spans`` (no ``restore_empty``)."""
+        result = migrate_item(value, codec=self.codec, accept_ambiguous=self.accept_ambiguous)
+        wanted = result.changed and not (self.legacy_only and result.key_order_only)
+        outcome = RowOutcome(RowStatus.UNCHANGED, results=(result,), rewrite=(wanted,),
+                             decoded=True)
+        if not wanted:
+            return outcome
+        if span == (0, 0):
+            return outcome.refused("cannot be rewritten in place: the summary's content "
+                                   "could not be located in the row's text")
+        start, end = span
+        new_text = "".join((text[:start], _literal(result.item["content"], text[start:end]),
+                            text[end:]))
+        if not _same(new_text, result.item):
+            return outcome.refused("cannot be rewritten in place: the new row would not read "
+                                   "back as the migrated items")
+        return RowOutcome(RowStatus.MIGRATED, new=new_text.encode("utf-8"), results=(result,),
+                          rewrite=(True,), decoded=True)
 
     def text(self, text: str) -> RowOutcome:
         """The rule for a row already decoded to text (an encrypted row's plaintext)."""

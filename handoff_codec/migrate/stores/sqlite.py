@@ -18,6 +18,10 @@ in one read transaction: one snapshot, whatever other processes write. It
 reads the file as immutable (so that SQLite creates no ``-wal`` and ``-shm``
 files beside it) only when it is a WAL database that ``/proc`` shows no
 process has open, and it checks afterwards that the file did not change.
+
+With ``workers`` above 1, worker processes apply the per-row rule to the
+rows that may hold a summary, beside this process; this process alone reads,
+counts and writes, batch by batch in key order, in the same transaction.
 """
 
 from __future__ import annotations
@@ -25,10 +29,15 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+from collections import deque
+from collections.abc import Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from multiprocessing import get_context
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 from urllib.parse import quote
 
+from .._items import MigrationResult
 from . import PlaceholderReport, ProgressFactory, StoreError, StoreRefusal, StoreReport
 from ._files import (
     backup_path,
@@ -39,7 +48,8 @@ from ._files import (
     remove_quietly,
 )
 from ._options import MigrateOptions
-from ._rows import UNCHANGED_ROW, RowOutcome
+from ._rows import RowOutcome, RowRule
+from ._workers import die_with_parent
 
 if TYPE_CHECKING:
     pass
@@ -187,6 +197,7 @@ class _Run:
         self.db, self.dry_run, self.backup = db, options.dry_run, options.backup
         self.batch_size, self.timeout = options.batch_size, options.timeout
         self.rule = options.rule()
+        self.workers = options.workers
         self.created: Path | None = None
 
     def connect(self, immutable: bool) -> sqlite3.Connection:
@@ -233,42 +244,191 @@ class _Run:
     def scan(self, conn: sqlite3.Connection, table: _Table, report: StoreReport,
              bar: Any) -> None:
         conn.text_factory = bytes  # read every cell as it is stored, UTF-8 or not
+        update = f"UPDATE {table.messages} SET message_data = ? WHERE {table.key} = ?"
+        if self.workers <= 1:
+            for rows in self.batches(conn, table):
+                passed, todo = self.triage(rows)
+                outcomes = apply_rule(self.rule, [data for _, _, data in todo])
+                self.finish(conn, update, report, len(rows), passed, todo, outcomes, bar)
+            return
+        with _Decoders(self.workers, self.rule) as decoders:
+            pending: deque[tuple[int, int, list[_Todo], list[Any]]] = deque()
+            for rows in self.batches(conn, table):
+                passed, todo = self.triage(rows)
+                pending.append((len(rows), passed, todo, decoders.submit(
+                    [data for _, _, data in todo])))
+                # Finish the batches whose rows are all read, in order; hold at most
+                # _AHEAD of them (while the worker processes start, the parent reads on).
+                while pending and (len(pending) > _AHEAD or _Decoders.done(pending[0][3])):
+                    self.finish(conn, update, report, *_Decoders.ready(pending.popleft()),
+                                bar)
+            while pending:
+                self.finish(conn, update, report, *_Decoders.ready(pending.popleft()), bar)
+
+    def batches(self, conn: sqlite3.Connection, table: _Table) -> Iterator[list[Any]]:
+        """The rows, batch after batch, in key order: (key, message_data, its type)."""
         columns = f"{table.key}, message_data, typeof(message_data)"
         first = f"SELECT {columns} FROM {table.messages} ORDER BY {table.key} LIMIT ?"
         after = (f"SELECT {columns} FROM {table.messages} WHERE {table.key} > ? "
                  f"ORDER BY {table.key} LIMIT ?")
-        update = f"UPDATE {table.messages} SET message_data = ? WHERE {table.key} = ?"
         last: int | None = None
         while True:
             rows = (conn.execute(first, (self.batch_size,)) if last is None
                     else conn.execute(after, (last, self.batch_size))).fetchall()
             if not rows:
                 return
-            changes = self.migrate_batch(rows, report)
-            if changes and not self.dry_run:
-                if self.backup and self.created is None:
-                    self.created = _write_backup(self.db, self.timeout)
-                    report.backup = str(self.created)
-                conn.executemany(update, changes)
-                report.written = True
+            yield rows
             last = _advance(last, rows[-1][0], self.db)
-            if bar is not None:
-                bar.update(len(rows))
 
-    def migrate_batch(self, rows: list[Any], report: StoreReport) -> list[tuple[Any, int]]:
-        changes: list[tuple[Any, int]] = []
+    def triage(self, rows: list[Any]) -> tuple[int, list[_Todo]]:
+        """How many rows are passed over unread, and the others, for the rule.
+
+        A number is not an item; a UTF-8 row holding neither the marker nor a
+        ``\\u`` escape is passed over as the rule would pass it (counted as scanned).
+        ``data`` is None for a NULL cell.
+        """
+        needle = self.rule.prefilter.plain_needle
+        todo: list[_Todo] = []
+        passed = 0
         for key, data, kind in rows:
-            if data is None:
-                outcome = RowOutcome.invalid("message_data is NULL")
-            elif kind not in (b"text", b"blob"):  # a number: not an item
-                outcome = UNCHANGED_ROW
+            if kind == b"text" or kind == b"blob":
+                if needle is not None and needle not in data and b"\\u" not in data:
+                    if data.isascii():
+                        passed += 1
+                        continue
+                    try:
+                        data.decode("utf-8")
+                    except UnicodeDecodeError:
+                        pass  # the rule says why
+                    else:
+                        passed += 1
+                        continue
+                todo.append((key, kind, data))
+            elif data is None:
+                todo.append((key, kind, None))
             else:
-                outcome = self.rule(data)
-            report.count(outcome, key)
+                passed += 1
+        return passed, todo
+
+    def finish(self, conn: sqlite3.Connection, update: str, report: StoreReport,
+               scanned: int, passed: int, todo: list[_Todo], outcomes: list[RowOutcome],
+               bar: Any) -> None:
+        """Count a batch's outcomes in key order, and write its changed rows."""
+        count = report.count
+        changes: list[tuple[Any, int]] = []
+        for (key, kind, _), outcome in zip(todo, outcomes, strict=True):
+            count(outcome, key)
             if outcome.new is not None:  # TEXT stays TEXT, BLOB stays BLOB
                 changes.append((outcome.new.decode("utf-8") if kind == b"text"
                                 else outcome.new, key))
-        return changes
+        report.rows_scanned += passed
+        if changes and not self.dry_run:
+            if self.backup and self.created is None:
+                self.created = _write_backup(self.db, self.timeout)
+                report.backup = str(self.created)
+            conn.executemany(update, changes)
+            report.written = True
+        if bar is not None:
+            bar.update(scanned)
+
+
+_Todo = tuple[Any, bytes, "bytes | None"]  # a row for the rule: key, type, message_data
+_NULL = RowOutcome.invalid("message_data is NULL")
+_AHEAD = 8  # batches read ahead of the oldest one not finished, with workers
+_CHUNK = 64  # rows per task of a worker process
+
+
+def apply_rule(rule: RowRule, raws: list[bytes | None]) -> list[RowOutcome]:
+    """The rule's outcome for each row's bytes (None: a NULL cell)."""
+    return [_NULL if raw is None else rule(raw) for raw in raws]
+
+
+# An outcome as a worker process sends it: (status, new, reason, rewrite, is_list,
+# decoded, withheld, unreadable, results); each result (status, reason, format,
+# first lost recovery or None, key_order_only, restored, leaks).
+_Packed = tuple[Any, ...]
+
+
+def _apply_for_parent(rule: RowRule, raws: list[bytes | None]) -> list[_Packed]:
+    """:func:`apply_rule` in a worker process, each outcome cut to what the report reads."""
+    return [_pack(outcome) for outcome in apply_rule(rule, raws)]
+
+
+def _pack(outcome: RowOutcome) -> _Packed:
+    results = tuple(
+        (r.status, r.reason, r.format,
+         None if r.lossless else next(x for x in r.recoveries if x.lost),
+         r.key_order_only, r.restored, r.leaks) for r in outcome.results)
+    return (outcome.status, outcome.new, outcome.reason, outcome.rewrite, outcome.is_list,
+            outcome.decoded, outcome.withheld, outcome.unreadable, results)
+
+
+def _unpack(packed: _Packed) -> RowOutcome:
+    """The outcome a worker sent: its items left out, and of each result's recoveries
+    only the first lost one (what :meth:`StoreReport.count` reads)."""
+    status, new, reason, rewrite, is_list, decoded, withheld, unreadable, results = packed
+    return RowOutcome(status, new, reason, tuple(
+        MigrationResult.model_construct(
+            status=state, item=None, reason=why, format=form,
+            recoveries=[] if lost is None else [lost], key_order_only=order,
+            restored=restored, leaks=leaks)
+        for state, why, form, lost, order, restored, leaks in results),
+        rewrite, is_list, decoded, withheld, unreadable)
+
+
+class _Decoders:
+    """Worker processes that apply the rule to rows' bytes, and the parent beside them.
+
+    Each batch's rows go to the workers in chunks; the parent then takes back,
+    from the last, each chunk that no worker has started and applies the rule
+    itself, so the parent and the workers meet in the batch. One worker fewer
+    than ``workers``: the parent is the other one.
+    """
+
+    def __init__(self, workers: int, rule: RowRule) -> None:
+        self.rule = rule
+        self.pool = ProcessPoolExecutor(workers - 1, mp_context=get_context("spawn"),
+                                        initializer=die_with_parent, initargs=(os.getpid(),))
+        # Until the workers have started (imported this package), the parent reads alone.
+        self.started = [self.pool.submit(_apply_for_parent, rule, [])
+                        for _ in range(workers - 1)]
+
+    def submit(self, raws: list[bytes | None]) -> list[Any]:
+        """One entry per chunk: a future, or the outcomes the parent found itself."""
+        if self.started:
+            if not all(future.done() for future in self.started):
+                return [apply_rule(self.rule, raws)]
+            for future in self.started:
+                future.result()  # a worker that failed to start fails the run
+            self.started = []
+        chunks = [raws[i:i + _CHUNK] for i in range(0, len(raws), _CHUNK)]
+        parts: list[Any] = [self.pool.submit(_apply_for_parent, self.rule, chunk)
+                            for chunk in chunks]
+        for index in range(len(parts) - 1, -1, -1):
+            if not parts[index].cancel():
+                break
+            parts[index] = apply_rule(self.rule, chunks[index])
+        return parts
+
+    @staticmethod
+    def done(parts: list[Any]) -> bool:
+        return all(not isinstance(part, Future) or part.done() for part in parts)
+
+    @staticmethod
+    def ready(batch: tuple[int, int, list[_Todo], list[Any]]
+              ) -> tuple[int, int, list[_Todo], list[RowOutcome]]:
+        """A pending batch with its outcomes in row order (waiting for the workers')."""
+        scanned, passed, todo, parts = batch
+        return scanned, passed, todo, [
+            outcome for part in parts
+            for outcome in (map(_unpack, part.result()) if isinstance(part, Future) else part)]
+
+    def __enter__(self) -> _Decoders:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        # Workers still starting are not waited for: they find nothing to do, and end.
+        self.pool.shutdown(wait=not self.started, cancel_futures=True)
 
 
 def _advance(last: int | None, key: Any, db: Path) -> int:
