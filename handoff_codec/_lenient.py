@@ -19,7 +19,6 @@ import re
 from array import array
 from collections.abc import Callable, Sequence
 from itertools import chain, compress, islice, repeat
-from itertools import count as count_up
 from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
@@ -164,6 +163,12 @@ def _number(digits: str) -> int:
     return int(digits) if len(digits) <= 18 else 0
 
 
+@functools.cache
+def _marker_lines(start: str, end: str) -> re.Pattern[str]:
+    """A line that is the start or the end marker."""
+    return re.compile(f"^(?:{re.escape(start)}|{re.escape(end)})$", re.MULTILINE)
+
+
 class _Numbered:
     """The numbered lines of the body ``text[begin:end]``: their offsets in
     ``text`` and their numbers, as arrays of ints."""
@@ -230,7 +235,7 @@ class _Numbered:
         text = self.text
         if text.find(start, self.begin, self.end) < 0:
             return inside
-        markers = re.compile(f"^(?:{re.escape(start)}|{re.escape(end)})$", re.MULTILINE)
+        markers = _marker_lines(start, end)
         numbered = _legacy("RECORD_NUMBER").match
         depth, index, count = 0, 0, len(self.starts)
         for marker in markers.finditer(text, self.begin, self.end):
@@ -504,8 +509,7 @@ class _Reader:
     as ``LIST_PENDING``, and ``listed`` holds the index of each such item.
     """
 
-    __slots__ = ("bare_match", "empty_plain", "json", "json_match", "listed", "max_depth",
-                 "named_match", "note", "plain_match", "recoveries", "text")
+    __slots__ = ("empty_plain", "json", "listed", "max_depth", "note", "recoveries", "text")
 
     def __init__(self, text: str, max_depth: int, preamble: str = "PREAMBLE") -> None:
         self.text = text
@@ -515,7 +519,6 @@ class _Reader:
         if preamble == "LEGACY_PREAMBLE":
             self.note(1, _Code.LEGACY_PREAMBLE)
         self.listed = array("i" if len(text) < 2**31 else "q")  # item indexes
-        self.json_match, self.plain_match, self.named_match, self.bare_match = _record_matchers()
         # Signs of openai-agents >= 0.17.1, which wrote lists as JSON records
         # and (>= 0.20) empty turns as `N. role: `.
         self.json = self.empty_plain = False
@@ -562,73 +565,65 @@ class _Reader:
         caller then reads the body by the general rule.
 
         Each numbered line of such a body starts a record (``_record_heads``),
-        so successive matches of :func:`_record_in_order`, each where the last
-        ended, find the records, and read the usual ones as :meth:`read_record`
-        reads them. A test checks that both readings agree.
+        so one match of :func:`_record_in_order` per record finds it, and reads
+        the usual ones as :meth:`read_record` reads them. A test checks that
+        both readings agree.
         """
         text = self.text
         items: list[Item] = []
-        append, note, listed = items.append, self.note, self.listed.append
-        count, read_record, shared = text.count, self.read_record, SHARED_ROLES
-        append_item, whole_object = self.append_item, self.whole_object
+        append, note, shared = items.append, self.note, SHARED_ROLES
+        match_record = _record_in_order().match
         json = empty_plain = False
-        next_record = _after_line_break().search
-        scanner = _record_in_order().scanner  # type: ignore[attr-defined]
-        numbers = map(str, count_up(1))
-        pos = begin
-        while True:
-            match = None
-            # Each match where the last ended, until a record that lines continue.
-            for match, number in zip(iter(scanner(text, pos, stop).match, None), numbers,
-                                     strict=False):
-                (digits, role, content, named_role, name, named_content, bare, bare_name,
-                 json_text, typed, typed_content, alone) = match.groups()
-                if digits != number:
-                    return None
-                if role is not None:
-                    if not content:
-                        empty_plain = True
-                    elif content[:1] == "[":
-                        note(line, _Code.LIST_PENDING)
-                        listed(len(items))
-                    append({"role": shared[role], "content": content})
-                elif bare is not None:
-                    note(line, _Code.BARE_ROLE)
-                    append({"role": shared[bare], "content": ""} if bare_name is None
-                           else {"role": shared[bare], "name": bare_name, "content": ""})
-                elif named_role is not None:
-                    if not named_content:
-                        empty_plain = True
-                    elif named_content[:1] == "[":
-                        note(line, _Code.LIST_PENDING)
-                        listed(len(items))
-                    append({"role": shared[named_role], "name": name, "content": named_content})
-                elif json_text is not None and (value := whole_object(json_text)) is not None:
-                    json = True
-                    append_item(items, value, line)
-                elif typed is not None and isinstance(value := json_value(typed_content), dict):
-                    note(line, _Code.TYPED_RECORD, match.start("typed"), len(typed))
-                    value["type"] = typed
-                    append_item(items, value, line)
-                elif typed is not None:
-                    if not typed_content:
-                        empty_plain = True
-                    append_item(items, {"role": typed, "content": typed_content}, line)
-                elif alone is not None or json_text is not None:  # one line: read_record reads it
-                    read_record(items, match.start(), match.end() - 1, line, 0)
-                else:  # the lines up to the next numbered one continue it
-                    start = match.start()
-                    found = next_record(text, match.end(), stop)
-                    pos = stop if found is None else found.start() + 1
-                    continued = count("\n", start, pos - 1)
-                    read_record(items, start, pos - 1, line, continued)
-                    line += continued + 1
-                    break  # on from the next record
-                line += 1
-            else:
-                if (pos if match is None else match.end()) != stop:
-                    return None
-                break
+        pos, number = begin, 0
+        while pos != stop:
+            number += 1
+            match = match_record(text, pos, stop)
+            if match is None:
+                return None
+            (digits, role, content, named_role, name, named_content, bare, bare_name,
+             json_text, typed, typed_content, alone) = match.groups()
+            if digits != str(number):
+                return None
+            pos = match.end()
+            if role is not None:
+                if not content:
+                    empty_plain = True
+                elif content[:1] == "[":
+                    note(line, _Code.LIST_PENDING)
+                    self.listed.append(len(items))
+                append({"role": shared[role], "content": content})
+            elif bare is not None:
+                note(line, _Code.BARE_ROLE)
+                append({"role": shared[bare], "content": ""} if bare_name is None
+                       else {"role": shared[bare], "name": bare_name, "content": ""})
+            elif named_role is not None:
+                if not named_content:
+                    empty_plain = True
+                elif named_content[:1] == "[":
+                    note(line, _Code.LIST_PENDING)
+                    self.listed.append(len(items))
+                append({"role": shared[named_role], "name": name, "content": named_content})
+            elif json_text is not None and (value := self.whole_object(json_text)) is not None:
+                json = True
+                self.append_item(items, value, line)
+            elif typed is not None and isinstance(value := json_value(typed_content), dict):
+                note(line, _Code.TYPED_RECORD, match.start("typed"), len(typed))
+                value["type"] = typed
+                self.append_item(items, value, line)
+            elif typed is not None:
+                if not typed_content:
+                    empty_plain = True
+                self.append_item(items, {"role": typed, "content": typed_content}, line)
+            elif alone is not None or json_text is not None:  # one line: read_record reads it
+                self.read_record(items, match.start(), pos - 1, line, 0)
+            else:  # the lines up to the next numbered one continue it
+                start = match.start()
+                found = _after_line_break().search(text, pos, stop)
+                pos = stop if found is None else found.start() + 1
+                continued = text.count("\n", start, pos - 1)
+                self.read_record(items, start, pos - 1, line, continued)
+                line += continued
+            line += 1
         self.json = self.json or json
         self.empty_plain = self.empty_plain or empty_plain
         return items
@@ -640,7 +635,8 @@ class _Reader:
         text = self.text
         # The usual record, `role: content` with a known role, read here as
         # :meth:`plain_record` reads it, without its calls (the hot path).
-        plain = self.plain_match(text, start, end) if text.find(":", start, end) >= 0 else None
+        plain = _record_matchers()[1](text, start, end) if text.find(":", start, end) >= 0 \
+            else None
         if plain is not None:
             role, name, content = plain.group("role", "name", "content")
             role = SHARED_ROLES.get(role)
@@ -677,11 +673,12 @@ class _Reader:
         such a record is never LEGACY_JSON).
         """
         text = self.text
+        json_match, _, named_match, bare_match = _record_matchers()
         # Both plain patterns need a ":", LEGACY_JSON a "{"; without one, skip their scan.
         colon = plain is not None or text.find(":", start, end) >= 0
         role, name, content = plain.group("role", "name", "content") if plain else ("", None, "")
         if text.find("{", start, end) >= 0:
-            match = self.json_match(text, start, end)
+            match = json_match(text, start, end)
             if match is not None:
                 item = self.json_record(match, line)
                 if item is not None:
@@ -694,13 +691,13 @@ class _Reader:
             # name, as in the Agents SDK's `assistant (bot) (0): ` for role
             # "assistant (bot)" and name "0", or `assistant (bot)0 (x): ` for
             # role "assistant (bot)0", keeps that reading.
-            named = self.named_match(text, start, end) if colon else None
+            named = named_match(text, start, end) if colon else None
             if named is not None:
                 plain = named
                 role, name, content = plain.group("role", "name", "content")
         if plain is not None:
             return self.plain_record(plain, role, name, content, line, continued)
-        match = self.bare_match(text, start, end)
+        match = bare_match(text, start, end)
         if match is not None:
             self.note(line, _Code.BARE_ROLE)
             return _fields(match, "")

@@ -8,6 +8,7 @@ or recovery kind is one line: the schema is made from the fields and enums.
 
 from __future__ import annotations
 
+import functools
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -89,6 +90,12 @@ class Note:
     lost: bool = False
 
 
+@functools.cache
+def _keeping(code: int) -> bytes:
+    """A ``bytes.translate`` table: 0 for ``code``, 1 for every other byte."""
+    return bytes(other != code for other in range(256))
+
+
 class Recoveries(Sequence[Recovery]):
     """The recoveries of one read, in line order, 13 bytes each (25 past 2 GiB).
 
@@ -125,9 +132,9 @@ class Recoveries(Sequence[Recovery]):
         for code in codes:
             index = column.index(pending, index + 1)
             column[index] = code
-        keep = column.translate(bytes(code != pending for code in range(256)))
-        if all(keep):
+        if pending not in column:
             return
+        keep = column.translate(_keeping(pending))
         self._codes = bytearray(compress(column, keep))
         thrice = chain.from_iterable(zip(keep, keep, keep, strict=True))  # line, a and b
         self._ints = array(self._ints.typecode, compress(self._ints, thrice))
