@@ -19,6 +19,7 @@ import re
 from array import array
 from collections.abc import Callable, Sequence
 from itertools import chain, compress, islice, repeat
+from itertools import count as count_up
 from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
@@ -569,22 +570,25 @@ class _Reader:
         the usual ones as :meth:`read_record` reads them. A test checks that
         both readings agree.
         """
-        text = self.text
+        text, max_depth = self.text, self.max_depth
         items: list[Item] = []
         append, note, shared = items.append, self.note, SHARED_ROLES
-        match_record = _record_in_order().match
+        # A note of the usual kinds is added in place: the reader notes one per bare role.
+        add_ints, add_code = self.recoveries.appenders()
         json = empty_plain = False
-        pos, number = begin, 0
-        while pos != stop:
-            number += 1
-            match = match_record(text, pos, stop)
+        scanner = _record_in_order().scanner  # type: ignore[attr-defined]
+        # Each match where the last ended; after a record that lines continue, on
+        # from the next record. The last match, and where its scan started.
+        scan, last, scanned = scanner(text, begin, stop).match, None, begin
+        for number in map(str, count_up(1)):
+            match = scan()
             if match is None:
-                return None
+                break
+            last = match
             (digits, role, content, named_role, name, named_content, bare, bare_name,
              json_text, typed, typed_content, alone) = match.groups()
-            if digits != str(number):
+            if digits != number:
                 return None
-            pos = match.end()
             if role is not None:
                 if not content:
                     empty_plain = True
@@ -593,7 +597,8 @@ class _Reader:
                     self.listed.append(len(items))
                 append({"role": shared[role], "content": content})
             elif bare is not None:
-                note(line, _Code.BARE_ROLE)
+                add_ints((line, 0, 0))
+                add_code(_Code.BARE_ROLE)
                 append({"role": shared[bare], "content": ""} if bare_name is None
                        else {"role": shared[bare], "name": bare_name, "content": ""})
             elif named_role is not None:
@@ -603,11 +608,13 @@ class _Reader:
                     note(line, _Code.LIST_PENDING)
                     self.listed.append(len(items))
                 append({"role": shared[named_role], "name": name, "content": named_content})
-            elif json_text is not None and (value := self.whole_object(json_text)) is not None:
+            elif json_text is not None and \
+                    (value := whole_object(json_text, max_depth)) is not None:
                 json = True
                 self.append_item(items, value, line)
             elif typed is not None and isinstance(value := json_value(typed_content), dict):
-                note(line, _Code.TYPED_RECORD, match.start("typed"), len(typed))
+                add_ints((line, match.start("typed"), len(typed)))
+                add_code(_Code.TYPED_RECORD)
                 value["type"] = typed
                 self.append_item(items, value, line)
             elif typed is not None:
@@ -615,15 +622,18 @@ class _Reader:
                     empty_plain = True
                 self.append_item(items, {"role": typed, "content": typed_content}, line)
             elif alone is not None or json_text is not None:  # one line: read_record reads it
-                self.read_record(items, match.start(), pos - 1, line, 0)
+                self.read_record(items, match.start(), match.end() - 1, line, 0)
             else:  # the lines up to the next numbered one continue it
                 start = match.start()
-                found = _after_line_break().search(text, pos, stop)
-                pos = stop if found is None else found.start() + 1
-                continued = text.count("\n", start, pos - 1)
-                self.read_record(items, start, pos - 1, line, continued)
+                found = _after_line_break().search(text, match.end(), stop)
+                scanned = stop if found is None else found.start() + 1
+                continued = text.count("\n", start, scanned - 1)
+                self.read_record(items, start, scanned - 1, line, continued)
                 line += continued
+                scan, last = scanner(text, scanned, stop).match, None
             line += 1
+        if (scanned if last is None else last.end()) != stop:
+            return None
         self.json = self.json or json
         self.empty_plain = self.empty_plain or empty_plain
         return items

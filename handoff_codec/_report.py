@@ -118,6 +118,11 @@ class Recoveries(Sequence[Recovery]):
         self._ints.extend((line, a, b))
         self._codes.append(code)
 
+    def appenders(self) -> tuple[Callable[[Iterable[int]], None], Callable[[int], None]]:
+        """For a reader that notes many: what :meth:`add` does, as two calls,
+        ``extend((line, a, b))`` and ``append(code)``."""
+        return self._ints.extend, self._codes.append
+
     def codes(self) -> frozenset[int]:
         """The codes (indexes into ``notes``) of the recoveries noted."""
         return frozenset(self._codes)
