@@ -17,8 +17,9 @@ from __future__ import annotations
 import functools
 import re
 from array import array
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import chain, compress, islice, repeat
+from itertools import count as count_up
 from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
@@ -41,22 +42,28 @@ Item = dict[str, Any]
 Literals = tuple[tuple[str, str], ...]
 
 
-@functools.cache
-def _shapes(literals: Literals) -> tuple[tuple[tuple[str, str], ...], str, str] | None:
-    """For :func:`_split`: each preamble terminal with the text from it to the
-    body, the empty transcript and the end marker.
+Shapes = tuple[tuple[tuple[str, str], ...], str, "re.Pattern[str]", str, str]
 
-    None when one preamble is a prefix of the other: the lexer's choice
-    between them is then left to the parser.
+
+@functools.cache
+def _shapes(literals: Literals) -> Shapes | None:
+    """For :func:`_split`: each preamble terminal with the text from it to the
+    body, the signature line's first characters and pattern, the empty
+    transcript and the end marker's line break and text.
+
+    None when one preamble is a prefix of the other (the lexer's choice
+    between them is then left to the parser), or when the end marker holds a
+    line break (no text then ends with the end marker after its last one).
     """
     values = dict(literals)
     preambles = (("PREAMBLE", values["PREAMBLE"]),
                  ("LEGACY_PREAMBLE", _grammar.literal("LEGACY_PREAMBLE", "legacy")))
     (_, first), (_, second) = preambles
-    if first.startswith(second) or second.startswith(first):
+    if first.startswith(second) or second.startswith(first) or "\n" in values["END_MARKER"]:
         return None
     heads = tuple((name, f"{preamble}\n{values['START_MARKER']}\n") for name, preamble in preambles)
-    return heads, _grammar.literal("EMPTY_TRANSCRIPT"), values["END_MARKER"]
+    return (heads, _grammar.signature_parts()[0], _grammar.terminal("_SIGNATURE"),
+            _grammar.literal("EMPTY_TRANSCRIPT"), "\n" + values["END_MARKER"])
 
 
 def _split(text: str, literals: Literals) -> tuple[str, int, int] | None:
@@ -70,21 +77,22 @@ def _split(text: str, literals: Literals) -> tuple[str, int, int] | None:
     shapes = _shapes(literals)
     if shapes is None:
         return None
-    heads, empty, end = shapes
-    found = next((shape for shape in heads if text.startswith(shape[1])), None)
-    if found is None:
+    heads, signed, signature, empty, tail = shapes
+    for shape in heads:
+        if text.startswith(shape[1]):
+            break
+    else:
         return None
-    name, head = found
+    name, head = shape
     pos = len(head)
-    signature = _grammar.terminal("_SIGNATURE").match(text, pos)
-    if signature is not None:
-        pos = signature.end()
-    if text.startswith(empty, pos):
+    if text.startswith(signed, pos):
+        match = signature.match(text, pos)
+        if match is not None:
+            pos = match.end()
+    # The end marker holds no line break: the text after the last one is the marker.
+    if text.startswith(empty, pos) or not text.endswith(tail, pos):
         return None
-    last = text.rfind("\n")  # the end marker holds no line break
-    if last < pos or text[last + 1:] != end:
-        return None
-    return name, pos, last + 1
+    return name, pos, len(text) - len(tail) + 1
 
 
 def _envelope(text: str, literals: Literals) -> tuple[str, int, int]:
@@ -115,33 +123,51 @@ def _after_line_break() -> re.Pattern[str]:
 
 @functools.cache
 def _record_in_order() -> re.Pattern[str]:
-    """The start of a record of a body whose every numbered line starts a record.
+    """A whole record of a body whose every numbered line starts a record.
 
     ``RECORD_NUMBER``, then either a whole one-line record (the next line is
-    numbered, or the body ends) of the usual kinds:
+    numbered, or the body ends) of the usual kinds, each read as
+    :meth:`_Reader.read_record` reads it:
 
     * ``role``, ``content``: ``LEGACY_PLAIN`` with a ``KNOWN_ROLE`` and no
       name. A known role followed by ":" is what ``LEGACY_PLAIN`` reads as that
       role, with no name and the rest of the line as content;
-    * ``bare``: ``LEGACY_BARE`` with no name (a line without ":" or "{");
+    * ``named_role``, ``name``, ``named_content``: the same with a name, as
+      ``LEGACY_PLAIN`` reads the name on one line (no ":" or "(" in it);
+    * ``bare``, ``bare_name``: ``LEGACY_BARE`` (a line without ":");
     * ``json``: what ``LEGACY_JSON`` reads as JSON;
+    * ``typed``, ``typed_content``: ``LEGACY_PLAIN`` with a ``type`` word of
+      ``LEGACY_TYPED_HEAD`` as the role (never a known role: the first
+      branch reads that), and no name;
 
-    or the rest of the record's first line (group ``rest``; group ``alone`` is
-    set when no line continues it).
+    or the rest of the record's first line (group ``alone`` is set when no
+    line continues it).
     """
     numbered = _legacy("RECORD_NUMBER").pattern
     if "(?P<number>" not in numbered:
         raise AssertionError(f"RECORD_NUMBER {numbered!r} has no number group")
-    following = f"(?={numbered.replace('(?P<number>', '(?:')}|\\Z)"  # the next record, or the end
+    unnamed = numbered.replace("(?P<number>", "(?:")
+    following = f"(?={unnamed}|\\Z)"  # the next record, or the end
     known = _grammar.terminal("KNOWN_ROLE").pattern
+    name = r"[^\S\n]*[^\s:(][^\n:(]*"  # LEGACY_PLAIN's and LEGACY_BARE's name, on one line
     return re.compile(
-        f"{numbered}(?: (?:(?P<role>{known}): ?(?P<content>[^\\n]*)|(?P<bare>{known})[ \\t]*"
-        f"|(?P<json>\\{{[^\\n]*))\\n{following}|(?P<rest>[^\\n]*)\\n(?:{following}(?P<alone>))?)")
+        f"{numbered}(?: (?:(?P<role>{known}): ?(?P<content>[^\\n]*)"
+        f"|(?P<named_role>{known}) \\((?P<name>{name})\\): ?(?P<named_content>[^\\n]*)"
+        f"|(?P<bare>{known})(?: \\((?P<bare_name>{name})\\))?[ \\t]*"
+        f"|(?P<json>\\{{[^\\n]*)"
+        f"|(?P<typed>[A-Za-z_][A-Za-z0-9_]*): ?(?P<typed_content>[^\\n]*))\\n{following}"
+        f"|[^\\n]*\\n(?:{following}(?P<alone>))?)")
 
 
 def _number(digits: str) -> int:
     """A record's number; 0 (never in sequence) for one too long for int() to accept."""
     return int(digits) if len(digits) <= 18 else 0
+
+
+@functools.cache
+def _marker_lines(start: str, end: str) -> re.Pattern[str]:
+    """A line that is the start or the end marker."""
+    return re.compile(f"^(?:{re.escape(start)}|{re.escape(end)})$", re.MULTILINE)
 
 
 class _Numbered:
@@ -210,7 +236,7 @@ class _Numbered:
         text = self.text
         if text.find(start, self.begin, self.end) < 0:
             return inside
-        markers = re.compile(f"^(?:{re.escape(start)}|{re.escape(end)})$", re.MULTILINE)
+        markers = _marker_lines(start, end)
         numbered = _legacy("RECORD_NUMBER").match
         depth, index, count = 0, 0, len(self.starts)
         for marker in markers.finditer(text, self.begin, self.end):
@@ -452,6 +478,28 @@ _NOTES: tuple[Note, ...] = tuple(note for _, note in sorted({
     _Code.AMBIGUOUS_RECORD: Note(RecoveryKind.AMBIGUOUS, _ambiguous_record, lost=True),
     _Code.AMBIGUOUS_CONTENT: Note(RecoveryKind.AMBIGUOUS, _ambiguous_content, lost=True),
 }.items()))
+# The codes of the signs of the old writer, 0.6 to 0.17.0: content that
+# continues on more lines, and a `type: {json}` record.
+_OLD_WRITER = frozenset(code for code, note in enumerate(_NOTES)
+                        if note.kind in (RecoveryKind.CONTINUATION, RecoveryKind.TYPED_RECORD))
+
+
+@functools.cache
+def _format_of(codes: frozenset[int], json_record: bool,
+               empty_turn: bool) -> tuple[Format, tuple[Format, ...]]:
+    """:func:`_format` for the recoveries noted with ``codes``, worked out once for each."""
+    return _format({_NOTES[code].kind for code in codes}, json_record=json_record,
+                   empty_turn=empty_turn)
+
+
+Match = Callable[[str, int, int], "re.Match[str] | None"]
+
+
+@functools.cache
+def _record_matchers() -> tuple[Match, Match, Match, Match]:
+    """``fullmatch`` of LEGACY_JSON, LEGACY_PLAIN, LEGACY_NAMED and LEGACY_BARE."""
+    return (_legacy("LEGACY_JSON").fullmatch, _legacy("LEGACY_PLAIN").fullmatch,
+            _legacy("LEGACY_NAMED").fullmatch, _legacy("LEGACY_BARE").fullmatch)
 
 
 class _Reader:
@@ -462,18 +510,16 @@ class _Reader:
     as ``LIST_PENDING``, and ``listed`` holds the index of each such item.
     """
 
+    __slots__ = ("empty_plain", "json", "listed", "max_depth", "note", "recoveries", "text")
+
     def __init__(self, text: str, max_depth: int, preamble: str = "PREAMBLE") -> None:
         self.text = text
         self.max_depth = max_depth
         self.recoveries = Recoveries(text, _NOTES)
-        if preamble == "LEGACY_PREAMBLE":
-            self.recoveries.add(1, _Code.LEGACY_PREAMBLE)
-        self.listed = int_array(len(text))
         self.note = self.recoveries.add
-        self.json_match = _legacy("LEGACY_JSON").fullmatch
-        self.plain_match = _legacy("LEGACY_PLAIN").fullmatch
-        self.named_match = _legacy("LEGACY_NAMED").fullmatch
-        self.bare_match = _legacy("LEGACY_BARE").fullmatch
+        if preamble == "LEGACY_PREAMBLE":
+            self.note(1, _Code.LEGACY_PREAMBLE)
+        self.listed = array("i" if len(text) < 2**31 else "q")  # item indexes
         # Signs of openai-agents >= 0.17.1, which wrote lists as JSON records
         # and (>= 0.20) empty turns as `N. role: `.
         self.json = self.empty_plain = False
@@ -521,49 +567,75 @@ class _Reader:
 
         Each numbered line of such a body starts a record (``_record_heads``),
         so one match of :func:`_record_in_order` per record finds it, and reads
-        the usual ones (one line: a known role, a bare known role, a JSON
-        object) as :meth:`read_record` reads them. A test checks that both
-        readings agree.
+        the usual ones as :meth:`read_record` reads them. A test checks that
+        both readings agree.
         """
-        text = self.text
+        text, max_depth = self.text, self.max_depth
         items: list[Item] = []
-        append, note, listed = items.append, self.note, self.listed.append
-        count, read_record, shared = text.count, self.read_record, SHARED_ROLES.__getitem__
-        match_record, next_record = _record_in_order().match, _after_line_break().search
-        whole_object = self.whole_object
-        pos, number = begin, 0
-        while pos != stop:
-            number += 1
-            match = match_record(text, pos, stop)
+        append, note, shared = items.append, self.note, SHARED_ROLES
+        # A note of the usual kinds is added in place: the reader notes one per bare role.
+        add_ints, add_code = self.recoveries.appenders()
+        json = empty_plain = False
+        scanner = _record_in_order().scanner  # type: ignore[attr-defined]
+        # Each match where the last ended; after a record that lines continue, on
+        # from the next record. The last match, and where its scan started.
+        scan, last, scanned = scanner(text, begin, stop).match, None, begin
+        for number in map(str, count_up(1)):
+            match = scan()
             if match is None:
+                break
+            last = match
+            (digits, role, content, named_role, name, named_content, bare, bare_name,
+             json_text, typed, typed_content, alone) = match.groups()
+            if digits != number:
                 return None
-            digits, role, content, bare, json_text, rest, alone = match.groups()
-            if digits != str(number):
-                return None
-            end = match.end() - 1
             if role is not None:
                 if not content:
-                    self.empty_plain = True
+                    empty_plain = True
                 elif content[:1] == "[":
                     note(line, _Code.LIST_PENDING)
-                    listed(len(items))
-                append({"role": shared(role), "content": content})
+                    self.listed.append(len(items))
+                append({"role": shared[role], "content": content})
             elif bare is not None:
-                note(line, _Code.BARE_ROLE)
-                append({"role": shared(bare), "content": ""})
-            elif json_text is not None and (value := whole_object(json_text)) is not None:
-                self.json = True
+                add_ints((line, 0, 0))
+                add_code(_Code.BARE_ROLE)
+                append({"role": shared[bare], "content": ""} if bare_name is None
+                       else {"role": shared[bare], "name": bare_name, "content": ""})
+            elif named_role is not None:
+                if not named_content:
+                    empty_plain = True
+                elif named_content[:1] == "[":
+                    note(line, _Code.LIST_PENDING)
+                    self.listed.append(len(items))
+                append({"role": shared[named_role], "name": name, "content": named_content})
+            elif json_text is not None and \
+                    (value := whole_object(json_text, max_depth)) is not None:
+                json = True
                 self.append_item(items, value, line)
-            else:  # any other record: read_record reads it
-                if rest is not None and alone is None:
-                    # the lines up to the next numbered one continue it
-                    found = next_record(text, end + 1, stop)
-                    end = stop - 1 if found is None else found.start()
-                continued = count("\n", pos, end)
-                read_record(items, pos, end, line, continued)
+            elif typed is not None and isinstance(value := json_value(typed_content), dict):
+                add_ints((line, match.start("typed"), len(typed)))
+                add_code(_Code.TYPED_RECORD)
+                value["type"] = typed
+                self.append_item(items, value, line)
+            elif typed is not None:
+                if not typed_content:
+                    empty_plain = True
+                self.append_item(items, {"role": typed, "content": typed_content}, line)
+            elif alone is not None or json_text is not None:  # one line: read_record reads it
+                self.read_record(items, match.start(), match.end() - 1, line, 0)
+            else:  # the lines up to the next numbered one continue it
+                start = match.start()
+                found = _after_line_break().search(text, match.end(), stop)
+                scanned = stop if found is None else found.start() + 1
+                continued = text.count("\n", start, scanned - 1)
+                self.read_record(items, start, scanned - 1, line, continued)
                 line += continued
+                scan, last = scanner(text, scanned, stop).match, None
             line += 1
-            pos = end + 1
+        if (scanned if last is None else last.end()) != stop:
+            return None
+        self.json = self.json or json
+        self.empty_plain = self.empty_plain or empty_plain
         return items
 
     def read_record(self, items: list[Item], start: int, end: int, line: int,
@@ -573,7 +645,8 @@ class _Reader:
         text = self.text
         # The usual record, `role: content` with a known role, read here as
         # :meth:`plain_record` reads it, without its calls (the hot path).
-        plain = self.plain_match(text, start, end) if text.find(":", start, end) >= 0 else None
+        plain = _record_matchers()[1](text, start, end) if text.find(":", start, end) >= 0 \
+            else None
         if plain is not None:
             role, name, content = plain.group("role", "name", "content")
             role = SHARED_ROLES.get(role)
@@ -610,11 +683,12 @@ class _Reader:
         such a record is never LEGACY_JSON).
         """
         text = self.text
+        json_match, _, named_match, bare_match = _record_matchers()
         # Both plain patterns need a ":", LEGACY_JSON a "{"; without one, skip their scan.
         colon = plain is not None or text.find(":", start, end) >= 0
         role, name, content = plain.group("role", "name", "content") if plain else ("", None, "")
         if text.find("{", start, end) >= 0:
-            match = self.json_match(text, start, end)
+            match = json_match(text, start, end)
             if match is not None:
                 item = self.json_record(match, line)
                 if item is not None:
@@ -627,13 +701,13 @@ class _Reader:
             # name, as in the Agents SDK's `assistant (bot) (0): ` for role
             # "assistant (bot)" and name "0", or `assistant (bot)0 (x): ` for
             # role "assistant (bot)0", keeps that reading.
-            named = self.named_match(text, start, end) if colon else None
+            named = named_match(text, start, end) if colon else None
             if named is not None:
                 plain = named
                 role, name, content = plain.group("role", "name", "content")
         if plain is not None:
             return self.plain_record(plain, role, name, content, line, continued)
-        match = self.bare_match(text, start, end)
+        match = bare_match(text, start, end)
         if match is not None:
             self.note(line, _Code.BARE_ROLE)
             return _fields(match, "")
@@ -753,15 +827,14 @@ def parse_lenient(
             items = reader.read(lines, heads, line, doubtful)
     except ReadFailure as failure:
         raise failure.at(text) from None
-    old_writer = bool(reader.recoveries.kinds(_Code.LIST_PENDING)
-                      & {RecoveryKind.CONTINUATION, RecoveryKind.TYPED_RECORD})
-    # 0.6 to 0.17.0 wrote list content as a JSON array after the colon.
-    # Without a sign of which writer this was, an array of Responses content
-    # parts is read as a list; any other array stays text.
-    reader.list_content(items, read=old_writer or not (reader.json or reader.empty_plain),
-                        old_writer=old_writer)
+    recoveries = reader.recoveries
+    if reader.listed:  # each item listed has its note LIST_PENDING
+        old_writer = not recoveries.codes().isdisjoint(_OLD_WRITER)
+        # 0.6 to 0.17.0 wrote list content as a JSON array after the colon.
+        # Without a sign of which writer this was, an array of Responses content
+        # parts is read as a list; any other array stays text.
+        reader.list_content(items, read=old_writer or not (reader.json or reader.empty_plain),
+                            old_writer=old_writer)
+    form, candidates = _format_of(recoveries.codes(), reader.json, reader.empty_plain)
     # Built without validation: the items are plain JSON data made here.
-    form, candidates = _format(reader.recoveries.kinds(), json_record=reader.json,
-                               empty_turn=reader.empty_plain)
-    return Decoded.model_construct(items=items, format=form, candidates=candidates,
-                                   recoveries=reader.recoveries)
+    return Decoded(items=items, format=form, candidates=candidates, recoveries=recoveries)

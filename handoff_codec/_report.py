@@ -8,11 +8,12 @@ or recovery kind is one line: the schema is made from the fields and enums.
 
 from __future__ import annotations
 
+import functools
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from itertools import compress
+from itertools import chain, compress
 from typing import Annotated, Any, overload
 
 from ._models import AS_LIST, Model
@@ -89,6 +90,12 @@ class Note:
     lost: bool = False
 
 
+@functools.cache
+def _keeping(code: int) -> bytes:
+    """A ``bytes.translate`` table: 0 for ``code``, 1 for every other byte."""
+    return bytes(other != code for other in range(256))
+
+
 class Recoveries(Sequence[Recovery]):
     """The recoveries of one read, in line order, 13 bytes each (25 past 2 GiB).
 
@@ -98,20 +105,27 @@ class Recoveries(Sequence[Recovery]):
     which messages that quote it are written.
     """
 
-    __slots__ = ("_a", "_b", "_codes", "_lines", "_notes", "_text")
+    __slots__ = ("_codes", "_ints", "_notes", "_text")
 
     def __init__(self, text: str, notes: tuple[Note, ...]) -> None:
         self._text, self._notes = text, notes
-        # Lines, offsets and counts: from -1 to the length of the text.
-        self._lines, self._a, self._b = (int_array(len(text) + 1) for _ in range(3))
+        # Line, then the two ints, of each: from -1 to the length of the text.
+        self._ints = array("i" if len(text) < 2**31 - 1 else "q")
         self._codes = bytearray()
 
     def add(self, line: int, code: int, a: int = 0, b: int = 0) -> None:
         """Note recovery ``notes[code]`` at ``line``, with the ints its message needs."""
-        self._lines.append(line)
+        self._ints.extend((line, a, b))
         self._codes.append(code)
-        self._a.append(a)
-        self._b.append(b)
+
+    def appenders(self) -> tuple[Callable[[Iterable[int]], None], Callable[[int], None]]:
+        """For a reader that notes many: what :meth:`add` does, as two calls,
+        ``extend((line, a, b))`` and ``append(code)``."""
+        return self._ints.extend, self._codes.append
+
+    def codes(self) -> frozenset[int]:
+        """The codes (indexes into ``notes``) of the recoveries noted."""
+        return frozenset(self._codes)
 
     def settle(self, pending: int, codes: Iterable[int]) -> None:
         """Give the recoveries noted with code ``pending``, in order, the codes
@@ -123,13 +137,12 @@ class Recoveries(Sequence[Recovery]):
         for code in codes:
             index = column.index(pending, index + 1)
             column[index] = code
-        keep = column.translate(bytes(code != pending for code in range(256)))
-        if all(keep):
+        if pending not in column:
             return
+        keep = column.translate(_keeping(pending))
         self._codes = bytearray(compress(column, keep))
-        self._lines = array(self._lines.typecode, compress(self._lines, keep))
-        self._a = array(self._a.typecode, compress(self._a, keep))
-        self._b = array(self._b.typecode, compress(self._b, keep))
+        thrice = chain.from_iterable(zip(keep, keep, keep, strict=True))  # line, a and b
+        self._ints = array(self._ints.typecode, compress(self._ints, thrice))
 
     def kinds(self, without: int = -1) -> set[RecoveryKind]:
         """The kinds of recovery noted (but those with code ``without``), building none."""
@@ -140,7 +153,7 @@ class Recoveries(Sequence[Recovery]):
         return any(self._notes[code].lost for code in set(self._codes))
 
     def __len__(self) -> int:
-        return len(self._lines)
+        return len(self._codes)
 
     @overload
     def __getitem__(self, index: int) -> Recovery: ...
@@ -149,11 +162,14 @@ class Recoveries(Sequence[Recovery]):
     def __getitem__(self, index: int | slice) -> Recovery | list[Recovery]:
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self)))]
-        note = self._notes[self._codes[index]]
+        note = self._notes[self._codes[index]]  # IndexError when out of range
+        if index < 0:
+            index += len(self._codes)
+        line, a, b = self._ints[3 * index:3 * index + 3]
         message = note.message
         if not isinstance(message, str):
-            message = message(self._text, self._a[index], self._b[index])
-        return Recovery(line=self._lines[index], kind=note.kind, message=message, lost=note.lost)
+            message = message(self._text, a, b)
+        return Recovery(line=line, kind=note.kind, message=message, lost=note.lost)
 
     def __iter__(self) -> Iterator[Recovery]:
         return map(self.__getitem__, range(len(self)))
