@@ -36,19 +36,19 @@ _LITERAL_KEY = re.compile(r'"[-0-9tfn][-0-9.e+rualsn]*": ')
 _JSON = json.JSONEncoder(ensure_ascii=False, sort_keys=True, allow_nan=False)
 
 
-def _json_writer() -> Callable[[Any], str]:
-    """``_JSON.encode`` for the items of one summary.
+def _json_writer() -> Callable[[Any, int], Iterable[str]]:
+    """The chunks of ``_JSON.encode(item)``, as ``writer(item, 0)``, for the items of one summary.
 
     ``JSONEncoder.encode`` builds the json module's C encoder for every item;
     this builds it once, with its own marks for circular references, as
     ``JSONEncoder.iterencode`` does. Without the C encoder, ``_JSON.encode``.
     """
     if c_make_encoder is None:  # pragma: no cover - CPython always has it
-        return _JSON.encode
-    encode = c_make_encoder({}, _JSON.default, encode_basestring, _JSON.indent,
-                            _JSON.key_separator, _JSON.item_separator, _JSON.sort_keys,
-                            _JSON.skipkeys, _JSON.allow_nan)
-    return lambda item: "".join(encode(item, 0))
+        return lambda item, _level: (_JSON.encode(item),)
+    encode: Callable[[Any, int], Iterable[str]] = c_make_encoder(
+        {}, _JSON.default, encode_basestring, _JSON.indent, _JSON.key_separator,
+        _JSON.item_separator, _JSON.sort_keys, _JSON.skipkeys, _JSON.allow_nan)
+    return encode
 
 
 def _plain_content(content: str) -> bool:
@@ -144,14 +144,15 @@ def _key_error(index: int, item: Any) -> EncodeError | None:
 
 
 def _json_record(item: Mapping[str, Any], index: int, max_depth: int,
-                 to_json: Callable[[Any], str]) -> str:
+                 to_json: Callable[[Any, int], Iterable[str]]) -> str:
     value = item if type(item) is dict else dict(item)
     try:
-        text = to_json(value)
+        text = "".join(to_json(value, 0))
     except (TypeError, ValueError) as exc:
         raise (_key_error(index, value)
                or EncodeError(f"item {index} is not JSON-compatible: {exc}")) from exc
-    if limits.depth_exceeded_at(text, max_depth) is not None:
+    # JSON that nests deeper than max_depth holds two brackets a level past it.
+    if len(text) > 2 * max_depth + 1 and limits.depth_exceeded_at(text, max_depth) is not None:
         raise EncodeError(f"item {index} nests deeper than max_depth={max_depth}")
     # json writes an int, float, bool or None key as a string; such a key reads
     # as a JSON literal. Only then (or for a str key that looks the same) are
