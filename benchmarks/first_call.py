@@ -24,11 +24,13 @@ import), then whether Lark, pydantic or openai were imported at all.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import random
 import statistics
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 HEAVY_MODULES = ("lark", "pydantic", "pydantic_core", "openai", "agents")
@@ -126,6 +128,13 @@ def importtime(call: str, top: int) -> list[tuple[int, int, str]]:
     return entries if top <= 0 else entries[:top]
 
 
+def _bytecode_cached() -> bool:
+    """Whether the package's modules have cached bytecode (``__pycache__``) to import."""
+    spec = importlib.util.find_spec("handoff_codec")
+    origin = spec.origin if spec is not None else None
+    return origin is None or Path(importlib.util.cache_from_source(origin)).exists()
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--samples", type=int, default=15)
@@ -146,6 +155,10 @@ def main(argv: list[str] | None = None) -> None:
             print(f"{heavy}: {'IMPORTED' if heavy in names else 'not imported'}")
         return
 
+    if not _bytecode_cached():
+        print("note: no cached bytecode for handoff_codec (PYTHONDONTWRITEBYTECODE?), so every "
+              "import compiles its source, which an installed package does not; "
+              "`python -m compileall handoff_codec` first", file=sys.stderr)
     result = run(args.samples)
     if args.json:
         print(json.dumps(result, indent=2))
