@@ -144,8 +144,8 @@ def _record(lenient_same: bool = False) -> re.Pattern[str]:
     return pattern
 
 
-# ``Match.lastindex`` of a ``KNOWN_PLAIN`` and a ``JSON_RECORD``: their last group (see _record).
-_KNOWN, _JSON = 3, 4
+# ``Match.lastindex`` of each alternative of a record: its last group (see _record).
+_KNOWN, _JSON, _PLAIN = 3, 4, 7
 # How many characters of whole lines the fast reader reads with one findall: its
 # list of records stays small (a few hundred), which a long transcript reads faster.
 _CHUNK = 16_384
@@ -199,7 +199,7 @@ def fast_reader(literals: Literals, max_depth: int, max_records: int, *, why: bo
     known_roles = dict(SHARED_ROLES)  # a dict: the fastest lookup
     shared, whole = known_roles.get, whole_object
     signature_start, signature = _SIGNATURE_START, _signature
-    known, json, chunk = _KNOWN, _JSON, _CHUNK
+    known, json, plain, chunk = _KNOWN, _JSON, _PLAIN, _CHUNK
 
     def read(text: str) -> list[Item] | None:
         if not (text.startswith(head) and text.endswith(end)):
@@ -229,6 +229,8 @@ def fast_reader(literals: Literals, max_depth: int, max_records: int, *, why: bo
             found: list[tuple[str, ...]] | None = [match.groups("")]  # as findall gives it
         elif text[stop - 1] != "\n":  # the last line would be left out of every run
             return None
+        elif lenient_same and match.lastindex == plain and _is_maybe_legacy(match[5], match[7]):
+            return None  # as the loop would at this first record, before reading the rest
         elif search is not None and after < look_end and search(
                 text, after - 1, stop if stop < look_end else look_end) is not None:
             # The look, on the lines after the first (the first one's record was
@@ -270,8 +272,7 @@ def fast_reader(literals: Literals, max_depth: int, max_records: int, *, why: bo
                             append({"role": other, "name": name, "content": other_content})
                         else:
                             append({"role": other, "content": other_content})
-                        if lenient_same and (other_content[:1] == "[" or
-                                             other not in known_roles):
+                        if lenient_same and _is_maybe_legacy(other, other_content):
                             return None
                     if index != str(count):
                         at = _line_after(text, pos, count - first - 1)
