@@ -140,13 +140,9 @@ class Codec:
         """
         if not isinstance(text, str) or len(text) * 4 > self.max_bytes:
             self._check(text)  # in place for the usual text: this runs on every read
-        router = self._router
         if strict:
-            return router.strict(text, engine)
-        if engine == "fast":  # Router.items, in place: a handoff reads in microseconds
-            items = router.fast(text)
-            return items if items is not None else router.lenient(text).items
-        return router.items(text, engine)
+            return self._router.strict(text, engine)
+        return self._router.items(text, engine)
 
     def decode(self, text: str, *, strict: bool = False, engine: Engine = "fast") -> Decoded:
         """Items plus a report: the writer generation and every recovery made.
