@@ -36,7 +36,7 @@ from ._strict import (
     lark_error,
 )
 
-__all__ = ["parse_lenient"]
+__all__ = ["lenient_items", "parse_lenient"]
 
 Item = dict[str, Any]
 Literals = tuple[tuple[str, str], ...]
@@ -805,6 +805,23 @@ def parse_lenient(
     read as this reader would. Raises DecodeError on more than ``max_records``
     numbered lines, before reading anything else.
     """
+    reader, items = _read(text, literals, start, end, max_depth, max_records)
+    form, candidates = _format_of(reader.recoveries.codes(), reader.json, reader.empty_plain)
+    # Built without validation: the items are plain JSON data made here.
+    return Decoded(items=items, format=form, candidates=candidates, recoveries=reader.recoveries)
+
+
+def lenient_items(
+    text: str, literals: tuple[tuple[str, str], ...], start: str, end: str, max_depth: int,
+    *, max_records: int = limits.DEFAULT_MAX_RECORDS,
+) -> list[Item]:
+    """The items of :func:`parse_lenient`, without its report (for ``loads``)."""
+    return _read(text, literals, start, end, max_depth, max_records)[1]
+
+
+def _read(text: str, literals: Literals, start: str, end: str, max_depth: int,
+          max_records: int) -> tuple[_Reader, list[Item]]:
+    """The reader that read ``text`` (its recoveries and signs of the writer), and the items."""
     limits.check_records(text, max_records=max_records)
     preamble, begin, stop = _envelope(text, literals)
     line = text.count("\n", 0, begin) + 1
@@ -827,14 +844,11 @@ def parse_lenient(
             items = reader.read(lines, heads, line, doubtful)
     except ReadFailure as failure:
         raise failure.at(text) from None
-    recoveries = reader.recoveries
     if reader.listed:  # each item listed has its note LIST_PENDING
-        old_writer = not recoveries.codes().isdisjoint(_OLD_WRITER)
+        old_writer = not reader.recoveries.codes().isdisjoint(_OLD_WRITER)
         # 0.6 to 0.17.0 wrote list content as a JSON array after the colon.
         # Without a sign of which writer this was, an array of Responses content
         # parts is read as a list; any other array stays text.
         reader.list_content(items, read=old_writer or not (reader.json or reader.empty_plain),
                             old_writer=old_writer)
-    form, candidates = _format_of(recoveries.codes(), reader.json, reader.empty_plain)
-    # Built without validation: the items are plain JSON data made here.
-    return Decoded(items=items, format=form, candidates=candidates, recoveries=recoveries)
+    return reader, items

@@ -38,21 +38,24 @@ _LOOK = 128
 
 
 @functools.cache
-def _legacy_line() -> re.Pattern[str]:
+def _legacy_line(bare: bool = False) -> re.Pattern[str]:
     """A line break followed by a whole line (one that ends in a line break too, before
-    the end of the search) that the strict pass may not read as the lenient reader."""
+    the end of the search) that the strict pass may not read as the lenient reader.
+    With ``bare``, for the pass that reads bare roles too (``loads``), a known role
+    followed by spaces or tabs to the end of its line is not such a line."""
     known = _grammar.terminal("KNOWN_ROLE").pattern
     signature = re.escape(_grammar.signature_parts()[0])  # its line may end past the look
     empty = _grammar.terminal("EMPTY_TRANSCRIPT").pattern
-    return re.compile(f"\\n(?=[^\\n]*\\n)(?![0-9]+\\. (?:\\{{|{known}(?: \\(|(?!: ?\\[):))"
+    after = "(?: \\(|(?!: ?\\[):|[ \\t]*\\n)" if bare else "(?: \\(|(?!: ?\\[):)"
+    return re.compile(f"\\n(?=[^\\n]*\\n)(?![0-9]+\\. (?:\\{{|{known}{after})"
                       f"|{signature}|{empty})")
 
 
 class Router:
     """The look and the readers for one codec's envelope and limits."""
 
-    __slots__ = ("end", "fast", "head", "legacy_line", "literals", "max_depth", "max_records",
-                 "start", "strict_fast", "tail")
+    __slots__ = ("end", "fast", "fast_items", "head", "legacy_line", "literals", "max_depth",
+                 "max_records", "start", "strict_fast", "tail")
 
     def __init__(self, literals: Literals, start: str, end: str, max_depth: int,
                  max_records: int) -> None:
@@ -65,6 +68,10 @@ class Router:
         # runs on every read).
         self.fast = _strict.fast_reader(literals, max_depth, max_records, why=False,
                                         lenient_same=True, look=(_legacy_line(), _LOOK))
+        # The same for loads, which needs no report: it reads bare roles too.
+        self.fast_items = _strict.fast_reader(
+            literals, max_depth, max_records, why=False, lenient_same=True,
+            look=(_legacy_line(bare=True), _LOOK), bare=True)
         self.strict_fast = _strict.fast_reader(literals, max_depth, max_records, why=True,
                                                lenient_same=False)
 
@@ -86,8 +93,11 @@ class Router:
 
     def items(self, text: str, engine: _strict.Engine = "fast") -> list[Item]:
         """The items of the lenient reading of ``text`` (:meth:`decode`'s)."""
-        items = self.fast(text) if engine == "fast" else self._current(text, engine)
-        return items if items is not None else self.lenient(text).items
+        items = self.fast_items(text) if engine == "fast" else self._current(text, engine)
+        if items is not None:
+            return items
+        return _lenient.lenient_items(text, self.literals, self.start, self.end, self.max_depth,
+                                      max_records=self.max_records)
 
     def decode(self, text: str, engine: _strict.Engine = "fast") -> Decoded:
         """The lenient reading of ``text``: the strict pass when the look allows, else (or

@@ -106,12 +106,20 @@ def envelope(literals: Literals) -> tuple[str, str, str]:
 
 
 @functools.cache
-def _record(lenient_same: bool = False) -> re.Pattern[str]:
+def _record(lenient_same: bool = False, bare: bool = False) -> re.Pattern[str]:
     """The record number, then ``KNOWN_PLAIN | JSON_RECORD | PLAIN_RECORD``: groups 1 to 7.
 
     With ``lenient_same``, ``KNOWN_PLAIN`` leaves to ``PLAIN_RECORD`` content
     that starts with "[" (which the lenient reader may read as a legacy JSON
     list), so that every record it matches reads the same leniently.
+
+    With ``bare`` (and ``lenient_same``), a fourth alternative: the bare role
+    of ``grammar/legacy.lark``'s ``LEGACY_BARE`` on one line, groups ``bare``
+    and ``bare_name`` (8 and 9), which the lenient reader reads as an empty
+    turn. It needs no ":", which every other alternative but JSON's does, and
+    a JSON record starts with "{", never a known role: no line matches two.
+    Without ``bare`` that alternative never matches (``(?!)``), so that a
+    match has the same groups either way.
 
     Both record terminals start with the same number and ". " (checked here),
     matched once. ``KNOWN_PLAIN`` is ``PLAIN_RECORD``'s rest with the role and
@@ -136,12 +144,25 @@ def _record(lenient_same: bool = False) -> re.Pattern[str]:
     if lenient_same:  # after the ":", no "[" with or without the space (": ?")
         colon = colon.replace(": ?", r":(?! ?\[) ?", 1)
     known = f"(?P<role>{known_role}){colon}{tail}".replace("(?P<", "(?P<known_")
-    pattern = re.compile(f"{number}(?:{known}|{json_record[len(json_number):]}"
-                         f"|{plain[len(number):]})")
-    order = ("index", "known_role", "known_content", "json", "role", "name", "content")
+    alternatives = f"{known}|{json_record[len(json_number):]}|{plain[len(number):]}"
+    order: tuple[str, ...] = ("index", "known_role", "known_content", "json", "role", "name",
+                              "content")
+    alternatives += f"|{_bare_role()}\\n" if bare else "|(?!)(?P<bare>)(?P<bare_name>)"
+    order += ("bare", "bare_name")
+    pattern = re.compile(f"{number}(?:{alternatives})")
     if tuple(sorted(pattern.groupindex, key=pattern.groupindex.__getitem__)) != order:
         raise AssertionError(f"record groups {pattern.groupindex} are not {order}")
     return pattern
+
+
+def _bare_role() -> str:
+    """``LEGACY_BARE`` after its number and ". ", its groups named ``bare`` and ``bare_name``."""
+    legacy = _grammar.terminal("LEGACY_BARE", "legacy").pattern
+    head = "[0-9]+\\. "
+    if not legacy.startswith(head) or "(?P<role>" not in legacy or "(?P<name>" not in legacy:
+        raise AssertionError(f"LEGACY_BARE {legacy!r} is not {head!r}, a role and a name")
+    return legacy[len(head):].replace("(?P<role>", "(?P<bare>").replace("(?P<name>",
+                                                                        "(?P<bare_name>")
 
 
 # ``Match.lastindex`` of each alternative of a record: its last group (see _record).
@@ -152,9 +173,9 @@ _CHUNK = 16_384
 
 
 @functools.cache
-def _record_lines(lenient_same: bool = False) -> re.Pattern[str]:
+def _record_lines(lenient_same: bool = False, bare: bool = False) -> re.Pattern[str]:
     """:func:`_record` at the start of a line only, for ``findall``."""
-    return re.compile(f"(?<=\\n)(?:{_record(lenient_same).pattern})")
+    return re.compile(f"(?<=\\n)(?:{_record(lenient_same, bare).pattern})")
 
 
 def _read_fast(
@@ -175,7 +196,8 @@ def _read_fast(
 
 @functools.cache
 def fast_reader(literals: Literals, max_depth: int, max_records: int, *, why: bool,
-                lenient_same: bool, look: Look | None = None) -> Callable[[str], list[Item] | None]:
+                lenient_same: bool, look: Look | None = None,
+                bare: bool = False) -> Callable[[str], list[Item] | None]:
     """:func:`_read_fast` for one configuration, its constants bound once.
 
     A small summary reads in a couple of microseconds, so what every call
@@ -190,11 +212,18 @@ def fast_reader(literals: Literals, max_depth: int, max_records: int, *, why: bo
     characters are searched for one that the pattern finds (the first line
     once its record is matched, the others before any is read), and None is
     given as soon as one is found.
+
+    With ``bare`` (and ``lenient_same``, for ``loads``), a bare role reads as
+    the lenient reader reads it, an empty turn; its report is left out (the
+    ``BARE_ROLE`` recovery), so ``decode`` reads such text leniently.
     """
+    if bare and not lenient_same:
+        raise ValueError("a bare role reads only as the lenient reader reads it (lenient_same)")
     head, empty, end = envelope(literals)
     begin, tail = len(head), len(end)
     search, look_end = (look[0].search, begin - 1 + look[1]) if look is not None else (None, 0)
-    record, findall = _record(lenient_same).match, _record_lines(lenient_same).findall
+    record, findall = (_record(lenient_same, bare).match,
+                       _record_lines(lenient_same, bare).findall)
     records = _grammar.terminal("RECORDS").match
     known_roles = dict(SHARED_ROLES)  # a dict: the fastest lookup
     shared, whole = known_roles.get, whole_object
@@ -238,6 +267,8 @@ def fast_reader(literals: Literals, max_depth: int, max_records: int, *, why: bo
             return None
         else:
             found = None
+        # The first record, just matched: the first run's findall starts after it.
+        lead: re.Match[str] | None = match if found is None else None
         items: list[Item] = []
         append = items.append
         count = 0
@@ -246,7 +277,12 @@ def fast_reader(literals: Literals, max_depth: int, max_records: int, *, why: bo
             while pos < stop:
                 if found is None:
                     cut = text.find("\n", pos + chunk, stop) + 1 or stop
-                    found = findall(text, pos, cut)
+                    if lead is None:
+                        found = findall(text, pos, cut)
+                    else:
+                        found = findall(text, after, cut)
+                        found.insert(0, lead.groups(""))
+                        lead = None
                     if len(found) != text.count("\n", pos, cut):
                         return None  # a line that is not a record: the parser says where
                 else:
@@ -254,10 +290,15 @@ def fast_reader(literals: Literals, max_depth: int, max_records: int, *, why: bo
                 if count + len(found) > max_records:
                     return None
                 first = count
-                for index, role, content, source, other, name, other_content in found:
+                for (index, role, content, source, other, name, other_content, bare_role,
+                     bare_name) in found:
                     count += 1
                     if role:  # KNOWN_PLAIN (findall gives "" for a group that took no part)
                         append({"role": known_roles[role], "content": content})
+                    elif bare_role:  # LEGACY_BARE, with ``bare`` only
+                        append({"role": known_roles[bare_role], "content": ""} if not bare_name
+                               else {"role": known_roles[bare_role], "name": bare_name,
+                                     "content": ""})
                     elif source:  # JSON_RECORD
                         value = whole(source, max_depth)
                         if value is None:
@@ -275,6 +316,8 @@ def fast_reader(literals: Literals, max_depth: int, max_records: int, *, why: bo
                         if lenient_same and _is_maybe_legacy(other, other_content):
                             return None
                     if index != str(count):
+                        if not why:  # as the except clause below would give
+                            return None
                         at = _line_after(text, pos, count - first - 1)
                         raise _out_of_sequence(index, count, at)
                 pos, found = cut, None

@@ -40,7 +40,10 @@ LINES = [
     "1. user (bob): x\n", "1. user (bob): [x\n", "1. user (a:b): x\n", "2. function_call: {}\n",
     "1. {}\n", '2. {"role": "user", "content": "[1]"}\n', "1. tool: x\n", "1. : x\n",
     "x\n", "\n", "1.user: a\n", "01. user: a\n", "1. assistant: \n", "1. users: a\n",
-    "(no previous turns recorded)\n",
+    "(no previous turns recorded)\n", "1. user (bob)\n", "2. assistant (a b) \t\n",
+    "1. user (a:b)\n", "1. user ( )\n", "1. user (bob)x\n", "1. user (bob\n", "1. users\n",
+    "1. user (a(b)\n", "1. user (a)(b)\n",
+    "1. user\t \n", "1. user \u2028\n",
 ]
 heads = st.sampled_from([HEAD, HEAD + SIGNATURE, LEGACY_HEAD, LEGACY_HEAD + SIGNATURE])
 record_soup = spliced([*LINES, *TEXT_PIECES], st.text(characters, min_size=14, max_size=120),
@@ -120,6 +123,31 @@ def test_legacy_text_goes_to_the_lenient_reader_at_once(body: str) -> None:
     assert not looks_current(HEAD + body + DEFAULT_END, LITERALS)
     assert not looks_current(LEGACY_HEAD + "1. user: a\n" + DEFAULT_END, LITERALS)
     assert_routed_as_unrouted(HEAD + body + DEFAULT_END)
+
+
+@pytest.mark.parametrize("body", [
+    "1. user\n",
+    "1. user: a\n2. assistant\n3. user (bob) \t\n4. {}\n",
+    "1. assistant (bot)\n",
+])
+def test_loads_reads_bare_roles_in_the_single_pass(body: str) -> None:
+    # loads needs no report: its pass reads a bare role as the lenient reader
+    # does, an empty turn; decode reads the text leniently, for the report.
+    text = HEAD + body + DEFAULT_END
+    assert CODEC._router.fast_items(text) == handoff_codec.decode(text).items
+    assert handoff_codec.decode(text).format is not handoff_codec.Format.CURRENT
+    assert_routed_as_unrouted(text)
+
+
+@pytest.mark.parametrize("body", [
+    "1. user (a:b)\n",  # not LEGACY_BARE's name: the lenient reader reads it otherwise
+    "1. user\n2. user: [1]\n",  # list content
+    "1. user\nmore\n",  # a line that is not numbered
+])
+def test_loads_leaves_other_legacy_text_to_the_lenient_reader(body: str) -> None:
+    text = HEAD + body + DEFAULT_END
+    assert CODEC._router.fast_items(text) is None
+    assert_routed_as_unrouted(text)
 
 
 @pytest.mark.parametrize("key", [None, b"k"])
