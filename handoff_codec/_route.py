@@ -11,9 +11,15 @@ reader (``_lenient``) reads it when that pass gives up, and reads every other
 text at once: the short legacy preamble, a bare role, a line that is not
 numbered, an ``other: {json}`` record, list content (among the whole lines in
 the first ``_LOOK`` characters of the body; a later one the strict pass finds
-itself, and gives up on). The look only spares work: it sends to the lenient
-reader only text that the strict pass would give up on, so the result is the
-same as trying the strict pass on every text (``tests/format/test_route.py``).
+itself, and gives up on; a body no longer than the look is read at once,
+by one ``findall`` that finds such a line too). The look only spares work: it
+sends to the lenient reader only text that the strict pass would give up on,
+so the result is the same as trying the strict pass on every text
+(``tests/format/test_route.py``).
+
+``loads`` needs no report, so its pass (``Router.fast_items``) also reads a
+bare role (``LEGACY_BARE``, on one line) as the lenient reader does, an empty
+turn; ``decode`` leaves such text to the lenient reader, for the report.
 """
 
 from __future__ import annotations

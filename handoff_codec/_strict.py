@@ -260,10 +260,10 @@ def fast_reader(literals: Literals, max_depth: int, max_records: int, *, why: bo
             return None
         elif lenient_same and match.lastindex == plain and _is_maybe_legacy(match[5], match[7]):
             return None  # as the loop would at this first record, before reading the rest
-        elif search is not None and after < look_end and search(
-                text, after - 1, stop if stop < look_end else look_end) is not None:
+        elif search is not None and stop > look_end and search(text, after - 1, look_end):
             # The look, on the lines after the first (the first one's record was
             # just matched): the whole lines in the body's first ``look[1]`` characters.
+            # (A shorter body is read in one findall, which finds such a line too.)
             return None
         else:
             found = None
