@@ -211,7 +211,8 @@ def fast_reader(literals: Literals, max_depth: int, max_records: int, *, why: bo
     ``Router.looks_current``), the body's whole lines in its first so many
     characters are searched for one that the pattern finds (the first line
     once its record is matched, the others before any is read), and None is
-    given as soon as one is found.
+    given as soon as one is found. A body no longer than that is not searched:
+    its one ``findall`` reads those lines, and gives up on such a line too.
 
     With ``bare`` (and ``lenient_same``, for ``loads``), a bare role reads as
     the lenient reader reads it, an empty turn; its report is left out (the
