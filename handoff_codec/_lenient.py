@@ -121,42 +121,52 @@ def _after_line_break() -> re.Pattern[str]:
     return re.compile(f"\n(?:{numbered.pattern})", numbered.flags)
 
 
+# How many lines a record may spill over and still be read in one match (see below).
+_SPILLED_LINES = 1000
+
+
 @functools.cache
 def _record_in_order() -> re.Pattern[str]:
     """A whole record of a body whose every numbered line starts a record.
 
-    ``RECORD_NUMBER``, then either a whole one-line record (the next line is
-    numbered, or the body ends) of the usual kinds, each read as
+    ``RECORD_NUMBER``, then one of the usual kinds, each read as
     :meth:`_Reader.read_record` reads it:
 
     * ``role``, ``content``: ``LEGACY_PLAIN`` with a ``KNOWN_ROLE`` and no
       name. A known role followed by ":" is what ``LEGACY_PLAIN`` reads as that
-      role, with no name and the rest of the line as content;
+      role, with no name and the rest of the record as content: the rest of
+      its line and every line up to the next numbered one (spilled content);
     * ``named_role``, ``name``, ``named_content``: the same with a name, as
       ``LEGACY_PLAIN`` reads the name on one line (no ":" or "(" in it);
-    * ``bare``, ``bare_name``: ``LEGACY_BARE`` (a line without ":");
-    * ``json``: what ``LEGACY_JSON`` reads as JSON;
+    * ``bare``, ``bare_name``: ``LEGACY_BARE`` (a line without ":"), alone;
+    * ``json``: what ``LEGACY_JSON`` reads as JSON, alone on its line;
     * ``typed``, ``typed_content``: ``LEGACY_PLAIN`` with a ``type`` word of
       ``LEGACY_TYPED_HEAD`` as the role (never a known role: the first
-      branch reads that), and no name;
+      branch reads that), and no name, alone on its line;
 
-    or the rest of the record's first line (group ``alone`` is set when no
-    line continues it).
+    or, group ``other``, the record's text up to the line break before the
+    next numbered line (or the end): one that the general reading of a
+    record reads. A record is one match however many lines it spans.
     """
     numbered = _legacy("RECORD_NUMBER").pattern
     if "(?P<number>" not in numbered:
         raise AssertionError(f"RECORD_NUMBER {numbered!r} has no number group")
     unnamed = numbered.replace("(?P<number>", "(?:")
     following = f"(?={unnamed}|\\Z)"  # the next record, or the end
+    # The rest of the record: up to the line break before the next record or the end,
+    # over at most _SPILLED_LINES more lines. (The regex engine keeps state for each
+    # line it repeats over until the match ends; a record spilled over more lines fails
+    # to match, and the general reading reads the body.)
+    rest = f"[^\\n]*(?:\\n(?!{unnamed}|\\Z)[^\\n]*){{0,{_SPILLED_LINES}}}"
     known = _grammar.terminal("KNOWN_ROLE").pattern
     name = r"[^\S\n]*[^\s:(][^\n:(]*"  # LEGACY_PLAIN's and LEGACY_BARE's name, on one line
     return re.compile(
-        f"{numbered}(?: (?:(?P<role>{known}): ?(?P<content>[^\\n]*)"
-        f"|(?P<named_role>{known}) \\((?P<name>{name})\\): ?(?P<named_content>[^\\n]*)"
+        f"{numbered}(?: (?:(?P<role>{known}): ?(?P<content>{rest})"
+        f"|(?P<named_role>{known}) \\((?P<name>{name})\\): ?(?P<named_content>{rest})"
         f"|(?P<bare>{known})(?: \\((?P<bare_name>{name})\\))?[ \\t]*"
         f"|(?P<json>\\{{[^\\n]*)"
         f"|(?P<typed>[A-Za-z_][A-Za-z0-9_]*): ?(?P<typed_content>[^\\n]*))\\n{following}"
-        f"|[^\\n]*\\n(?:{following}(?P<alone>))?)")
+        f"|(?P<other>{rest})\\n)")
 
 
 def _number(digits: str) -> int:
@@ -566,9 +576,10 @@ class _Reader:
         caller then reads the body by the general rule.
 
         Each numbered line of such a body starts a record (``_record_heads``),
-        so one match of :func:`_record_in_order` per record finds it, and reads
-        the usual ones as :meth:`read_record` reads them. A test checks that
-        both readings agree.
+        and every other line continues the record above: one match of
+        :func:`_record_in_order` per record reads it, lines and all, the usual
+        ones as :meth:`read_record` reads them. A test checks that both
+        readings agree.
         """
         text, max_depth = self.text, self.max_depth
         items: list[Item] = []
@@ -576,38 +587,39 @@ class _Reader:
         # A note of the usual kinds is added in place: the reader notes one per bare role.
         add_ints, add_code = self.recoveries.appenders()
         json = empty_plain = False
-        scanner = _record_in_order().scanner  # type: ignore[attr-defined]
-        # Each match where the last ended; after a record that lines continue, on
-        # from the next record. The last match, and where its scan started.
-        scan, last, scanned = scanner(text, begin, stop).match, None, begin
+        scan = _record_in_order().scanner(text, begin, stop).match  # type: ignore[attr-defined]
+        end = begin  # where the last record read ends
         for number in map(str, count_up(1)):
             match = scan()
             if match is None:
                 break
-            last = match
+            end = match.end()
             (digits, role, content, named_role, name, named_content, bare, bare_name,
-             json_text, typed, typed_content, alone) = match.groups()
+             json_text, typed, typed_content, other) = match.groups()
             if digits != number:
                 return None
-            if role is not None:
+            if role is not None or named_role is not None:
+                if role is None:
+                    role, content = named_role, named_content
                 if not content:
                     empty_plain = True
+                elif "\n" in content:  # content that spilled onto the lines below
+                    continued = content.count("\n")
+                    note(line, _Code.CONTINUATION, continued)
+                    if content[:1] == "[":
+                        note(line, _Code.LIST_PENDING)
+                        self.listed.append(len(items))
+                    line += continued
                 elif content[:1] == "[":
                     note(line, _Code.LIST_PENDING)
                     self.listed.append(len(items))
-                append({"role": shared[role], "content": content})
+                append({"role": shared[role], "content": content} if name is None
+                       else {"role": shared[role], "name": name, "content": content})
             elif bare is not None:
                 add_ints((line, 0, 0))
                 add_code(_Code.BARE_ROLE)
                 append({"role": shared[bare], "content": ""} if bare_name is None
                        else {"role": shared[bare], "name": bare_name, "content": ""})
-            elif named_role is not None:
-                if not named_content:
-                    empty_plain = True
-                elif named_content[:1] == "[":
-                    note(line, _Code.LIST_PENDING)
-                    self.listed.append(len(items))
-                append({"role": shared[named_role], "name": name, "content": named_content})
             elif json_text is not None and \
                     (value := whole_object(json_text, max_depth)) is not None:
                 json = True
@@ -621,18 +633,12 @@ class _Reader:
                 if not typed_content:
                     empty_plain = True
                 self.append_item(items, {"role": typed, "content": typed_content}, line)
-            elif alone is not None or json_text is not None:  # one line: read_record reads it
-                self.read_record(items, match.start(), match.end() - 1, line, 0)
-            else:  # the lines up to the next numbered one continue it
-                start = match.start()
-                found = _after_line_break().search(text, match.end(), stop)
-                scanned = stop if found is None else found.start() + 1
-                continued = text.count("\n", start, scanned - 1)
-                self.read_record(items, start, scanned - 1, line, continued)
+            else:  # JSON that does not read, or any other record: read_record reads it
+                continued = other.count("\n") if other is not None else 0
+                self.read_record(items, match.start(), end - 1, line, continued)
                 line += continued
-                scan, last = scanner(text, scanned, stop).match, None
             line += 1
-        if (scanned if last is None else last.end()) != stop:
+        if end != stop:
             return None
         self.json = self.json or json
         self.empty_plain = self.empty_plain or empty_plain

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from lark import Token
@@ -19,6 +20,7 @@ import handoff_codec
 from handoff_codec import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START, Codec, _grammar
 from handoff_codec._errors import ReadFailure
 from handoff_codec._lenient import (
+    _SPILLED_LINES,
     _heads_by_rule,
     _Numbered,
     _Reader,
@@ -194,3 +196,23 @@ def test_reading_a_body_in_order_agrees_with_the_general_reading(
     elif numbered_in_order or in_order[0] != "failure":
         # A failure of a body out of order is left to the general reading.
         assert in_order == _reading(text, in_order=False)
+
+
+@pytest.mark.parametrize("spilled", [1, _SPILLED_LINES, _SPILLED_LINES + 1, 3 * _SPILLED_LINES])
+@pytest.mark.parametrize("rest", ["user: a", "user (bob): a", "tool: {\"a\": 1}"])
+def test_a_record_spilled_over_many_lines_reads_as_the_general_reading(
+    spilled: int, rest: str
+) -> None:
+    # The one-pass reading reads a record and the lines that continue it in one
+    # match, over a bounded number of lines; past it, the general reading reads
+    # the body. Either way the reading is the same, every line kept.
+    body = f"1. {rest}\n" + "x\n" * spilled + "2. assistant: b\n"
+    text = f"{DEFAULT_PREAMBLE}\n{DEFAULT_START}\n{body}{DEFAULT_END}"
+    general = _reading(text, in_order=False)
+    in_order = _reading(text, in_order=True)
+    assert in_order in (general, (None,))
+    decoded = handoff_codec.decode(text)
+    assert (decoded.items, list(decoded.recoveries)) == tuple(general[:2])
+    content = rest.partition(": ")[2]
+    assert decoded.items[0]["content"] == content + "\nx" * spilled  # no line dropped
+    assert len(decoded.items) == 2
