@@ -36,20 +36,21 @@ from ._strict import (
     lark_error,
 )
 
-__all__ = ["lenient_items", "parse_lenient"]
+__all__ = ["decoded", "lenient_items", "parse_lenient", "reading"]
 
 Item = dict[str, Any]
 Literals = tuple[tuple[str, str], ...]
 
 
-Shapes = tuple[tuple[tuple[str, str], ...], str, "re.Pattern[str]", str, str]
+Shapes = tuple[tuple[tuple[str, str, int], ...], str, "re.Pattern[str]", str, str]
 
 
 @functools.cache
 def _shapes(literals: Literals) -> Shapes | None:
     """For :func:`_split`: each preamble terminal with the text from it to the
-    body, the signature line's first characters and pattern, the empty
-    transcript and the end marker's line break and text.
+    body and the line the body starts on, the signature line's first
+    characters and pattern, the empty transcript and the end marker's line
+    break and text.
 
     None when one preamble is a prefix of the other (the lexer's choice
     between them is then left to the parser), or when the end marker holds a
@@ -61,7 +62,8 @@ def _shapes(literals: Literals) -> Shapes | None:
     (_, first), (_, second) = preambles
     if first.startswith(second) or second.startswith(first) or "\n" in values["END_MARKER"]:
         return None
-    heads = tuple((name, f"{preamble}\n{values['START_MARKER']}\n") for name, preamble in preambles)
+    heads = tuple((name, head, head.count("\n") + 1) for name, head in (
+        (name, f"{preamble}\n{values['START_MARKER']}\n") for name, preamble in preambles))
     return (heads, _grammar.signature_parts()[0], _grammar.terminal("_SIGNATURE"),
             _grammar.literal("EMPTY_TRANSCRIPT"), "\n" + values["END_MARKER"])
 
@@ -75,24 +77,29 @@ def _split(text: str, literals: Literals) -> tuple[str, int, int] | None:
     which the parser then reads. A test checks that both agree.
     """
     shapes = _shapes(literals)
-    if shapes is None:
-        return None
+    split = None if shapes is None else _split_shaped(text, shapes)
+    return None if split is None else split[:3]
+
+
+def _split_shaped(text: str, shapes: Shapes) -> tuple[str, int, int, int] | None:
+    """:func:`_split` with the configuration's shapes, and the line the body starts on."""
     heads, signed, signature, empty, tail = shapes
     for shape in heads:
         if text.startswith(shape[1]):
             break
     else:
         return None
-    name, head = shape
+    name, head, line = shape
     pos = len(head)
     if text.startswith(signed, pos):
         match = signature.match(text, pos)
         if match is not None:
             pos = match.end()
+            line += 1
     # The end marker holds no line break: the text after the last one is the marker.
     if text.startswith(empty, pos) or not text.endswith(tail, pos):
         return None
-    return name, pos, len(text) - len(tail) + 1
+    return name, pos, len(text) - len(tail) + 1, line
 
 
 def _envelope(text: str, literals: Literals) -> tuple[str, int, int]:
@@ -100,6 +107,11 @@ def _envelope(text: str, literals: Literals) -> tuple[str, int, int]:
     split = _split(text, literals)
     if split is not None:
         return split
+    return _parse_envelope(text, literals)
+
+
+def _parse_envelope(text: str, literals: Literals) -> tuple[str, int, int]:
+    """:func:`_envelope` by the LALR parser."""
     from lark.exceptions import UnexpectedInput  # Lark only for text the shortcut leaves
 
     lark_parser = _grammar.legacy_envelope_parser(literals)
@@ -801,6 +813,9 @@ def _fields(match: re.Match[str], content: str) -> Item:
     return {"role": role, "name": name, "content": content}
 
 
+Read = Callable[[str], tuple[_Reader, list[Item]]]
+
+
 def parse_lenient(
     text: str, literals: tuple[tuple[str, str], ...], start: str, end: str, max_depth: int,
     *, max_records: int = limits.DEFAULT_MAX_RECORDS,
@@ -811,7 +826,11 @@ def parse_lenient(
     read as this reader would. Raises DecodeError on more than ``max_records``
     numbered lines, before reading anything else.
     """
-    reader, items = _read(text, literals, start, end, max_depth, max_records)
+    return decoded(*reading(literals, start, end, max_depth, max_records)(text))
+
+
+def decoded(reader: _Reader, items: list[Item]) -> Decoded:
+    """The report of a reading: its items, the writer's generation and the recoveries."""
     form, candidates = _format_of(reader.recoveries.codes(), reader.json, reader.empty_plain)
     # Built without validation: the items are plain JSON data made here.
     return Decoded(items=items, format=form, candidates=candidates, recoveries=reader.recoveries)
@@ -822,39 +841,52 @@ def lenient_items(
     *, max_records: int = limits.DEFAULT_MAX_RECORDS,
 ) -> list[Item]:
     """The items of :func:`parse_lenient`, without its report (for ``loads``)."""
-    return _read(text, literals, start, end, max_depth, max_records)[1]
+    return reading(literals, start, end, max_depth, max_records)(text)[1]
 
 
-def _read(text: str, literals: Literals, start: str, end: str, max_depth: int,
-          max_records: int) -> tuple[_Reader, list[Item]]:
-    """The reader that read ``text`` (its recoveries and signs of the writer), and the items."""
-    limits.check_records(text, max_records=max_records)
-    preamble, begin, stop = _envelope(text, literals)
-    line = text.count("\n", 0, begin) + 1
-    try:
-        # Without a spilled summary's marker in the body, a body numbered 1, 2,
-        # 3, ... is read in one pass; any other is read by the numbering rule.
-        reader = _Reader(text, max_depth, preamble)
+@functools.cache
+def reading(literals: Literals, start: str, end: str, max_depth: int, max_records: int) -> Read:
+    """The lenient reading for one configuration: the reader that read a text (its
+    recoveries and signs of the writer) and the items. What every call would work
+    out (the envelope's shapes, the record limit) is worked out here, once."""
+    shapes = _shapes(literals)
+    lines_allowed = max_records + 2  # a text of no more lines holds no more records
+
+    def read(text: str) -> tuple[_Reader, list[Item]]:
+        if text.count("\n") > lines_allowed:
+            limits.check_records(text, max_records=max_records)
+        split = None if shapes is None else _split_shaped(text, shapes)
+        if split is None:
+            preamble, begin, stop = _parse_envelope(text, literals)
+            line = text.count("\n", 0, begin) + 1
+        else:
+            preamble, begin, stop, line = split
         try:
-            items = reader.read_in_order(begin, stop, line) \
-                if text.find(start, begin, stop) < 0 else None
-        except ReadFailure:  # the general reading decides whether, and where, it fails
-            items = None
-        if items is None:
+            # Without a spilled summary's marker in the body, a body numbered 1, 2,
+            # 3, ... is read in one pass; any other is read by the numbering rule.
             reader = _Reader(text, max_depth, preamble)
-            lines = _Numbered(text, begin, stop)
-            heads, doubtful = _record_heads(lines, start, end, max_depth)
-            if stop > begin and (not heads or lines.starts[heads[0]] != begin):
-                raise DecodeError("text before the first record", text, begin, ("record 1",),
-                                  DecodeReason.NUMBERING)
-            items = reader.read(lines, heads, line, doubtful)
-    except ReadFailure as failure:
-        raise failure.at(text) from None
-    if reader.listed:  # each item listed has its note LIST_PENDING
-        old_writer = not reader.recoveries.codes().isdisjoint(_OLD_WRITER)
-        # 0.6 to 0.17.0 wrote list content as a JSON array after the colon.
-        # Without a sign of which writer this was, an array of Responses content
-        # parts is read as a list; any other array stays text.
-        reader.list_content(items, read=old_writer or not (reader.json or reader.empty_plain),
-                            old_writer=old_writer)
-    return reader, items
+            try:
+                items = reader.read_in_order(begin, stop, line) \
+                    if text.find(start, begin, stop) < 0 else None
+            except ReadFailure:  # the general reading decides whether, and where, it fails
+                items = None
+            if items is None:
+                reader = _Reader(text, max_depth, preamble)
+                lines = _Numbered(text, begin, stop)
+                heads, doubtful = _record_heads(lines, start, end, max_depth)
+                if stop > begin and (not heads or lines.starts[heads[0]] != begin):
+                    raise DecodeError("text before the first record", text, begin,
+                                      ("record 1",), DecodeReason.NUMBERING)
+                items = reader.read(lines, heads, line, doubtful)
+        except ReadFailure as failure:
+            raise failure.at(text) from None
+        if reader.listed:  # each item listed has its note LIST_PENDING
+            old_writer = not reader.recoveries.codes().isdisjoint(_OLD_WRITER)
+            # 0.6 to 0.17.0 wrote list content as a JSON array after the colon.
+            # Without a sign of which writer this was, an array of Responses content
+            # parts is read as a list; any other array stays text.
+            reader.list_content(items, read=old_writer or not (reader.json or reader.empty_plain),
+                                old_writer=old_writer)
+        return reader, items
+
+    return read

@@ -60,8 +60,8 @@ def _legacy_line(bare: bool = False) -> re.Pattern[str]:
 class Router:
     """The look and the readers for one codec's envelope and limits."""
 
-    __slots__ = ("end", "fast", "fast_items", "head", "legacy_line", "literals", "max_depth",
-                 "max_records", "start", "strict_fast", "tail")
+    __slots__ = ("end", "fast", "fast_items", "head", "legacy_line", "lenient_read", "literals",
+                 "max_depth", "max_records", "start", "strict_fast", "tail")
 
     def __init__(self, literals: Literals, start: str, end: str, max_depth: int,
                  max_records: int) -> None:
@@ -80,6 +80,7 @@ class Router:
             look=(_legacy_line(bare=True), _LOOK), bare=True)
         self.strict_fast = _strict.fast_reader(literals, max_depth, max_records, why=True,
                                                lenient_same=False)
+        self.lenient_read = _lenient.reading(literals, start, end, max_depth, max_records)
 
     def looks_current(self, text: str) -> bool:
         """Whether the strict pass may read ``text`` as the lenient reader would.
@@ -102,8 +103,7 @@ class Router:
         items = self.fast_items(text) if engine == "fast" else self._current(text, engine)
         if items is not None:
             return items
-        return _lenient.lenient_items(text, self.literals, self.start, self.end, self.max_depth,
-                                      max_records=self.max_records)
+        return self.lenient_read(text)[1]
 
     def decode(self, text: str, engine: _strict.Engine = "fast") -> Decoded:
         """The lenient reading of ``text``: the strict pass when the look allows, else (or
@@ -136,8 +136,7 @@ class Router:
         return _strict.read_with(None, text, self.literals, self.max_depth, self.max_records)
 
     def lenient(self, text: str) -> Decoded:
-        return _lenient.parse_lenient(text, self.literals, self.start, self.end, self.max_depth,
-                                      max_records=self.max_records)
+        return _lenient.decoded(*self.lenient_read(text))
 
     def __reduce__(self) -> tuple[Any, ...]:
         return router, (self.literals, self.start, self.end, self.max_depth, self.max_records)
