@@ -34,6 +34,8 @@ from ._strict import (
     KNOWN_ROLES,
     SHARED_ROLES,
     lark_error,
+    spilled_content,
+    typed_word,
 )
 
 __all__ = ["decoded", "lenient_items", "parse_lenient", "reading"]
@@ -133,10 +135,6 @@ def _after_line_break() -> re.Pattern[str]:
     return re.compile(f"\n(?:{numbered.pattern})", numbered.flags)
 
 
-# How many lines a record may spill over and still be read in one match (see below).
-_SPILLED_LINES = 1000
-
-
 @functools.cache
 def _record_in_order() -> re.Pattern[str]:
     """A whole record of a body whose every numbered line starts a record.
@@ -165,11 +163,7 @@ def _record_in_order() -> re.Pattern[str]:
         raise AssertionError(f"RECORD_NUMBER {numbered!r} has no number group")
     unnamed = numbered.replace("(?P<number>", "(?:")
     following = f"(?={unnamed}|\\Z)"  # the next record, or the end
-    # The rest of the record: up to the line break before the next record or the end,
-    # over at most _SPILLED_LINES more lines. (The regex engine keeps state for each
-    # line it repeats over until the match ends; a record spilled over more lines fails
-    # to match, and the general reading reads the body.)
-    rest = f"[^\\n]*(?:\\n(?!{unnamed}|\\Z)[^\\n]*){{0,{_SPILLED_LINES}}}"
+    rest = spilled_content()  # up to the line break before the next record or the end
     known = _grammar.terminal("KNOWN_ROLE").pattern
     name = r"[^\S\n]*[^\s:(][^\n:(]*"  # LEGACY_PLAIN's and LEGACY_BARE's name, on one line
     return re.compile(
@@ -177,7 +171,7 @@ def _record_in_order() -> re.Pattern[str]:
         f"|(?P<named_role>{known}) \\((?P<name>{name})\\): ?(?P<named_content>{rest})"
         f"|(?P<bare>{known})(?: \\((?P<bare_name>{name})\\))?[ \\t]*"
         f"|(?P<json>\\{{[^\\n]*)"
-        f"|(?P<typed>[A-Za-z_][A-Za-z0-9_]*): ?(?P<typed_content>[^\\n]*))\\n{following}"
+        f"|(?P<typed>{typed_word().pattern}): ?(?P<typed_content>[^\\n]*))\\n{following}"
         f"|(?P<other>{rest})\\n)")
 
 

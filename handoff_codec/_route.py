@@ -44,16 +44,23 @@ _LOOK = 128
 
 
 @functools.cache
-def _legacy_line(bare: bool = False) -> re.Pattern[str]:
+def _legacy_line(legacy: bool = False) -> re.Pattern[str]:
     """A line break followed by a whole line (one that ends in a line break too, before
     the end of the search) that the strict pass may not read as the lenient reader.
-    With ``bare``, for the pass that reads bare roles too (``loads``), a known role
-    followed by spaces or tabs to the end of its line is not such a line."""
+
+    With ``legacy``, for the pass that reads legacy forms too (``loads``), only a
+    numbered line is such a line, and not one of a bare known role (followed by
+    spaces or tabs to the end of its line) or a `type: ` word (``typed_word``):
+    a line that is not numbered may continue the content of the record above.
+    """
     known = _grammar.terminal("KNOWN_ROLE").pattern
     signature = re.escape(_grammar.signature_parts()[0])  # its line may end past the look
     empty = _grammar.terminal("EMPTY_TRANSCRIPT").pattern
-    after = "(?: \\(|(?!: ?\\[):|[ \\t]*\\n)" if bare else "(?: \\(|(?!: ?\\[):)"
-    return re.compile(f"\\n(?=[^\\n]*\\n)(?![0-9]+\\. (?:\\{{|{known}{after})"
+    if legacy:
+        typed = _strict.typed_word().pattern
+        return re.compile(f"\\n(?=[^\\n]*\\n)(?=[0-9]+\\.)(?![0-9]+\\. (?:\\{{|{known}"
+                          f"(?: \\(|(?!: ?\\[):|[ \\t]*\\n)|{typed}(?!: ?\\[):))")
+    return re.compile(f"\\n(?=[^\\n]*\\n)(?![0-9]+\\. (?:\\{{|{known}(?: \\(|(?!: ?\\[):))"
                       f"|{signature}|{empty})")
 
 
@@ -74,10 +81,10 @@ class Router:
         # runs on every read).
         self.fast = _strict.fast_reader(literals, max_depth, max_records, why=False,
                                         lenient_same=True, look=(_legacy_line(), _LOOK))
-        # The same for loads, which needs no report: it reads bare roles too.
+        # The same for loads, which needs no report: it reads legacy forms too.
         self.fast_items = _strict.fast_reader(
             literals, max_depth, max_records, why=False, lenient_same=True,
-            look=(_legacy_line(bare=True), _LOOK), bare=True)
+            look=(_legacy_line(legacy=True), _LOOK), legacy=True)
         self.strict_fast = _strict.fast_reader(literals, max_depth, max_records, why=True,
                                                lenient_same=False)
         self.lenient_read = _lenient.reading(literals, start, end, max_depth, max_records)

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 from . import _grammar
 from . import _limits as limits
 from ._errors import DecodeError, DecodeReason, ReadFailure
-from ._json import json_object, whole_object
+from ._json import json_object, json_value, whole_object
 
 if TYPE_CHECKING:
     from lark import Token, Tree
@@ -106,19 +106,27 @@ def envelope(literals: Literals) -> tuple[str, str, str]:
 
 
 @functools.cache
-def _record(lenient_same: bool = False, bare: bool = False) -> re.Pattern[str]:
+def _record(lenient_same: bool = False, legacy: bool = False) -> re.Pattern[str]:
     """The record number, then ``KNOWN_PLAIN | JSON_RECORD | PLAIN_RECORD``: groups 1 to 7.
 
     With ``lenient_same``, ``KNOWN_PLAIN`` leaves to ``PLAIN_RECORD`` content
     that starts with "[" (which the lenient reader may read as a legacy JSON
     list), so that every record it matches reads the same leniently.
 
-    With ``bare`` (and ``lenient_same``), a fourth alternative: the bare role
-    of ``grammar/legacy.lark``'s ``LEGACY_BARE`` on one line, groups ``bare``
-    and ``bare_name`` (8 and 9), which the lenient reader reads as an empty
-    turn. It needs no ":", which every other alternative but JSON's does, and
-    a JSON record starts with "{", never a known role: no line matches two.
-    Without ``bare`` that alternative never matches (``(?!)``), so that a
+    With ``legacy`` (and ``lenient_same``), for the pass of ``loads``, two
+    legacy forms that the lenient reader reads the same way in a body numbered
+    1, 2, 3, ...:
+
+    * ``KNOWN_PLAIN``'s content goes on over the lines below it up to the next
+      numbered one (``spilled_content``), as 0.6 to 0.17.0 wrote multi-line
+      content;
+    * a fourth alternative: the bare role of ``grammar/legacy.lark``'s
+      ``LEGACY_BARE`` on one line, groups ``bare`` and ``bare_name`` (8 and 9),
+      which the lenient reader reads as an empty turn. It needs no ":", which
+      every other alternative but JSON's does, and a JSON record starts with
+      "{", never a known role: no line matches two.
+
+    Without ``legacy`` that alternative never matches (``(?!)``), so that a
     match has the same groups either way.
 
     Both record terminals start with the same number and ". " (checked here),
@@ -143,16 +151,52 @@ def _record(lenient_same: bool = False, bare: bool = False) -> re.Pattern[str]:
     known_role = _grammar.terminal("KNOWN_ROLE").pattern
     if lenient_same:  # after the ":", no "[" with or without the space (": ?")
         colon = colon.replace(": ?", r":(?! ?\[) ?", 1)
+    plain_rest = plain[len(number):]
+    if legacy:  # content spilled over the lines below
+        line = "[^\n]*)\n"  # the grammar's own line break characters
+        if not tail.endswith(line) or not plain_rest.endswith(line):
+            raise AssertionError(f"PLAIN_RECORD {plain!r} does not end its content at the line")
+        tail = tail[:-len(line)] + spilled_content() + ")\\n"
+        plain_rest = plain_rest[:-len(line)] + spilled_content() + ")\\n"
     known = f"(?P<role>{known_role}){colon}{tail}".replace("(?P<", "(?P<known_")
-    alternatives = f"{known}|{json_record[len(json_number):]}|{plain[len(number):]}"
+    alternatives = f"{known}|{json_record[len(json_number):]}|{plain_rest}"
     order: tuple[str, ...] = ("index", "known_role", "known_content", "json", "role", "name",
                               "content")
-    alternatives += f"|{_bare_role()}\\n" if bare else "|(?!)(?P<bare>)(?P<bare_name>)"
+    alternatives += f"|{_bare_role()}\\n" if legacy else "|(?!)(?P<bare>)(?P<bare_name>)"
     order += ("bare", "bare_name")
     pattern = re.compile(f"{number}(?:{alternatives})")
     if tuple(sorted(pattern.groupindex, key=pattern.groupindex.__getitem__)) != order:
         raise AssertionError(f"record groups {pattern.groupindex} are not {order}")
     return pattern
+
+
+# How many lines a record may spill over and still be read in one match: the
+# regular expression engine keeps state for each line it repeats over until the
+# match ends. A record spilled over more is read by the lenient reader's general
+# reading.
+SPILLED_LINES = 1000
+
+
+@functools.cache
+def spilled_content() -> str:
+    """A pattern for content that legacy writers spilled over lines: the rest of the
+    line, then every line up to the next numbered one (``RECORD_NUMBER`` of
+    ``grammar/legacy.lark``) or the end, over at most ``SPILLED_LINES`` lines."""
+    numbered = _grammar.terminal("RECORD_NUMBER", "legacy").pattern
+    if "(?P<number>" not in numbered:
+        raise AssertionError(f"RECORD_NUMBER {numbered!r} has no number group")
+    unnamed = numbered.replace("(?P<number>", "(?:")
+    return f"[^\\n]*(?:\\n(?!{unnamed}|\\Z)[^\\n]*){{0,{SPILLED_LINES}}}"
+
+
+@functools.cache
+def typed_word() -> re.Pattern[str]:
+    """The ``type`` of a legacy `type: {json}` record (``LEGACY_TYPED_HEAD``'s group)."""
+    head = _grammar.terminal("LEGACY_TYPED_HEAD", "legacy").pattern
+    found = re.search(r"\(\?P<type>(.*?)\): ", head)
+    if found is None:
+        raise AssertionError(f"LEGACY_TYPED_HEAD {head!r} has no type group before ': '")
+    return re.compile(found[1])
 
 
 def _bare_role() -> str:
@@ -173,9 +217,9 @@ _CHUNK = 16_384
 
 
 @functools.cache
-def _record_lines(lenient_same: bool = False, bare: bool = False) -> re.Pattern[str]:
+def _record_lines(lenient_same: bool = False, legacy: bool = False) -> re.Pattern[str]:
     """:func:`_record` at the start of a line only, for ``findall``."""
-    return re.compile(f"(?<=\\n)(?:{_record(lenient_same, bare).pattern})")
+    return re.compile(f"(?<=\\n)(?:{_record(lenient_same, legacy).pattern})")
 
 
 def _read_fast(
@@ -197,7 +241,7 @@ def _read_fast(
 @functools.cache
 def fast_reader(literals: Literals, max_depth: int, max_records: int, *, why: bool,
                 lenient_same: bool, look: Look | None = None,
-                bare: bool = False) -> Callable[[str], list[Item] | None]:
+                legacy: bool = False) -> Callable[[str], list[Item] | None]:
     """:func:`_read_fast` for one configuration, its constants bound once.
 
     A small summary reads in a couple of microseconds, so what every call
@@ -214,22 +258,42 @@ def fast_reader(literals: Literals, max_depth: int, max_records: int, *, why: bo
     given as soon as one is found. A body no longer than that is not searched:
     its one ``findall`` reads those lines, and gives up on such a line too.
 
-    With ``bare`` (and ``lenient_same``, for ``loads``), a bare role reads as
-    the lenient reader reads it, an empty turn; its report is left out (the
-    ``BARE_ROLE`` recovery), so ``decode`` reads such text leniently.
+    With ``legacy`` (and ``lenient_same``, for ``loads``), the legacy forms
+    that the lenient reader reads the same way in one pass of a body numbered
+    1, 2, 3, ... (``_lenient.Reader.read_in_order``) read as it reads them,
+    their report left out (so ``decode`` reads such text leniently):
+
+    * a bare role, an empty turn (``LEGACY_BARE``);
+    * a known role's content spilled over the lines below it, up to the next
+      numbered line (in a body that holds no start marker, which would be a
+      summary spilled into the content);
+    * `type: {json}`, an item of that type (``LEGACY_TYPED_HEAD``'s word, no
+      name; content that is no JSON object reads as that role's turn).
+
+    Content that may be a legacy JSON list (it starts with "[") still ends the
+    pass: whether the lenient reader reads it as a list depends on the whole
+    text.
     """
-    if bare and not lenient_same:
-        raise ValueError("a bare role reads only as the lenient reader reads it (lenient_same)")
+    if legacy and (why or not lenient_same):
+        raise ValueError("legacy forms read only as the lenient reader reads them "
+                         "(lenient_same), and give no error (why=False)")
     head, empty, end = envelope(literals)
+    start_marker = dict(literals)["START_MARKER"]
     begin, tail = len(head), len(end)
     search, look_end = (look[0].search, begin - 1 + look[1]) if look is not None else (None, 0)
-    record, findall = (_record(lenient_same, bare).match,
-                       _record_lines(lenient_same, bare).findall)
+    record, findall = (_record(lenient_same, legacy).match,
+                       _record_lines(lenient_same, legacy).findall)
     records = _grammar.terminal("RECORDS").match
     known_roles = dict(SHARED_ROLES)  # a dict: the fastest lookup
     shared, whole = known_roles.get, whole_object
+    typed = typed_word().fullmatch if legacy else None
     signature_start, signature = _SIGNATURE_START, _signature
     known, json, plain, chunk = _KNOWN, _JSON, _PLAIN, _CHUNK
+
+    def spilled_into_summary(text: str) -> bool:
+        """Content spilled over lines, in a body holding a start marker: the lenient
+        reader reads the lines of a summary spilled into the content by the general rule."""
+        return text.find(start_marker, begin, len(text) - tail) >= 0
 
     def read(text: str) -> list[Item] | None:
         if not (text.startswith(head) and text.endswith(end)):
@@ -251,15 +315,21 @@ def fast_reader(literals: Literals, max_depth: int, max_records: int, *, why: bo
             if match[1] == "1":  # a known role's turn or a JSON object, read as in the loop
                 which = match.lastindex
                 if which == known:
+                    if legacy and "\n" in match[3] and spilled_into_summary(text):
+                        return None
                     return [{"role": known_roles[match[2]], "content": match[3]}]
                 if which == json:
                     value = whole(match[4], max_depth)
                     if value is not None:
                         return [value]
+            if legacy and "\n" in (match[7] or "") and spilled_into_summary(text):
+                return None
             found: list[tuple[str, ...]] | None = [match.groups("")]  # as findall gives it
         elif text[stop - 1] != "\n":  # the last line would be left out of every run
             return None
-        elif lenient_same and match.lastindex == plain and _is_maybe_legacy(match[5], match[7]):
+        elif lenient_same and match.lastindex == plain and _is_maybe_legacy(match[5], match[7]) \
+                and (typed is None or match[6] or match[7][:1] == "[" or not typed(match[5])
+                     or "\n" in match[7]):
             return None  # as the loop would at this first record, before reading the rest
         elif search is not None and stop > look_end and search(text, after - 1, look_end):
             # The look, on the lines after the first (the first one's record was
@@ -284,7 +354,14 @@ def fast_reader(literals: Literals, max_depth: int, max_records: int, *, why: bo
                         found = findall(text, after, cut)
                         found.insert(0, lead.groups(""))
                         lead = None
-                    if len(found) != text.count("\n", pos, cut):
+                    lines = text.count("\n", pos, cut)
+                    if len(found) != lines and (
+                            # Every line is a record's, with the lines its content spilled
+                            # onto (each record is whole lines, and none overlap).
+                            not legacy or len(found) + sum(
+                                fields[2].count("\n") + fields[6].count("\n")
+                                for fields in found) != lines
+                            or spilled_into_summary(text)):
                         return None  # a line that is not a record: the parser says where
                 else:
                     cut = stop
@@ -296,7 +373,7 @@ def fast_reader(literals: Literals, max_depth: int, max_records: int, *, why: bo
                     count += 1
                     if role:  # KNOWN_PLAIN (findall gives "" for a group that took no part)
                         append({"role": known_roles[role], "content": content})
-                    elif bare_role:  # LEGACY_BARE, with ``bare`` only
+                    elif bare_role:  # LEGACY_BARE, with ``legacy`` only
                         append({"role": known_roles[bare_role], "content": ""} if not bare_name
                                else {"role": known_roles[bare_role], "name": bare_name,
                                      "content": ""})
@@ -310,12 +387,22 @@ def fast_reader(literals: Literals, max_depth: int, max_records: int, *, why: bo
                         append(value)
                     else:  # PLAIN_RECORD
                         other = shared(other, other)
-                        if name:
-                            append({"role": other, "name": name, "content": other_content})
-                        else:
-                            append({"role": other, "content": other_content})
-                        if lenient_same and _is_maybe_legacy(other, other_content):
+                        if not lenient_same or not _is_maybe_legacy(other, other_content):
+                            append({"role": other, "content": other_content} if not name
+                                   else {"role": other, "name": name, "content": other_content})
+                        elif typed is None or name or other_content[:1] == "[" \
+                                or not typed(other) or "\n" in other_content:
                             return None
+                        else:  # `type: {json}` (legacy): an item of that type, as leniently
+                            value = json_value(other_content)
+                            if type(value) is not dict:
+                                append({"role": other, "content": other_content})
+                            elif "role" in value and type(value.get("content")) is str \
+                                    and value["content"][:1] == "[":
+                                return None  # content the lenient reader may read as a list
+                            else:
+                                value["type"] = other
+                                append(value)
                     if index != str(count):
                         if not why:  # as the except clause below would give
                             return None

@@ -20,13 +20,13 @@ import handoff_codec
 from handoff_codec import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START, Codec, _grammar
 from handoff_codec._errors import ReadFailure
 from handoff_codec._lenient import (
-    _SPILLED_LINES,
     _heads_by_rule,
     _Numbered,
     _Reader,
     _record_heads,
     _split,
 )
+from handoff_codec._strict import SPILLED_LINES
 from tests.support.strategies import spliced, token_lists
 
 LITERALS = handoff_codec.default_codec._literals
@@ -198,7 +198,7 @@ def test_reading_a_body_in_order_agrees_with_the_general_reading(
         assert in_order == _reading(text, in_order=False)
 
 
-@pytest.mark.parametrize("spilled", [1, _SPILLED_LINES, _SPILLED_LINES + 1, 3 * _SPILLED_LINES])
+@pytest.mark.parametrize("spilled", [1, SPILLED_LINES, SPILLED_LINES + 1, 3 * SPILLED_LINES])
 @pytest.mark.parametrize("rest", ["user: a", "user (bob): a", "tool: {\"a\": 1}"])
 def test_a_record_spilled_over_many_lines_reads_as_the_general_reading(
     spilled: int, rest: str

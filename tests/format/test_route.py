@@ -44,6 +44,11 @@ LINES = [
     "1. user (a:b)\n", "1. user ( )\n", "1. user (bob)x\n", "1. user (bob\n", "1. users\n",
     "1. user (a(b)\n", "1. user (a)(b)\n",
     "1. user\t \n", "1. user \u2028\n",
+    # content spilled over lines, and `type: {json}` records
+    "1. user: a\nmore\n", "1. user:\n\n", "1. user: [a\nb\n", "1. function_call: {}\nx\n",
+    "1. user: a\n<CONVERSATION HISTORY>\n", "3.5 x\n", "1. tool: [1]\n", "1. tool:\n",
+    '1. message: {"role": "user", "content": "[1]"}\n', '1. tool: {"type": "x"}\n',
+    "1. tool (x): {}\n", "1. my tool: {}\n", "1. user (bob): a\nb\n",
 ]
 heads = st.sampled_from([HEAD, HEAD + SIGNATURE, LEGACY_HEAD, LEGACY_HEAD + SIGNATURE])
 record_soup = spliced([*LINES, *TEXT_PIECES], st.text(characters, min_size=14, max_size=120),
@@ -129,20 +134,61 @@ def test_legacy_text_goes_to_the_lenient_reader_at_once(body: str) -> None:
     "1. user\n",
     "1. user: a\n2. assistant\n3. user (bob) \t\n4. {}\n",
     "1. assistant (bot)\n",
+    # content spilled over lines, as 0.6 to 0.17.0 wrote it
+    "1. user: a\nb\n2. assistant: c\n",
+    "1. user: What is 2+2?\n\n2. assistant: 4\n\n",
+    "1. user:\nx\n",
+    "1. user: a\n" + "x\n" * 300 + "2. assistant: b\n",  # past the look, and a run
+    "1. user: a\n</CONVERSATION HISTORY>\n2. assistant: b\n",  # an end marker: content
+    # `type: {json}` records
+    '1. user: q\n2. function_call: {"call_id": "c1", "name": "f", "arguments": "{}"}\n'
+    '3. function_call_output: {"call_id": "c1", "output": "42"}\n4. assistant: 42\n',
+    '1. message: {"role": "user", "content": "hi", "type": "x"}\n',
+    '1. user: a\nb\n2. function_call: {}\n3. user\n',
+    "1. user (alice): Yes.\nAlso a window seat.\n2. assistant (bot): Booked.\n\nXK42Q\n",
 ])
-def test_loads_reads_bare_roles_in_the_single_pass(body: str) -> None:
+def test_loads_reads_legacy_forms_in_the_single_pass(body: str) -> None:
     # loads needs no report: its pass reads a bare role as the lenient reader
-    # does, an empty turn; decode reads the text leniently, for the report.
+    # does, an empty turn, content spilled over lines, and `type: {json}`;
+    # decode reads the text leniently, for the report.
     text = HEAD + body + DEFAULT_END
     assert CODEC._router.fast_items(text) == handoff_codec.decode(text).items
     assert handoff_codec.decode(text).format is not handoff_codec.Format.CURRENT
     assert_routed_as_unrouted(text)
 
 
+@pytest.mark.parametrize("body", ["1. tool: x\n", "1. tool:\n", "1. user: a\n2. tool: [\n"])
+def test_loads_reads_a_type_word_without_json_as_a_turn_of_that_role(body: str) -> None:
+    # The lenient reader reads `tool: x` as the strict one does, a turn of role
+    # "tool" (current text); loads' pass reads it in place, not as a typed item.
+    text = HEAD + body + DEFAULT_END
+    items = CODEC._router.fast_items(text)
+    if body.endswith("[\n"):  # content that may be a legacy list ends the pass
+        assert items is None
+    else:
+        assert items == handoff_codec.decode(text).items == [
+            {"role": "tool", "content": body.partition(": ")[2].rstrip("\n")}]
+    assert_routed_as_unrouted(text)
+
+
 @pytest.mark.parametrize("body", [
     "1. user (a:b)\n",  # not LEGACY_BARE's name: the lenient reader reads it otherwise
     "1. user\n2. user: [1]\n",  # list content
-    "1. user\nmore\n",  # a line that is not numbered
+    "1. user\nmore\n",  # a line that is not numbered, after a bare role
+    "1. {}\nmore\n",  # or after JSON
+    '1. function_call: {}\nmore\n',  # or after `type: {json}`
+    "1. tool (bob): a\nmore\n",  # or after a turn of a role that is not known
+    # a summary spilled into the content: its lines are read by the general rule
+    "1. user: see\n<CONVERSATION HISTORY>\n(no previous turns recorded)\n"
+    "</CONVERSATION HISTORY>\n2. assistant: b\n",
+    "1. user: log:\n<CONVERSATION HISTORY>\nx\n",
+    "1. user (bob): log:\n<CONVERSATION HISTORY>\nx\n",
+    "1. user: a\n2. user (bob): log:\n<CONVERSATION HISTORY>\nx\n",
+    "1. user: a\n3.5 is more\n",  # a numbered line out of sequence
+    '1. message: {"role": "user", "content": "[1]"}\n',  # list content in a typed item
+    "1. tool: [1]\n",
+    "1. tool (x): {}\n",  # a typed record has no name
+    "1. my tool: {}\n",  # nor a space in its type
 ])
 def test_loads_leaves_other_legacy_text_to_the_lenient_reader(body: str) -> None:
     text = HEAD + body + DEFAULT_END
