@@ -6,9 +6,13 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from handoff_codec import DEFAULT_START
+from handoff_codec import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START
+from handoff_codec.migrate import migrate_item
 from handoff_codec.migrate.stores import RowRule, RowStatus
+from handoff_codec.migrate.stores import _rows as rows
 from tests.support.migrate_support import (
     CRAFTED,
     PLAIN,
@@ -104,3 +108,49 @@ def test_the_same_bad_row_gets_the_same_reason_in_every_store(store: str,
     assert report["migrated"] == 1
     assert report["invalid_rows"] == sum(name in ("not UTF-8", "not JSON", "huge integer")
                                          for name in names)
+
+
+json_scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text()
+json_values = st.recursive(json_scalars, lambda inner: st.lists(inner, max_size=3)
+                           | st.dictionaries(st.text(), inner, max_size=3), max_leaves=8)
+
+
+@settings(max_examples=300, deadline=None)
+@given(extra=st.dictionaries(st.text().filter(lambda key: key not in ("role", "content")),
+                             json_values, max_size=4),
+       said=st.text(st.characters(blacklist_characters="\n"), max_size=40),
+       ensure_ascii=st.booleans(), separators=st.sampled_from([(", ", ": "), (",", ":")]),
+       content_first=st.booleans())
+def test_a_migrated_row_reads_back_as_the_migrated_item(
+    extra: dict[str, object], said: str, ensure_ascii: bool, separators: tuple[str, str],
+    content_first: bool,
+) -> None:
+    # Any object row holding a legacy summary (a bare role), written any way
+    # json.dumps writes: the new row reads back as the same object with only
+    # the canonical content.
+    require_legacy_reader()
+    content = (f"{DEFAULT_PREAMBLE}\n{DEFAULT_START}\n1. user: {said}\n2. assistant\n"
+               f"{DEFAULT_END}")
+    item = ({"content": content, **extra, "role": "assistant"} if content_first
+            else {**extra, "role": "assistant", "content": content})
+    raw = json.dumps(item, ensure_ascii=ensure_ascii, separators=separators).encode()
+    outcome = RowRule()(raw)
+    assert outcome.status is RowStatus.MIGRATED, outcome
+    assert outcome.new is not None
+    canonical = migrate_item(item).item["content"]
+    assert canonical != content
+    assert json.loads(outcome.new) == {**item, "content": canonical}
+
+
+def test_a_new_literal_that_does_not_read_back_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Were the escaping of the new content wrong, the row would not be written.
+    require_legacy_reader()
+    raw = json.dumps(CRAFTED[0]).encode()
+    assert RowRule()(raw).status is RowStatus.MIGRATED  # the good case first
+    for broken in ('"unterminated', '"x" "y"', '"a\nb"', "not a string"):
+        monkeypatch.setattr(rows, "_literal", lambda _content, _old, b=broken: b)
+        outcome = RowRule()(raw)
+        assert outcome.status is RowStatus.REFUSED
+        assert "would not read back as the migrated items" in str(outcome.reason)
