@@ -23,6 +23,10 @@ the floor in turns; printed: the median of the per-round ratios ours/floor.
 The goal is at most 2. ``--sqlite-workers N`` also times ours with N processes
 reading the summaries (``MigrateOptions(workers=N)``, one of them writing),
 against the same one-process floor, and prints that ratio on its own line.
+For SQLite it also times the json bound: the floor plus, for each summary,
+its items read, written and read again by the json module, the three passes
+a migration that keeps its re-read makes (decode, dumps, the strict re-read),
+at the json module's C speed. No such migration in one process is faster.
 
 Rows whose bytes cannot hold a summary are not decoded; nearly all of the time
 goes to reading, re-encoding and re-checking the summaries (profile with
@@ -187,7 +191,8 @@ def run(path: Path, batch_size: int, workers: int = 1) -> dict[str, Any]:
 # ----------------------------------------------------------------------------- floor
 
 
-def floor_migrate(path: Path, batch_size: int) -> dict[str, int]:
+def floor_migrate(path: Path, batch_size: int,
+                  items_of: dict[str, str] | None = None) -> dict[str, int]:
     """The floor migrator: ``migrate_sqlite``'s SQLite work with only json.loads/json.dumps.
 
     One ``BEGIN IMMEDIATE`` transaction; rows read in batches by rowid, as
@@ -195,6 +200,11 @@ def floor_migrate(path: Path, batch_size: int) -> dict[str, int]:
     cheap test as ours; other non-ASCII rows are checked to be UTF-8); a
     summary message is written back as ``json.dumps`` of what was read, after
     a backup through the sqlite3 backup API before the first UPDATE.
+
+    With ``items_of`` (each summary's items as JSON text), the json bound: each
+    summary's items are also read, written and read again by the json module
+    and compared (:func:`_json_passes`), the three passes a migration that
+    keeps the re-read makes, at the json module's speed.
     """
     marker = b"<CONVERSATION HISTORY>"
     preambles = (PREAMBLE + "\n", "For context, here is the conversation so far:\n")
@@ -220,6 +230,8 @@ def floor_migrate(path: Path, batch_size: int) -> dict[str, int]:
             content = item.get("content") if isinstance(item, dict) else None
             if item.get("role") == "assistant" and isinstance(content, str) and (
                     content.startswith(preambles)):
+                if items_of is not None:
+                    _json_passes(items_of[content])
                 changes.append((json.dumps(item, ensure_ascii=False), key))
         if changes:
             if not backed_up:
@@ -237,18 +249,44 @@ def floor_migrate(path: Path, batch_size: int) -> dict[str, int]:
     return {"rows": scanned, "written": written}
 
 
-def floor_run(path: Path, batch_size: int) -> dict[str, Any]:
-    """Time the floor migrator in this process."""
+def _json_passes(items_json: str) -> None:
+    """A summary's three passes at the json module's speed: read its items, write
+    them, read that back and compare (what decode, dumps and the re-read do)."""
+    items = json.loads(items_json)
+    if json.loads(json.dumps(items, ensure_ascii=False)) != items:
+        raise AssertionError("the json module does not read back what it wrote")
+
+
+def floor_run(path: Path, batch_size: int, bound: bool = False) -> dict[str, Any]:
+    """Time the floor migrator in this process (with ``bound``, the json bound: each
+    summary's items are worked out first, untimed, with handoff_codec)."""
+    items_of = _items_of(path) if bound else None
     started = time.perf_counter()
-    counts = floor_migrate(path, batch_size)
+    counts = floor_migrate(path, batch_size, items_of)
     return {**counts, "seconds": time.perf_counter() - started}
 
 
-def floor_compare(rows: int, batch_size: int, rounds: int, workers: int = 1
-                  ) -> dict[str, Any]:
-    """Ours (with ``workers`` processes) and the floor on fresh copies of one database, in
-    turns: seconds and ratios."""
-    ours, floor, ratios = [], [], []
+def _items_of(path: Path) -> dict[str, str]:
+    """Each summary content in the database, and its items as JSON text."""
+    import handoff_codec
+
+    conn = sqlite3.connect(path)
+    contents = {json.loads(data)["content"] for (data,) in conn.execute(
+        "SELECT DISTINCT message_data FROM agent_messages WHERE instr(message_data, ?) > 0",
+        ("<CONVERSATION HISTORY>",))}
+    conn.close()
+    return {content: json.dumps(handoff_codec.loads(content)) for content in contents}
+
+
+def floor_compare(rows: int, batch_size: int, rounds: int, workers: int = 1,
+                  bound: bool = False) -> dict[str, Any]:
+    """Ours (with ``workers`` processes) and the floor (with ``bound``, the json bound
+    too) on fresh copies of one database, in turns: seconds and ratios."""
+    ours: list[float] = []
+    floor: list[float] = []
+    ratios: list[float] = []
+    bounds: list[float] = []
+    flags = {"ours": "--run", "floor": "--floor-run", "bound": "--bound-run"}
     with tempfile.TemporaryDirectory(prefix="migrate-floor-") as folder:
         built = Path(folder) / "built.db"
         info = _child("--build", str(built), "--rows", str(rows))
@@ -256,17 +294,24 @@ def floor_compare(rows: int, batch_size: int, rounds: int, workers: int = 1
               f"{info['bytes'] / 2**20:.0f} MiB) in {info['seconds']:.1f} s", flush=True)
         for round_ in range(rounds):
             times = {}
-            for which in (("ours", "floor") if round_ % 2 == 0 else ("floor", "ours")):
+            order = ["ours", "floor", *(("bound",) if bound else ())]
+            for which in order[round_ % len(order):] + order[:round_ % len(order)]:
                 copy = Path(folder) / f"{which}-{round_}.db"
                 shutil.copyfile(built, copy)
-                flag = "--run" if which == "ours" else "--floor-run"
-                result = _child(flag, str(copy), "--batch-size", str(batch_size),
+                result = _child(flags[which], str(copy), "--batch-size", str(batch_size),
                                 *(("--workers", str(workers)) if which == "ours" else ()))
                 times[which] = result["seconds"]
                 for leftover in Path(folder).glob(f"{which}-{round_}.db*"):
                     leftover.unlink()
             _record(round_, times, ours, floor, ratios)
-    return _medians(rows, ours, floor, ratios)
+            if bound:
+                bounds.append(times["bound"] / times["floor"])
+                print(f"           json bound {times['bound']:.2f} s, ratio {bounds[-1]:.2f}",
+                      flush=True)
+    result = _medians(rows, ours, floor, ratios)
+    if bound:
+        result["bound_ratio"] = statistics.median(bounds)
+    return result
 
 
 def _record(round_: int, times: dict[str, float], ours: list[float], floor: list[float],
@@ -371,10 +416,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--floor", action="store_true",
                         help="compare with a floor migrator (json.loads/json.dumps only)")
     parser.add_argument("--floor-run", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--bound-run", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--workers", type=int, default=1, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.floor_run:
-        print(json.dumps(floor_run(args.floor_run, args.batch_size)))
+    if args.floor_run or args.bound_run:
+        print(json.dumps(floor_run(args.floor_run or args.bound_run, args.batch_size,
+                                   bound=args.bound_run is not None)))
         return 0
     if args.build:
         print(json.dumps(build(args.build, args.rows or 100_000)))
@@ -425,7 +472,7 @@ def floor_main(argv: list[str]) -> int:
         return 0
     print(f"SQLite file, {args.rows:,} rows: ours (migrate_sqlite, backup) against the floor "
           "migrator", flush=True)
-    results = {"sqlite": floor_compare(args.rows, args.batch_size, args.rounds)}
+    results = {"sqlite": floor_compare(args.rows, args.batch_size, args.rounds, bound=True)}
     if args.sqlite_workers > 1:
         print(f"SQLite file, {args.rows:,} rows: ours with {args.sqlite_workers} processes "
               "(one writing) against the floor migrator (one process)", flush=True)
@@ -440,6 +487,10 @@ def floor_main(argv: list[str]) -> int:
         print(f"{name}: ours {result['ours_s']:.2f} s, floor {result['floor_s']:.2f} s "
               f"(medians); ours/floor {result['ratio']:.2f} (median of {args.rounds} rounds; "
               "goal at most 2)")
+        if "bound_ratio" in result:
+            print(f"{name}: json bound/floor {result['bound_ratio']:.2f} (the floor plus each "
+                  "summary's items read, written and read again by the json module: a "
+                  "migration that keeps the re-read costs at least this)")
     return 0
 
 
