@@ -279,15 +279,23 @@ def _record_heads(lines: _Numbered, start: str, end: str, max_depth: int = 200) 
     lines numbered 1, 2, 3, ... from the first line, then the other numbered
     lines as the evidence of the writer decides.
 
-    When the numbered lines are numbered 1, 2, 3, ... from the first line
-    and none is inside a spilled summary, that run holds every one of them:
-    each starts a record, and the rest of the rule has nothing to add.
+    When the numbered lines outside spilled summaries are numbered 1, 2, 3,
+    ... from the first line, they are the run, and each starts a record. The
+    rest of the rule has nothing to add: the lines inside a spilled summary
+    are content (rule 1), and its marker lines are lines that are not
+    numbered, a sign of the raw writer, so rule 2 reads no other line as a
+    record (2b) and finds no doubt (2b or 2c).
     """
     inside = lines.inside_spilled_summaries(start, end)
     count = len(lines.starts)
-    if (count and lines.starts[0] == lines.begin and not any(inside)
-            and lines.numbers == array("q", range(1, count + 1))):
-        return int_array(count, range(count)), int_array(count)
+    if count and lines.starts[0] == lines.begin:
+        if not any(inside):
+            if lines.numbers == array("q", range(1, count + 1)):
+                return int_array(count, range(count)), int_array(count)
+        else:  # (the first line is numbered: it is in no spilled summary)
+            outside = int_array(count, compress(range(count), map((1).__sub__, inside)))
+            if all(map(int.__eq__, map(lines.numbers.__getitem__, outside), count_up(1))):
+                return outside, int_array(count)
     return _heads_by_rule(lines, inside, max_depth)
 
 

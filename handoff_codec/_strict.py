@@ -106,28 +106,26 @@ def envelope(literals: Literals) -> tuple[str, str, str]:
 
 
 @functools.cache
-def _record(lenient_same: bool = False, legacy: bool = False) -> re.Pattern[str]:
+def _record(lenient_same: bool = False, legacy: bool = False,
+            spilled: bool = False) -> re.Pattern[str]:
     """The record number, then ``KNOWN_PLAIN | JSON_RECORD | PLAIN_RECORD``: groups 1 to 7.
 
     With ``lenient_same``, ``KNOWN_PLAIN`` leaves to ``PLAIN_RECORD`` content
     that starts with "[" (which the lenient reader may read as a legacy JSON
     list), so that every record it matches reads the same leniently.
 
-    With ``legacy`` (and ``lenient_same``), for the pass of ``loads``, two
-    legacy forms that the lenient reader reads the same way in a body numbered
-    1, 2, 3, ...:
+    With ``legacy`` (and ``lenient_same``), for the pass of ``loads``, a fourth
+    alternative: the bare role of ``grammar/legacy.lark``'s ``LEGACY_BARE`` on
+    one line, groups ``bare`` and ``bare_name`` (8 and 9), which the lenient
+    reader reads as an empty turn. It needs no ":", which every other
+    alternative but JSON's does, and a JSON record starts with "{", never a
+    known role: no line matches two. Without ``legacy`` that alternative never
+    matches (``(?!)``), so that a match has the same groups either way.
 
-    * ``KNOWN_PLAIN``'s content goes on over the lines below it up to the next
-      numbered one (``spilled_content``), as 0.6 to 0.17.0 wrote multi-line
-      content;
-    * a fourth alternative: the bare role of ``grammar/legacy.lark``'s
-      ``LEGACY_BARE`` on one line, groups ``bare`` and ``bare_name`` (8 and 9),
-      which the lenient reader reads as an empty turn. It needs no ":", which
-      every other alternative but JSON's does, and a JSON record starts with
-      "{", never a known role: no line matches two.
-
-    Without ``legacy`` that alternative never matches (``(?!)``), so that a
-    match has the same groups either way.
+    With ``spilled`` too, the content of ``KNOWN_PLAIN`` and ``PLAIN_RECORD``
+    goes on over the lines below up to the next numbered one
+    (``spilled_content``), as 0.6 to 0.17.0 wrote multi-line content. (A
+    separate pattern: the repetition costs every record a seventh more.)
 
     Both record terminals start with the same number and ". " (checked here),
     matched once. ``KNOWN_PLAIN`` is ``PLAIN_RECORD``'s rest with the role and
@@ -138,6 +136,8 @@ def _record(lenient_same: bool = False, legacy: bool = False) -> re.Pattern[str]
     records (a plain role never starts with "{"), so the order only decides
     which is tried first.
     """
+    if spilled and not legacy:
+        raise ValueError("spilled content is a legacy form (legacy)")
     plain = _grammar.terminal("PLAIN_RECORD").pattern
     json_record = _grammar.terminal("JSON_RECORD").pattern
     number, role, rest = plain.partition("(?P<role>")
@@ -152,7 +152,7 @@ def _record(lenient_same: bool = False, legacy: bool = False) -> re.Pattern[str]
     if lenient_same:  # after the ":", no "[" with or without the space (": ?")
         colon = colon.replace(": ?", r":(?! ?\[) ?", 1)
     plain_rest = plain[len(number):]
-    if legacy:  # content spilled over the lines below
+    if spilled:  # content spilled over the lines below
         line = "[^\n]*)\n"  # the grammar's own line break characters
         if not tail.endswith(line) or not plain_rest.endswith(line):
             raise AssertionError(f"PLAIN_RECORD {plain!r} does not end its content at the line")
@@ -217,9 +217,10 @@ _CHUNK = 16_384
 
 
 @functools.cache
-def _record_lines(lenient_same: bool = False, legacy: bool = False) -> re.Pattern[str]:
+def _record_lines(lenient_same: bool = False, legacy: bool = False,
+                  spilled: bool = False) -> re.Pattern[str]:
     """:func:`_record` at the start of a line only, for ``findall``."""
-    return re.compile(f"(?<=\\n)(?:{_record(lenient_same, legacy).pattern})")
+    return re.compile(f"(?<=\\n)(?:{_record(lenient_same, legacy, spilled).pattern})")
 
 
 def _read_fast(
@@ -283,6 +284,9 @@ def fast_reader(literals: Literals, max_depth: int, max_records: int, *, why: bo
     search, look_end = (look[0].search, begin - 1 + look[1]) if look is not None else (None, 0)
     record, findall = (_record(lenient_same, legacy).match,
                        _record_lines(lenient_same, legacy).findall)
+    # A run whose lines are not all records is read again with content spilled over lines.
+    spilled_findall = _record_lines(lenient_same, legacy, spilled=True).findall if legacy \
+        else None
     records = _grammar.terminal("RECORDS").match
     known_roles = dict(SHARED_ROLES)  # a dict: the fastest lookup
     shared, whole = known_roles.get, whole_object
@@ -315,21 +319,16 @@ def fast_reader(literals: Literals, max_depth: int, max_records: int, *, why: bo
             if match[1] == "1":  # a known role's turn or a JSON object, read as in the loop
                 which = match.lastindex
                 if which == known:
-                    if legacy and "\n" in match[3] and spilled_into_summary(text):
-                        return None
                     return [{"role": known_roles[match[2]], "content": match[3]}]
                 if which == json:
                     value = whole(match[4], max_depth)
                     if value is not None:
                         return [value]
-            if legacy and "\n" in (match[7] or "") and spilled_into_summary(text):
-                return None
             found: list[tuple[str, ...]] | None = [match.groups("")]  # as findall gives it
         elif text[stop - 1] != "\n":  # the last line would be left out of every run
             return None
         elif lenient_same and match.lastindex == plain and _is_maybe_legacy(match[5], match[7]) \
-                and (typed is None or match[6] or match[7][:1] == "[" or not typed(match[5])
-                     or "\n" in match[7]):
+                and (typed is None or match[6] or match[7][:1] == "[" or not typed(match[5])):
             return None  # as the loop would at this first record, before reading the rest
         elif search is not None and stop > look_end and search(text, after - 1, look_end):
             # The look, on the lines after the first (the first one's record was
@@ -344,25 +343,32 @@ def fast_reader(literals: Literals, max_depth: int, max_records: int, *, why: bo
         append = items.append
         count = 0
         at = pos  # where the record being read starts, worked out only for an error
+        old_writer = False  # legacy: content spilled, or `type: {json}` (0.6 to 0.17.0)
         try:
             while pos < stop:
                 if found is None:
                     cut = text.find("\n", pos + chunk, stop) + 1 or stop
                     if lead is None:
                         found = findall(text, pos, cut)
+                    elif spilled_findall is not None and not text[after].isdigit():
+                        found, lead = [], None  # the first record spilled: read it so at once
                     else:
                         found = findall(text, after, cut)
                         found.insert(0, lead.groups(""))
                         lead = None
                     lines = text.count("\n", pos, cut)
-                    if len(found) != lines and (
-                            # Every line is a record's, with the lines its content spilled
-                            # onto (each record is whole lines, and none overlap).
-                            not legacy or len(found) + sum(
-                                fields[2].count("\n") + fields[6].count("\n")
-                                for fields in found) != lines
-                            or spilled_into_summary(text)):
-                        return None  # a line that is not a record: the parser says where
+                    if len(found) != lines:  # a line that is not a record
+                        if spilled_findall is None:
+                            return None  # the parser says where
+                        # Legacy: content spilled over lines? The run again, each record
+                        # with the lines below it; then every line must be a record's
+                        # (each record is whole lines, and none overlap).
+                        found = spilled_findall(text, pos, cut)
+                        if len(found) + sum(fields[2].count("\n") + fields[6].count("\n")
+                                            for fields in found) != lines \
+                                or spilled_into_summary(text):
+                            return None
+                        old_writer = True
                 else:
                     cut = stop
                 if count + len(found) > max_records:
@@ -392,7 +398,7 @@ def fast_reader(literals: Literals, max_depth: int, max_records: int, *, why: bo
                                    else {"role": other, "name": name, "content": other_content})
                         elif typed is None or name or other_content[:1] == "[" \
                                 or not typed(other) or "\n" in other_content:
-                            return None
+                            return None  # (spilled `type: {json}`: not an item of that type)
                         else:  # `type: {json}` (legacy): an item of that type, as leniently
                             value = json_value(other_content)
                             if type(value) is not dict:
@@ -403,6 +409,7 @@ def fast_reader(literals: Literals, max_depth: int, max_records: int, *, why: bo
                             else:
                                 value["type"] = other
                                 append(value)
+                                old_writer = True
                     if index != str(count):
                         if not why:  # as the except clause below would give
                             return None
@@ -416,6 +423,9 @@ def fast_reader(literals: Literals, max_depth: int, max_records: int, *, why: bo
             if run is not None and run.end() == stop:
                 raise  # the syntax is sound: the parser would reach this record too
             return None
+        if old_writer and any(type(item.get("content")) is str and item["content"][:1] == "["
+                              and "role" in item for item in items):
+            return None  # the old writer's list content, which the lenient reader reads
         return items
 
     return read

@@ -110,7 +110,10 @@ def test_envelope_split_leaves_ambiguous_preambles_to_the_parser() -> None:
 
 # Record rests: canned ones (one holding a numbered line), and runs of digits,
 # dots, spaces, line breaks and a few letters.
-bodies = token_lists(["user: a", "assistant", "{}", "tool: {\"a\": 1}", "x", "", "a\n2. b"],
+bodies = token_lists(["user: a", "assistant", "{}", "tool: {\"a\": 1}", "x", "", "a\n2. b",
+                      f"a\n{DEFAULT_START}\n1. user: b\n{DEFAULT_END}",
+                      f"a\n{DEFAULT_START}\nb\n2. user: c", f"a\n{DEFAULT_END}",
+                      f"{DEFAULT_START}\n{DEFAULT_START}\n5. x\n{DEFAULT_END}\n3. y"],
                      st.text(alphabet="0123456789. :{}\nabu", min_size=24, max_size=96),
                      min_size=2, max_size=8, max_run=12)
 

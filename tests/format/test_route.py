@@ -146,6 +146,7 @@ def test_legacy_text_goes_to_the_lenient_reader_at_once(body: str) -> None:
     '1. message: {"role": "user", "content": "hi", "type": "x"}\n',
     '1. user: a\nb\n2. function_call: {}\n3. user\n',
     "1. user (alice): Yes.\nAlso a window seat.\n2. assistant (bot): Booked.\n\nXK42Q\n",
+    '1. {"role": "user", "content": "[1]"}\n2. user\n',  # without the old writer's sign
 ])
 def test_loads_reads_legacy_forms_in_the_single_pass(body: str) -> None:
     # loads needs no report: its pass reads a bare role as the lenient reader
@@ -186,6 +187,10 @@ def test_loads_reads_a_type_word_without_json_as_a_turn_of_that_role(body: str) 
     "1. user: a\n2. user (bob): log:\n<CONVERSATION HISTORY>\nx\n",
     "1. user: a\n3.5 is more\n",  # a numbered line out of sequence
     '1. message: {"role": "user", "content": "[1]"}\n',  # list content in a typed item
+    # a JSON record's list content, with a sign of the old writer, who wrote lists so
+    '1. {"role": "user", "content": "[1]"}\n2. user: a\nmore\n',
+    '1. {"role": "user", "content": "[1]"}\n2. function_call: {}\n',
+    '1. user: a\nmore\n2. {"role": "user", "content": "[1]"}\n',
     "1. tool: [1]\n",
     "1. tool (x): {}\n",  # a typed record has no name
     "1. my tool: {}\n",  # nor a space in its type
