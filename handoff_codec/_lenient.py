@@ -27,6 +27,14 @@ if TYPE_CHECKING:
 
 from . import _grammar
 from . import _limits as limits
+from ._content import (
+    LIST_CONTENT,
+    LIST_INFERRED,
+    NOT_A_LIST,
+    TEXT_ARRAY,
+    legacy_list,
+    lists_read,
+)
 from ._errors import DecodeError, DecodeReason, ReadFailure
 from ._json import json_object, json_value, whole_object
 from ._report import Decoded, Format, Note, Recoveries, RecoveryKind, int_array
@@ -780,31 +788,17 @@ class _Reader:
         self.recoveries.settle(_Code.LIST_PENDING, codes)
 
 
+# The note for each reading of content that starts with "[" (``_content.legacy_list``).
+_LIST_NOTES = {LIST_CONTENT: _Code.LIST_CONTENT, LIST_INFERRED: _Code.LIST_CONTENT_INFERRED,
+               TEXT_ARRAY: _Code.ARRAY_AS_TEXT, NOT_A_LIST: _Code.LIST_PENDING}
+
+
 def _list_code(item: Item, *, old_writer: bool) -> int:
     """The list content note for ``item``, whose content starts with "["; LIST_PENDING for none."""
-    value = json_value(item["content"])
-    if not isinstance(value, list):
-        return _Code.LIST_PENDING
-    if old_writer:
+    kind, value = legacy_list(item["content"], old_writer=old_writer)
+    if value is not None:
         item["content"] = value
-        return _Code.LIST_CONTENT
-    if value and all(isinstance(part, dict) and part.get("type") in CONTENT_PART_TYPES
-                     for part in value):
-        item["content"] = value
-        return _Code.LIST_CONTENT_INFERRED
-    return _Code.ARRAY_AS_TEXT
-
-
-# The ``type`` of every content part a message without ``type`` can hold: the
-# parts of the openai package's ``EasyInputMessage.content``
-# (``ResponseInputContent``) and ``ResponseInputAudio``. Output parts
-# (``output_text``, ``refusal``) are not among them: they belong to an output
-# message, which has an ``id`` that the old writer did not keep, and as the
-# content of a plain turn neither the Responses API's input types nor the Agents
-# SDK's Chat Completions converter accept them. A constant, so that reading a
-# legacy summary does not import openai's types (over a second of start-up);
-# tests/format/test_lenient_reader.py derives it from those types.
-CONTENT_PART_TYPES = frozenset({"input_audio", "input_file", "input_image", "input_text"})
+    return _LIST_NOTES[kind]
 
 
 def _fields(match: re.Match[str], content: str) -> Item:
@@ -884,11 +878,9 @@ def reading(literals: Literals, start: str, end: str, max_depth: int, max_record
             raise failure.at(text) from None
         if reader.listed:  # each item listed has its note LIST_PENDING
             old_writer = not reader.recoveries.codes().isdisjoint(_OLD_WRITER)
-            # 0.6 to 0.17.0 wrote list content as a JSON array after the colon.
-            # Without a sign of which writer this was, an array of Responses content
-            # parts is read as a list; any other array stays text.
-            reader.list_content(items, read=old_writer or not (reader.json or reader.empty_plain),
-                                old_writer=old_writer)
+            reader.list_content(items, read=lists_read(
+                old_writer=old_writer, json_record=reader.json, empty_turn=reader.empty_plain),
+                old_writer=old_writer)
         return reader, items
 
     return read

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 
 from . import _grammar
 from . import _limits as limits
+from ._content import legacy_list, lists_read
 from ._errors import DecodeError, DecodeReason, ReadFailure
 from ._json import json_object, json_value, whole_object
 
@@ -261,19 +262,19 @@ def fast_reader(literals: Literals, max_depth: int, max_records: int, *, why: bo
 
     With ``legacy`` (and ``lenient_same``, for ``loads``), the legacy forms
     that the lenient reader reads the same way in one pass of a body numbered
-    1, 2, 3, ... (``_lenient.Reader.read_in_order``) read as it reads them,
+    1, 2, 3, ... (``_lenient._Reader.read_in_order``) read as it reads them,
     their report left out (so ``decode`` reads such text leniently):
 
     * a bare role, an empty turn (``LEGACY_BARE``);
     * a known role's content spilled over the lines below it, up to the next
       numbered line (in a body that holds no start marker, which would be a
-      summary spilled into the content);
+      summary spilled into the content): a run whose lines are not all
+      records is read again with ``_record(..., spilled=True)``;
     * `type: {json}`, an item of that type (``LEGACY_TYPED_HEAD``'s word, no
-      name; content that is no JSON object reads as that role's turn).
-
-    Content that may be a legacy JSON list (it starts with "[") still ends the
-    pass: whether the lenient reader reads it as a list depends on the whole
-    text.
+      name; content that is no JSON object reads as that role's turn);
+    * content that may be a legacy JSON list (it starts with "["): once every
+      record is read, a list or text as the signs of the writer in the whole
+      text decide (``_content.lists_read``).
     """
     if legacy and (why or not lenient_same):
         raise ValueError("legacy forms read only as the lenient reader reads them "
@@ -328,7 +329,8 @@ def fast_reader(literals: Literals, max_depth: int, max_records: int, *, why: bo
         elif text[stop - 1] != "\n":  # the last line would be left out of every run
             return None
         elif lenient_same and match.lastindex == plain and _is_maybe_legacy(match[5], match[7]) \
-                and (typed is None or match[6] or match[7][:1] == "[" or not typed(match[5])):
+                and (typed is None or (match[5] not in known_roles
+                     and (match[6] or not typed(match[5])))):
             return None  # as the loop would at this first record, before reading the rest
         elif search is not None and stop > look_end and search(text, after - 1, look_end):
             # The look, on the lines after the first (the first one's record was
@@ -343,7 +345,10 @@ def fast_reader(literals: Literals, max_depth: int, max_records: int, *, why: bo
         append = items.append
         count = 0
         at = pos  # where the record being read starts, worked out only for an error
-        old_writer = False  # legacy: content spilled, or `type: {json}` (0.6 to 0.17.0)
+        # Legacy: signs of the writer, for content that starts with "[" (lists_read).
+        old_writer = False  # content spilled, or `type: {json}` (0.6 to 0.17.0)
+        listed = json_record = False  # such content in a plain turn; a JSON record
+        bare = 0  # bare roles read (empty turns, but not `N. role: `)
         try:
             while pos < stop:
                 if found is None:
@@ -383,6 +388,7 @@ def fast_reader(literals: Literals, max_depth: int, max_records: int, *, why: bo
                         append({"role": known_roles[bare_role], "content": ""} if not bare_name
                                else {"role": known_roles[bare_role], "name": bare_name,
                                      "content": ""})
+                        bare += 1
                     elif source:  # JSON_RECORD
                         value = whole(source, max_depth)
                         if value is None:
@@ -391,21 +397,25 @@ def fast_reader(literals: Literals, max_depth: int, max_records: int, *, why: bo
                             at = _line_after(text, pos, count - first - 1)
                             value = json_object(source, text.index("{", at), max_depth)
                         append(value)
+                        json_record = True
                     else:  # PLAIN_RECORD
                         other = shared(other, other)
                         if not lenient_same or not _is_maybe_legacy(other, other_content):
                             append({"role": other, "content": other_content} if not name
                                    else {"role": other, "name": name, "content": other_content})
-                        elif typed is None or name or other_content[:1] == "[" \
-                                or not typed(other) or "\n" in other_content:
+                        elif typed is None:
+                            return None
+                        elif other in known_roles:  # legacy: content that starts with "["
+                            append({"role": other, "content": other_content} if not name
+                                   else {"role": other, "name": name, "content": other_content})
+                            listed = True
+                        elif name or not typed(other) or "\n" in other_content:
                             return None  # (spilled `type: {json}`: not an item of that type)
                         else:  # `type: {json}` (legacy): an item of that type, as leniently
                             value = json_value(other_content)
                             if type(value) is not dict:
                                 append({"role": other, "content": other_content})
-                            elif "role" in value and type(value.get("content")) is str \
-                                    and value["content"][:1] == "[":
-                                return None  # content the lenient reader may read as a list
+                                listed = listed or other_content[:1] == "["
                             else:
                                 value["type"] = other
                                 append(value)
@@ -423,12 +433,28 @@ def fast_reader(literals: Literals, max_depth: int, max_records: int, *, why: bo
             if run is not None and run.end() == stop:
                 raise  # the syntax is sound: the parser would reach this record too
             return None
-        if old_writer and any(type(item.get("content")) is str and item["content"][:1] == "["
-                              and "role" in item for item in items):
-            return None  # the old writer's list content, which the lenient reader reads
+        if old_writer or listed:
+            _read_lists(items, old_writer, json_record, bare)
         return items
 
     return read
+
+
+def _read_lists(items: list[Item], old_writer: bool, json_record: bool, bare: int) -> None:
+    """Legacy content that starts with "[" in ``items``, read as the lenient reader reads
+    it: as a list, when the writer's signs allow (``_content.lists_read``)."""
+    # Without a sign of the old writer, no item is of a `type: {json}` record, and a
+    # turn is empty in a plain record or a bare role (``bare`` of them) alone.
+    empty_turn = not old_writer and not json_record and bare < sum(
+        1 for item in items if item.get("content") == "")
+    if not lists_read(old_writer=old_writer, json_record=json_record, empty_turn=empty_turn):
+        return
+    for item in items:
+        content = item.get("content")
+        if type(content) is str and content[:1] == "[" and "role" in item:
+            value = legacy_list(content, old_writer=old_writer)[1]
+            if value is not None:
+                item["content"] = value
 
 
 def _line_after(text: str, pos: int, lines: int) -> int:

@@ -174,7 +174,7 @@ def test_content_part_types_are_those_of_openais_input_message_types() -> None:
     from openai.types.responses import EasyInputMessage, ResponseInputAudio
     from pydantic import BaseModel
 
-    from handoff_codec._lenient import CONTENT_PART_TYPES
+    from handoff_codec._content import CONTENT_PART_TYPES
 
     types: set[str] = set()
     pending: list[Any] = [EasyInputMessage.model_fields["content"].annotation,

@@ -158,23 +158,51 @@ def test_loads_reads_legacy_forms_in_the_single_pass(body: str) -> None:
     assert_routed_as_unrouted(text)
 
 
-@pytest.mark.parametrize("body", ["1. tool: x\n", "1. tool:\n", "1. user: a\n2. tool: [\n"])
+@pytest.mark.parametrize("body", ["1. tool: x\n", "1. tool:\n", "1. tool: [\n"])
 def test_loads_reads_a_type_word_without_json_as_a_turn_of_that_role(body: str) -> None:
     # The lenient reader reads `tool: x` as the strict one does, a turn of role
     # "tool" (current text); loads' pass reads it in place, not as a typed item.
     text = HEAD + body + DEFAULT_END
+    assert CODEC._router.fast_items(text) == handoff_codec.decode(text).items == [
+        {"role": "tool", "content": body.partition(":")[2].strip(" \n")}]
+    assert_routed_as_unrouted(text)
+
+
+PARTS = '[{"type": "input_text", "text": "hi"}]'
+
+
+@pytest.mark.parametrize(("body", "is_list"), [
+    # no sign of the writer: an array of content parts is list content, another stays text
+    (f"1. user: {PARTS}\n2. assistant: Hello\n", True),
+    ("1. user: [1]\n", False),
+    ("1. user: [not json\n", False),
+    (f"1. user (bob): {PARTS}\n2. assistant\n", True),  # a bare role is no sign
+    # the old writer's sign (spilled content, `type: {json}`): any array is a list
+    ("1. user: [1]\n2. assistant: a\nb\n", True),
+    ("1. user: [1]\n2. function_call: {}\n", True),
+    ('1. {"role": "user", "content": "[1]"}\n2. user: a\nmore\n', True),
+    ('1. user: a\nmore\n2. {"role": "user", "content": "[1]"}\n', True),
+    ('1. message: {"role": "user", "content": "[1]"}\n', True),
+    ("1. tool: [1]\n2. function_call: {}\n", True),
+    # a later writer's sign (a JSON record, an empty `N. role: `): it stays text
+    (f"1. user: {PARTS}\n2. {{}}\n", False),
+    (f"1. user: {PARTS}\n2. assistant: \n", False),
+    (f"1. user: {PARTS}\n2. assistant: \n3. assistant\n", False),
+    ('1. {"role": "user", "content": "[1]"}\n2. function_call: {}\n', True),
+])
+def test_loads_reads_list_content_as_the_lenient_reader(body: str, is_list: bool) -> None:
+    # openai-agents 0.6 to 0.17.0 wrote list content as a JSON array; whether
+    # content that starts with "[" is one depends on the signs in the whole text.
+    text = HEAD + body + DEFAULT_END
     items = CODEC._router.fast_items(text)
-    if body.endswith("[\n"):  # content that may be a legacy list ends the pass
-        assert items is None
-    else:
-        assert items == handoff_codec.decode(text).items == [
-            {"role": "tool", "content": body.partition(": ")[2].rstrip("\n")}]
+    assert items == handoff_codec.decode(text).items
+    assert items is not None
+    assert any(isinstance(item.get("content"), list) for item in items) is is_list
     assert_routed_as_unrouted(text)
 
 
 @pytest.mark.parametrize("body", [
     "1. user (a:b)\n",  # not LEGACY_BARE's name: the lenient reader reads it otherwise
-    "1. user\n2. user: [1]\n",  # list content
     "1. user\nmore\n",  # a line that is not numbered, after a bare role
     "1. {}\nmore\n",  # or after JSON
     '1. function_call: {}\nmore\n',  # or after `type: {json}`
@@ -186,12 +214,6 @@ def test_loads_reads_a_type_word_without_json_as_a_turn_of_that_role(body: str) 
     "1. user (bob): log:\n<CONVERSATION HISTORY>\nx\n",
     "1. user: a\n2. user (bob): log:\n<CONVERSATION HISTORY>\nx\n",
     "1. user: a\n3.5 is more\n",  # a numbered line out of sequence
-    '1. message: {"role": "user", "content": "[1]"}\n',  # list content in a typed item
-    # a JSON record's list content, with a sign of the old writer, who wrote lists so
-    '1. {"role": "user", "content": "[1]"}\n2. user: a\nmore\n',
-    '1. {"role": "user", "content": "[1]"}\n2. function_call: {}\n',
-    '1. user: a\nmore\n2. {"role": "user", "content": "[1]"}\n',
-    "1. tool: [1]\n",
     "1. tool (x): {}\n",  # a typed record has no name
     "1. my tool: {}\n",  # nor a space in its type
 ])
