@@ -17,9 +17,11 @@ sends to the lenient reader only text that the strict pass would give up on,
 so the result is the same as trying the strict pass on every text
 (``tests/format/test_route.py``).
 
-``loads`` needs no report, so its pass (``Router.fast_items``) also reads a
-bare role (``LEGACY_BARE``, on one line) as the lenient reader does, an empty
-turn; ``decode`` leaves such text to the lenient reader, for the report.
+``loads`` needs no report, so its pass (``Router.fast_items``) also reads the
+legacy forms that the lenient reader reads the same way in one pass (a bare
+role, `type: {json}`, content spilled over lines, list content; see
+``_strict.fast_reader``), and its look turns away only a numbered line it
+cannot read; ``decode`` leaves such text to the lenient reader, for the report.
 """
 
 from __future__ import annotations

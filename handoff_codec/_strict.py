@@ -126,7 +126,7 @@ def _record(lenient_same: bool = False, legacy: bool = False,
     With ``spilled`` too, the content of ``KNOWN_PLAIN`` and ``PLAIN_RECORD``
     goes on over the lines below up to the next numbered one
     (``spilled_content``), as 0.6 to 0.17.0 wrote multi-line content. (A
-    separate pattern: the repetition costs every record a seventh more.)
+    separate pattern: the repetition costs every record about a quarter more.)
 
     Both record terminals start with the same number and ". " (checked here),
     matched once. ``KNOWN_PLAIN`` is ``PLAIN_RECORD``'s rest with the role and
