@@ -103,7 +103,7 @@ def legacy_list(content: str, *, old_writer: bool) -> tuple[int, list[Any] | Non
         return NOT_A_LIST, None
     if old_writer:
         return LIST_CONTENT, value
-    if value and all(isinstance(part, dict) and part.get("type") in CONTENT_PART_TYPES
-                     for part in value):
+    if value and all(isinstance(part, dict) and isinstance(part.get("type"), str)
+                     and part["type"] in CONTENT_PART_TYPES for part in value):
         return LIST_INFERRED, value
     return TEXT_ARRAY, None

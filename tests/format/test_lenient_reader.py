@@ -188,3 +188,22 @@ def test_content_part_types_are_those_of_openais_input_message_types() -> None:
         elif get_origin(kind) is not None:  # Union, Annotated, List
             pending.extend(get_args(kind))
     assert types == CONTENT_PART_TYPES
+
+
+@pytest.mark.parametrize("kind", [[], {}, ["input_text"], 1, None])
+@pytest.mark.parametrize("spilled", [False, True])
+def test_list_content_whose_part_type_is_not_a_string_reads_without_error(
+    kind: Any, spilled: bool
+) -> None:
+    # A part whose "type" is a list or an object (unhashable) is no content part:
+    # without a sign of the writer the array stays text; with the old writer's
+    # sign (a record spilled over lines) it is list content all the same.
+    parts = [{"type": kind}, {"type": "input_text", "text": "hi"}]
+    lines = [f"1. user: {json.dumps(parts)}", "2. assistant: a"] + (["b"] if spilled else [])
+    text = summary(*lines)
+    decoded = handoff_codec.decode(text)
+    assert decoded.items[0]["content"] == (parts if spilled else json.dumps(parts))
+    assert handoff_codec.loads(text) == decoded.items
+    kinds = [recovery.kind for recovery in decoded.recoveries]
+    assert kinds == ([RecoveryKind.LIST_CONTENT, RecoveryKind.CONTINUATION] if spilled
+                     else [RecoveryKind.ARRAY_AS_TEXT])
