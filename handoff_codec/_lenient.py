@@ -301,7 +301,7 @@ def _record_heads(lines: _Numbered, start: str, end: str, max_depth: int = 200) 
             if lines.numbers == array("q", range(1, count + 1)):
                 return int_array(count, range(count)), int_array(count)
         else:  # (the first line is numbered: it is in no spilled summary)
-            outside = int_array(count, compress(range(count), map((1).__sub__, inside)))
+            outside = int_array(count, (index for index in range(count) if not inside[index]))
             if all(map(int.__eq__, map(lines.numbers.__getitem__, outside), count_up(1))):
                 return outside, int_array(count)
     return _heads_by_rule(lines, inside, max_depth)
@@ -623,20 +623,19 @@ class _Reader:
             if role is not None or named_role is not None:
                 if role is None:
                     role, content = named_role, named_content
+                continued = 0
                 if not content:
                     empty_plain = True
-                elif "\n" in content:  # content that spilled onto the lines below
-                    continued = content.count("\n")
-                    note(line, _Code.CONTINUATION, continued)
+                else:
+                    if "\n" in content:  # content that spilled onto the lines below
+                        continued = content.count("\n")
+                        note(line, _Code.CONTINUATION, continued)
                     if content[:1] == "[":
                         note(line, _Code.LIST_PENDING)
                         self.listed.append(len(items))
-                    line += continued
-                elif content[:1] == "[":
-                    note(line, _Code.LIST_PENDING)
-                    self.listed.append(len(items))
                 append({"role": shared[role], "content": content} if name is None
                        else {"role": shared[role], "name": name, "content": content})
+                line += continued
             elif bare is not None:
                 add_ints((line, 0, 0))
                 add_code(_Code.BARE_ROLE)
