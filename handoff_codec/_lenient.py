@@ -46,7 +46,7 @@ from ._strict import (
     typed_word,
 )
 
-__all__ = ["decoded", "lenient_items", "parse_lenient", "reading"]
+__all__ = ["decoded", "parse_lenient", "reading"]
 
 Item = dict[str, Any]
 Literals = tuple[tuple[str, str], ...]
@@ -112,16 +112,9 @@ def _split_shaped(text: str, shapes: Shapes) -> tuple[str, int, int, int] | None
     return name, pos, len(text) - len(tail) + 1, line
 
 
-def _envelope(text: str, literals: Literals) -> tuple[str, int, int]:
-    """The preamble terminal and the body's start and end; DecodeError for a broken envelope."""
-    split = _split(text, literals)
-    if split is not None:
-        return split
-    return _parse_envelope(text, literals)
-
-
 def _parse_envelope(text: str, literals: Literals) -> tuple[str, int, int]:
-    """:func:`_envelope` by the LALR parser."""
+    """The preamble terminal and the body's start and end, read by the LALR parser (for
+    the text :func:`_split` leaves); DecodeError for a broken envelope."""
     from lark.exceptions import UnexpectedInput  # Lark only for text the shortcut leaves
 
     lark_parser = _grammar.legacy_envelope_parser(literals)
@@ -829,14 +822,6 @@ def decoded(reader: _Reader, items: list[Item]) -> Decoded:
     form, candidates = _format_of(reader.recoveries.codes(), reader.json, reader.empty_plain)
     # Built without validation: the items are plain JSON data made here.
     return Decoded(items=items, format=form, candidates=candidates, recoveries=reader.recoveries)
-
-
-def lenient_items(
-    text: str, literals: tuple[tuple[str, str], ...], start: str, end: str, max_depth: int,
-    *, max_records: int = limits.DEFAULT_MAX_RECORDS,
-) -> list[Item]:
-    """The items of :func:`parse_lenient`, without its report (for ``loads``)."""
-    return reading(literals, start, end, max_depth, max_records)(text)[1]
 
 
 @functools.cache
