@@ -1,0 +1,10 @@
+"""What each framework's default handoff hands the next agent, against ours, on one transcript.
+
+    python -m benchmarks.frameworks [--repeat N]
+
+One module a framework (``langgraph``, ``google_adk``, ``agent_framework``),
+each with ``measure(repeat) -> Row``: the same transcript (``TRANSCRIPT``
+below, in words) built in that framework's objects, handed over by the
+framework's own handoff and by ours, counted, and the cost of our rendering
+beside the framework's own as a ratio of medians of interleaved pairs.
+"""
