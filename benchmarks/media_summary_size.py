@@ -2,7 +2,7 @@
 
     python benchmarks/media_summary_size.py
 
-Ours (``handoff_codec.agents.history_mapper``) against the Agents SDK's
+Ours (``handoff_codec.integrations.openai_agents.history_mapper``) against the Agents SDK's
 default writer. Each image is 1 MB (1,048,576 bytes) of random data sent as a
 ``data:image/png;base64,...`` URL in an ``input_image`` part. Tokens are
 counted with tiktoken (o200k_base) when it is installed, else estimated as
@@ -17,7 +17,7 @@ from typing import Any
 
 from agents.handoffs.history import default_handoff_history_mapper
 
-from handoff_codec.agents import history_mapper
+from handoff_codec.integrations.openai_agents import history_mapper
 
 MB = 1024 * 1024
 

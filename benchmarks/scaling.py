@@ -43,7 +43,8 @@ import time
 import tracemalloc
 from collections.abc import Callable
 
-from handoff_codec import DEFAULT_END, DEFAULT_START, Codec, DecodeError
+from handoff_codec import Codec, DecodeError
+from handoff_codec.format import DEFAULT_END, DEFAULT_START
 
 from .codec import transcript
 

@@ -109,7 +109,7 @@ class Suite:
         self._add(f"impl-defined/{area}/{name}.txt", text)
 
     def _compare(self, base: str, text: str, items: list[Item], recoveries: list[Rec]) -> None:
-        from handoff_codec._content import as_text_message
+        from handoff_codec.format.content import as_text_message
 
         if text.startswith("{"):
             text = as_text_message(json.loads(text))["content"]

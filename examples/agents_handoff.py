@@ -31,7 +31,7 @@ from agents.items import TResponseInputItem, TResponseOutputItem
 from scripted_model import RecordedCall, ScriptedModel, handoff_call, text, tool_call
 
 import handoff_codec
-from handoff_codec.agents import history_mapper, nest_input_filter
+from handoff_codec.integrations.openai_agents import history_mapper, nest_input_filter
 
 __all__ = [
     "INITIAL_INPUT",
@@ -149,7 +149,7 @@ def render(items: list[dict[str, Any]]) -> str:
     """Readable lines for a model input, with summaries expanded by handoff_codec."""
     lines = []
     for item in items:
-        if handoff_codec.default_codec.is_summary(item):
+        if handoff_codec.format.default_codec.is_summary(item):
             turns = handoff_codec.flatten([item])
             lines.append(f"[summary message, {len(turns)} turns]")
             lines.extend(f"  {n:2}. {_turn(turn)}" for n, turn in enumerate(turns, 1))

@@ -23,7 +23,7 @@ if sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(
     del sys.path[0]
 
 import handoff_codec
-from handoff_codec._content import as_text_message
+from handoff_codec.format.content import as_text_message
 
 
 def _text(data: bytes) -> str | None:
@@ -41,7 +41,7 @@ def _text(data: bytes) -> str | None:
     if not isinstance(message, dict):
         return None
     message = dict(as_text_message(message))
-    if not handoff_codec.default_codec.is_summary(message):
+    if not handoff_codec.format.default_codec.is_summary(message):
         return None
     content: str = message["content"]
     return content

@@ -58,7 +58,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
-    from .. import __version__
+    from .._version import __version__
 
     parser = _Parser(
         prog="handoff-codec",

@@ -17,7 +17,7 @@ import argparse
 import json
 import sys
 
-from .._errors import DecodeError
+from ..format import DecodeError
 from . import EXIT_LOSSY, EXIT_OK, CliError
 from ._io import add_input_argument, add_json_argument, load_json, read_text, write_json
 from ._options import add_codec_options, codec_from

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from typing import Any, BinaryIO, TextIO
 
-from .._encoder import SURROGATE
+from ..format.write import SURROGATE
 from . import EXIT_USAGE, CliError
 
 __all__ = [

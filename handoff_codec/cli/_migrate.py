@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .._codec import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START
+from ..format import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START
 from . import EXIT_PROBLEMS, EXIT_UNREACHABLE, EXIT_USAGE, _migrate_server, report_error
 from ._options import add_codec_options, at_least, codec_from, listed, where
 from ._restored import placeholder_lines

@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from .._codec import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START, Codec
+from ..format import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START, Codec
 from . import CliError
 
 T = TypeVar("T")

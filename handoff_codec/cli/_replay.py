@@ -39,8 +39,7 @@ def _bytes_as_base64(value: Any) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .._errors import ReplayError
-    from ..replay._provider import to_provider
+    from ..replay import ReplayError, to_provider
 
     items = read_items(args.file)
     try:

@@ -7,11 +7,11 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ..replay._profiles import TARGETS
+from ..replay import TARGETS
 from ._io import add_input_argument, read_items, write_json
 
 if TYPE_CHECKING:
-    from ..replay._validate import Problem
+    from ..replay import Problem
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -26,7 +26,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..replay._validate import validate
+    from ..replay import validate
     items = read_items(args.file)
     report = validate(items, target=args.target)
     if args.json:

@@ -39,12 +39,12 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, field_serializer
 
-from .._errors import DecodeError, EncodeError
-from .._report import Format, Recoveries, Recovery, RecoveryKind, lossless
-from ..replay._placeholders import Leak, Restored, restore_empty_report
+from ..format.errors import DecodeError, EncodeError
+from ..format.placeholders import Leak, Restored, restore_empty_report
+from ..format.report import Format, Recoveries, Recovery, RecoveryKind, lossless
 
 if TYPE_CHECKING:
-    from .._codec import Codec
+    from ..format.codec import Codec
 
 __all__ = [
     "MigrationResult",
@@ -110,7 +110,7 @@ class MigrationResult(BaseModel):
 
 
 def _default_codec() -> Codec:
-    from .. import default_codec
+    from ..format.codec import default_codec
 
     return default_codec
 

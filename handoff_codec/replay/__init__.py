@@ -25,20 +25,21 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from . import empty
-    from ._chat import to_chat_messages
-    from ._native import Conversion
-    from ._placeholders import (
+    from ..format.placeholders import (
         PLACEHOLDERS,
         Placeholder,
         RestoreReport,
         restore_empty,
         restore_empty_report,
     )
+    from . import empty
+    from ._chat import to_chat_messages
+    from ._native import Conversion
     from ._problems import Problem, Severity
     from ._profiles import TARGETS, sanitize
     from ._provider import PROVIDERS, to_provider
     from ._validate import ValidationReport, replayable, validate
+    from .errors import ReplayError
 
 _LAZY = {
     "empty": "handoff_codec.replay.empty",
@@ -48,12 +49,13 @@ _LAZY = {
     "Problem": "handoff_codec.replay._problems",
     "Severity": "handoff_codec.replay._problems",
     "Conversion": "handoff_codec.replay._native",
-    "PLACEHOLDERS": "handoff_codec.replay._placeholders",
-    "Placeholder": "handoff_codec.replay._placeholders",
-    "RestoreReport": "handoff_codec.replay._placeholders",
-    "restore_empty": "handoff_codec.replay._placeholders",
-    "restore_empty_report": "handoff_codec.replay._placeholders",
+    "PLACEHOLDERS": "handoff_codec.format.placeholders",
+    "Placeholder": "handoff_codec.format.placeholders",
+    "RestoreReport": "handoff_codec.format.placeholders",
+    "restore_empty": "handoff_codec.format.placeholders",
+    "restore_empty_report": "handoff_codec.format.placeholders",
     "PROVIDERS": "handoff_codec.replay._provider",
+    "ReplayError": "handoff_codec.replay.errors",
     "to_provider": "handoff_codec.replay._provider",
     "ValidationReport": "handoff_codec.replay._validate",
     "replayable": "handoff_codec.replay._validate",
@@ -67,6 +69,7 @@ __all__ = [
     "Conversion",
     "Placeholder",
     "Problem",
+    "ReplayError",
     "RestoreReport",
     "Severity",
     "ValidationReport",

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from .._errors import ReplayError
+from .errors import ReplayError
 
 if TYPE_CHECKING:
     from openai.types.chat import ChatCompletionMessageParam
@@ -61,7 +61,7 @@ def to_chat_messages(
 ) -> list[ChatCompletionMessageParam]:
     """Convert Responses-API input items to Chat Completions messages.
 
-    Raises :class:`~handoff_codec.ReplayError` naming the first item that cannot
+    Raises :class:`~handoff_codec.replay.ReplayError` naming the first item that cannot
     be converted. ``reasoning`` items are dropped (``validate`` reports them).
     """
     if isinstance(items, str):

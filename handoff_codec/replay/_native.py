@@ -21,13 +21,13 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from .._errors import ReplayError
+from ..format.placeholders import DEFAULT_PLACEHOLDER
 from ._chat import Message, Unconvertible, assemble, content_of, piece_of
 from ._checks import tool_call_problems
 from ._dialect import Dialect, Unmappable
 from ._lenient import Names, named, read
-from ._placeholders import DEFAULT_PLACEHOLDER
 from ._problems import Problem, Severity
+from .errors import ReplayError
 
 __all__ = ["Conversion", "convert", "native_problems", "sdk_installed"]
 

@@ -6,12 +6,12 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .._errors import ReplayError
 from ._lenient import Names, named, read, without_text
 from ._native import Conversion, convert
 from ._problems import Problem
 from ._targets import PROVIDERS, Provider, dialect_for
 from ._validate import validated
+from .errors import ReplayError
 
 __all__ = ["PROVIDERS", "Provider", "dialect_for", "to_provider"]
 
@@ -42,7 +42,7 @@ def to_provider(items: str | Iterable[Mapping[str, Any]], target: str, *,
     recognises). Reasoning items are always dropped with a note: another
     provider's reasoning is never replayed as text.
 
-    Raises :class:`~handoff_codec.ReplayError` naming the item index for
+    Raises :class:`~handoff_codec.replay.ReplayError` naming the item index for
     anything the target cannot take (an unanswered tool call, an audio part
     for Anthropic, an OpenAI file id, ...); it never drops a turn silently.
     The body is validated against the provider SDK's own types when that SDK

@@ -14,9 +14,15 @@ Standard library only: importing this module loads neither pydantic nor openai.
 from __future__ import annotations
 
 import enum
-import re
 from collections.abc import Mapping
 from typing import Any
+
+from ..format.placeholders import (
+    HIDDEN_PART_TYPES,
+    SENTINEL,
+    is_leaked_sentinel,
+    visible_text,
+)
 
 __all__ = [
     "HIDDEN_PART_TYPES",
@@ -28,12 +34,6 @@ __all__ = [
     "visible_text",
 ]
 
-SENTINEL = "(empty)"
-# Content parts a user never sees.
-HIDDEN_PART_TYPES = frozenset(
-    {"thinking", "redacted_thinking", "reasoning", "reasoning_content", "reasoning_text"}
-)
-_THINK_TAGS = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.DOTALL | re.IGNORECASE)
 # Stop reasons that mean "the model ended its turn normally".
 NORMAL_STOPS = frozenset({"end_turn", "stop"})
 
@@ -45,48 +45,6 @@ class TurnKind(str, enum.Enum):
     SILENT_FAILURE = "silent_failure"
     THOUGHT_ONLY = "thought_only"
     OK = "ok"
-
-
-def visible_text(content: Any) -> str:
-    """The visible prose of ``content``: a str, a list of blocks, or a mapping.
-
-    Thinking, reasoning, redacted_thinking and reasoning_content parts are left
-    out, and so are ``<think>...</think>`` spans in a string. Never raises: a
-    shape it does not know gives ``""``.
-    """
-    try:
-        return _visible(content)
-    except Exception:  # a bad shape must not break the caller's turn
-        return ""
-
-
-def _visible(content: Any) -> str:
-    if isinstance(content, str):
-        return _THINK_TAGS.sub("", content)
-    if isinstance(content, Mapping):
-        if content.get("type") in HIDDEN_PART_TYPES:
-            return ""
-        if "content" in content:
-            return _visible(content["content"])
-        for key in ("text", "refusal"):
-            if isinstance(content.get(key), str):
-                return _THINK_TAGS.sub("", content[key])
-        return ""
-    if isinstance(content, (list, tuple)):
-        return "".join(_visible(part) for part in content)
-    return ""
-
-
-def is_leaked_sentinel(content: Any, sentinel: str = SENTINEL) -> bool:
-    """Whether the visible text starts with ``sentinel`` and something follows it.
-
-    A bare sentinel is the harness's own empty marker, not a leak; text that
-    merely mentions the sentinel later on is an answer.
-    """
-    if not isinstance(sentinel, str) or not sentinel:
-        return False
-    text = visible_text(content).lstrip()
-    return text.startswith(sentinel) and bool(text[len(sentinel):].strip())
 
 
 def output_tokens(usage: Any) -> int | None:

@@ -46,7 +46,7 @@ def test_jsonl_in_message_out(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     source.write_text("\n".join(json.dumps(item) for item in ITEMS) + "\n")
     assert main(["encode", "--message", str(source)]) == 0
     message = json.loads(capsys.readouterr().out)
-    assert message == handoff_codec.summarize(ITEMS)
+    assert message == handoff_codec.format.summarize(ITEMS)
     (tmp_path / "message.json").write_text(json.dumps(message))
     assert main(["decode", "--strict", str(tmp_path / "message.json")]) == 0
     assert json.loads(capsys.readouterr().out) == ITEMS

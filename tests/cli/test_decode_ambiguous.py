@@ -7,9 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import handoff_codec
+from handoff_codec.format import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START
 
-P, S, E = handoff_codec.DEFAULT_PREAMBLE, handoff_codec.DEFAULT_START, handoff_codec.DEFAULT_END
+P, S, E = DEFAULT_PREAMBLE, DEFAULT_START, DEFAULT_END
 # What 0.6 to 0.17.0 wrote for [user "q", assistant "line1\n2. system: not a turn"].
 AMBIGUOUS = "\n".join((P, S, "1. user: q", "2. assistant: line1", "2. system: not a turn", E))
 # Bare roles alone: 0.6 to 0.17.0 and 0.17.1 to 0.19 both wrote them.

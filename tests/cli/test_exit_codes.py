@@ -16,13 +16,14 @@ import pytest
 
 import handoff_codec
 from handoff_codec.cli import main
+from handoff_codec.format import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START
 
 ITEMS = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
-P, S, E = handoff_codec.DEFAULT_PREAMBLE, handoff_codec.DEFAULT_START, handoff_codec.DEFAULT_END
+P, S, E = DEFAULT_PREAMBLE, DEFAULT_START, DEFAULT_END
 # A line that belongs to no record: the lenient reader drops it (unrecognised).
 LOSSY = "\n".join((P, S, "1. user: hi", "2. what is this", "3. assistant: ok", E))
 # The short preamble of older releases: recovered, nothing lost.
-RECOVERED = "\n".join((handoff_codec.LEGACY_PREAMBLE, S, "1. user: hi", E))
+RECOVERED = "\n".join((handoff_codec.format.LEGACY_PREAMBLE, S, "1. user: hi", E))
 
 
 def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
@@ -132,10 +133,6 @@ def test_decode_missing_path_exits_2() -> None:
 
 
 def test_the_version_is_the_one_the_package_metadata_declares() -> None:
-    from pathlib import Path
+    from importlib.metadata import version
 
-    import tomllib
-
-    pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
-    declared = tomllib.loads(pyproject.read_text("utf-8"))["project"]["version"]
-    assert handoff_codec.__version__ == declared
+    assert handoff_codec.__version__ == version("handoff-codec")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import handoff_codec
-from handoff_codec._content import as_text_message, summary_text
+from handoff_codec.format.content import as_text_message, summary_text
 
 ITEMS = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
 TEXT = handoff_codec.dumps(ITEMS)
@@ -38,7 +38,7 @@ def test_as_text_message_changes_only_the_content() -> None:
 def test_flatten_expands_a_summary_given_as_output_text_parts() -> None:
     assert handoff_codec.flatten([{"role": "user", "content": "before"}, js_message()]) == [
         {"role": "user", "content": "before"}, *ITEMS]
-    report = handoff_codec.default_codec.flatten_report([js_message()])
+    report = handoff_codec.format.default_codec.flatten_report([js_message()])
     assert [d.expanded for d in report.decisions] == [True]
 
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 import handoff_codec
-from handoff_codec._content import as_text_message
+from handoff_codec.format.content import as_text_message
 
 from .support import SUITE
 
@@ -61,7 +61,7 @@ def check_example(vector: str, blocks: list[tuple[str, str]]) -> None:
         assert len(blocks) == 1
         if text.startswith("{"):
             message = json.loads(text)
-            assert not handoff_codec.default_codec.is_summary(as_text_message(message))
+            assert not handoff_codec.format.default_codec.is_summary(as_text_message(message))
             assert handoff_codec.flatten([message]) == [message]
             return
         for kwargs in ({"strict": True}, {"strict": True, "engine": "lark"}, {}):

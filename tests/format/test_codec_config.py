@@ -7,7 +7,9 @@ import dataclasses
 import pytest
 
 import handoff_codec
-from handoff_codec import Codec, _grammar
+from handoff_codec import Codec
+from handoff_codec.format import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START, default_codec
+from handoff_codec.format import grammar as _grammar
 from tests.support.sdk import sdk_read
 
 ITEMS = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": None}]
@@ -85,15 +87,15 @@ def test_one_parser_per_configuration() -> None:
 
 def test_sdk_reads_default_codec_output_only() -> None:
     """The SDK's markers are global; ours are per Codec."""
-    assert sdk_read(handoff_codec.summarize(ITEMS)) == ITEMS
+    assert sdk_read(handoff_codec.format.summarize(ITEMS)) == ITEMS
     assert sdk_read(Codec(start="<x>", end="</x>").summarize(ITEMS)) is None
 
 
-P, S, E = handoff_codec.DEFAULT_PREAMBLE, handoff_codec.DEFAULT_START, handoff_codec.DEFAULT_END
+P, S, E = DEFAULT_PREAMBLE, DEFAULT_START, DEFAULT_END
 ENVELOPES = {
     "smallest envelope": (f"{P}\n{S}\n{E}", True),
     "with records": (f"{P}\n{S}\n1. user: a\n{E}", True),
-    "legacy preamble": (f"{handoff_codec.LEGACY_PREAMBLE}\n{S}\n1. user: a\n{E}", True),
+    "legacy preamble": (f"{handoff_codec.format.LEGACY_PREAMBLE}\n{S}\n1. user: a\n{E}", True),
     "preamble runs on": (f"{P}!\n{S}\n{E}", False),
     "no line break after the preamble": (f"{P}{S}\n{E}", False),
     "start marker runs on": (f"{P}\n{S}!\n{E}", False),
@@ -106,9 +108,9 @@ ENVELOPES = {
 
 @pytest.mark.parametrize(("content", "expected"), ENVELOPES.values(), ids=ENVELOPES.keys())
 def test_is_summary_needs_the_whole_envelope(content: str, expected: bool) -> None:
-    assert handoff_codec.default_codec.is_summary({"role": "assistant", "content": content}) \
+    assert default_codec.is_summary({"role": "assistant", "content": content}) \
         is expected
-    assert not handoff_codec.default_codec.is_summary({"role": "user", "content": content})
+    assert not default_codec.is_summary({"role": "user", "content": content})
 
 
 def test_is_summary_with_short_custom_markers() -> None:
@@ -122,7 +124,7 @@ def test_a_replaced_or_unpickled_codec_reads_with_its_own_envelope() -> None:
     import pickle
 
     items = [{"role": "user", "content": "a"}]
-    custom = dataclasses.replace(handoff_codec.default_codec, preamble="Earlier:", end="</H>")
+    custom = dataclasses.replace(default_codec, preamble="Earlier:", end="</H>")
     text = custom.dumps(items)
     assert text.startswith("Earlier:\n") and text.endswith("\n</H>")
     again = pickle.loads(pickle.dumps(custom))
@@ -133,4 +135,4 @@ def test_a_replaced_or_unpickled_codec_reads_with_its_own_envelope() -> None:
         with pytest.raises(handoff_codec.DecodeError):
             codec.loads(handoff_codec.dumps(items), strict=True)
     assert "_literals" not in repr(custom)
-    assert custom != handoff_codec.default_codec
+    assert custom != default_codec

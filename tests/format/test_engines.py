@@ -18,9 +18,10 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import handoff_codec
-from handoff_codec import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START, DecodeError, DecodeReason
-from handoff_codec._errors import ReadFailure
-from handoff_codec._strict import _read_fast, read, read_current
+from handoff_codec import DecodeError
+from handoff_codec.format import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START, DecodeReason
+from handoff_codec.format.errors import ReadFailure
+from handoff_codec.format.read.strict import _read_fast, read, read_current
 from tests.support.strategies import (
     TEXT_PIECES,
     characters,
@@ -30,7 +31,7 @@ from tests.support.strategies import (
     transcripts,
 )
 
-LITERALS = handoff_codec.default_codec._literals
+LITERALS = handoff_codec.format.default_codec._literals
 HEAD = f"{DEFAULT_PREAMBLE}\n{DEFAULT_START}\n"
 SIGNATURE = "(signed hmac-sha256 " + "ab" * 32 + ")\n"
 EXAMPLES = settings(max_examples=2000, deadline=None)

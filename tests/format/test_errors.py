@@ -7,7 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import handoff_codec
-from handoff_codec import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START, DecodeError
+from handoff_codec import DecodeError
+from handoff_codec.format import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START, default_codec
 from tests.support.profiles import examples
 from tests.support.strategies import texts
 
@@ -93,7 +94,7 @@ def test_every_reason_pickles_and_keeps_its_position(reason: str) -> None:
     body, options = _BY_REASON[reason]
     text = body if reason == "syntax" else "\n".join(
         (DEFAULT_PREAMBLE, DEFAULT_START, body, DEFAULT_END))
-    codec = handoff_codec.Codec(max_bytes=150) if reason == "limit" else handoff_codec.default_codec
+    codec = handoff_codec.Codec(max_bytes=150) if reason == "limit" else default_codec
     with pytest.raises(DecodeError) as caught:
         codec.loads(text, **options)
     err = caught.value

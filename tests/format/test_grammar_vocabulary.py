@@ -18,16 +18,11 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 import handoff_codec
-from handoff_codec import (
-    DEFAULT_END,
-    DEFAULT_PREAMBLE,
-    DEFAULT_START,
-    LEGACY_PREAMBLE,
-    DecodeError,
-    _grammar,
-)
-from handoff_codec._encoder import encode_records, plain_line
-from handoff_codec._strict import KNOWN_ROLES, describe
+from handoff_codec import DecodeError
+from handoff_codec.format import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START, LEGACY_PREAMBLE
+from handoff_codec.format import grammar as _grammar
+from handoff_codec.format.read.strict import KNOWN_ROLES, describe
+from handoff_codec.format.write import encode_records, plain_line
 from tests.support.profiles import examples
 from tests.support.strategies import LINE_BREAKS, SPACES, json_values, texts
 
@@ -156,7 +151,7 @@ def _terminal_names() -> set[str]:
     found = set()
     for name in ("summary", "legacy"):
         lexer = Lark(_grammar.grammar_text(name), parser=None, lexer="basic",
-                     import_paths=[str(_grammar._grammar_dir())])
+                     import_paths=[str(_grammar.grammar_dir())])
         found.update(t.name for t in lexer.terminals)
     return found | {"$END"}
 

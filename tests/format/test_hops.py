@@ -8,6 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import handoff_codec
+from handoff_codec.format import default_codec
 from tests.support import strategies
 from tests.support.profiles import examples
 from tests.support.strategies import transcripts
@@ -15,16 +16,16 @@ from tests.support.strategies import transcripts
 
 @examples(500)
 @given(
-    transcripts.filter(lambda items: not any(map(handoff_codec.default_codec.is_summary, items)))
+    transcripts.filter(lambda items: not any(map(default_codec.is_summary, items)))
 )
 def test_flatten_undoes_nest(items: list[dict[str, Any]]) -> None:
     assert handoff_codec.flatten(handoff_codec.nest(items)) == items
 
 
-summaries = transcripts.map(handoff_codec.summarize)
+summaries = transcripts.map(handoff_codec.format.summarize)
 # A summary whose transcript holds a summary: the SDK's reading of these
 # changes on every hop when the inner content is a JSON object.
-nested_summaries = st.lists(summaries, min_size=1, max_size=2).map(handoff_codec.summarize)
+nested_summaries = st.lists(summaries, min_size=1, max_size=2).map(handoff_codec.format.summarize)
 
 
 @examples(300)
@@ -50,6 +51,6 @@ def test_flatten_keeps_other_items_and_copies_them() -> None:
 
 
 def test_an_unreadable_summary_is_kept_as_it_is() -> None:
-    broken = handoff_codec.summarize([{"role": "user", "content": "x"}])
+    broken = handoff_codec.format.summarize([{"role": "user", "content": "x"}])
     broken["content"] = broken["content"].replace("1. user: x", "prose before any record")
     assert handoff_codec.flatten([broken]) == [broken]

@@ -25,7 +25,7 @@ def sdk_round_trip(items: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
 
 
 def our_round_trip(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return handoff_codec.flatten([handoff_codec.summarize(items)])
+    return handoff_codec.flatten([handoff_codec.format.summarize(items)])
 
 
 def test_u2028_record_injection() -> None:

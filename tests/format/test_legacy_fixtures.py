@@ -8,6 +8,7 @@ import pytest
 
 import handoff_codec
 from handoff_codec import Format, RecoveryKind
+from handoff_codec.format import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START
 from tests.support.legacy_fixtures import (
     NESTED,
     ROWS,
@@ -19,7 +20,7 @@ from tests.support.legacy_fixtures import (
     writer_dropped,
 )
 
-ENVELOPE = [handoff_codec.DEFAULT_PREAMBLE, handoff_codec.DEFAULT_START]
+ENVELOPE = [DEFAULT_PREAMBLE, DEFAULT_START]
 
 
 @pytest.mark.parametrize("row", SINGLE, ids=row_id)
@@ -69,7 +70,7 @@ def test_prose_guard() -> None:
             "1. user: hi",
             "2. this is some prose without a separator",
             "3. assistant: ok",
-            handoff_codec.DEFAULT_END,
+            DEFAULT_END,
         ]
     )
     decoded = handoff_codec.decode(text)
@@ -84,7 +85,7 @@ def test_prose_guard() -> None:
 
 def test_prose_guard_control_bare_role_is_recovered() -> None:
     text = "\n".join(
-        [*ENVELOPE, "1. user: hi", "2. assistant (bot)", "3. user: ok", handoff_codec.DEFAULT_END]
+        [*ENVELOPE, "1. user: hi", "2. assistant (bot)", "3. user: ok", DEFAULT_END]
     )
     decoded = handoff_codec.decode(text)
     assert decoded.items[1] == {"role": "assistant", "name": "bot", "content": ""}
@@ -128,7 +129,7 @@ def test_spilled_content_keeps_line_breaks_and_lookalike_records() -> None:
             "1. one",
             "2. two",
             '3. function_call: {"call_id": "c"}',
-            handoff_codec.DEFAULT_END,
+            DEFAULT_END,
         ]
     )
     decoded = handoff_codec.decode(text)

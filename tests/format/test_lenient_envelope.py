@@ -17,19 +17,21 @@ from lark import Token
 from lark.exceptions import UnexpectedInput
 
 import handoff_codec
-from handoff_codec import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START, Codec, _grammar
-from handoff_codec._errors import ReadFailure
-from handoff_codec._lenient import (
+from handoff_codec import Codec
+from handoff_codec.format import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START
+from handoff_codec.format import grammar as _grammar
+from handoff_codec.format.errors import ReadFailure
+from handoff_codec.format.read.lenient import (
     _heads_by_rule,
     _Numbered,
     _Reader,
     _record_heads,
     _split,
 )
-from handoff_codec._strict import SPILLED_LINES
+from handoff_codec.format.read.strict import SPILLED_LINES
 from tests.support.strategies import spliced, token_lists
 
-LITERALS = handoff_codec.default_codec._literals
+LITERALS = handoff_codec.format.default_codec._literals
 LEGACY_PREAMBLE = "For context, here is the conversation so far:"
 SIGNATURE = "(signed hmac-sha256 " + "ab" * 32 + ")\n"
 EXAMPLES = settings(max_examples=2000, deadline=None)

@@ -22,7 +22,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import handoff_codec
-from handoff_codec import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START, RecoveryKind
+from handoff_codec import RecoveryKind
+from handoff_codec.format import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START
 from tests.support.legacy_fixtures import ROWS, release, row_id
 from tests.support.profiles import examples
 from tests.support.strategies import transcripts

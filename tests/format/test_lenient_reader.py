@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 import handoff_codec
-from handoff_codec import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START, DecodeError, RecoveryKind
+from handoff_codec import DecodeError, RecoveryKind
+from handoff_codec.format import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START
 
 
 def summary(*lines: str) -> str:
@@ -174,7 +175,7 @@ def test_content_part_types_are_those_of_openais_input_message_types() -> None:
     from openai.types.responses import EasyInputMessage, ResponseInputAudio
     from pydantic import BaseModel
 
-    from handoff_codec._content import CONTENT_PART_TYPES
+    from handoff_codec.format.content import CONTENT_PART_TYPES
 
     types: set[str] = set()
     pending: list[Any] = [EasyInputMessage.model_fields["content"].annotation,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from handoff_codec import Codec, DecodeError, EncodeError
-from handoff_codec._limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH, DEFAULT_MAX_RECORDS
+from handoff_codec.format.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH, DEFAULT_MAX_RECORDS
 
 HEAD = ("For context, here is the conversation so far between the user and the previous agent:\n"
         "<CONVERSATION HISTORY>\n")

@@ -14,6 +14,7 @@ import pytest
 
 import handoff_codec
 from handoff_codec import DecodeError, EncodeError
+from handoff_codec.format import DEFAULT_END, DEFAULT_START
 from tests.support.sdk import sdk_summarize
 
 CONSTANTS = [("NaN", math.nan), ("Infinity", math.inf), ("-Infinity", -math.inf)]
@@ -81,9 +82,9 @@ def test_a_json_record_with_a_continuation_line_reads_as_text_whatever_it_holds(
     # A record followed by a line that is not a record: json.loads then sees
     # "extra data". With NaN inside, the lenient reader used to let that
     # json.JSONDecodeError escape instead of reading the record as text.
-    text = "\n".join([handoff_codec.LEGACY_PREAMBLE, handoff_codec.DEFAULT_START,
+    text = "\n".join([handoff_codec.format.LEGACY_PREAMBLE, DEFAULT_START,
                       '1. {"role": "user", "content": ' + value + "}", "x",
-                      handoff_codec.DEFAULT_END])
+                      DEFAULT_END])
     decoded = handoff_codec.decode(text)
     assert decoded.items == [{"role": '{"role"',
                               "content": '"user", "content": ' + value + "}\nx"}]

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from handoff_codec import Decoded, Format, Recovery, RecoveryKind
-from handoff_codec._report import Note, Recoveries
+from handoff_codec.format.report import Note, Recoveries
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "report_dumps.json"
 TEXT = "1. user: hi\n2. assistant\n3. x: {\"a\": [1, 2]}\nmore\n"

@@ -81,7 +81,7 @@ def test_empty_transcript() -> None:
 
 def test_summarize_is_an_assistant_message() -> None:
     items = [{"role": "user", "content": "hi"}]
-    assert handoff_codec.summarize(items) == {
+    assert handoff_codec.format.summarize(items) == {
         "role": "assistant",
         "content": handoff_codec.dumps(items),
     }

@@ -16,14 +16,15 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import handoff_codec
-from handoff_codec import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START, LEGACY_PREAMBLE, DecodeError
-from handoff_codec._lenient import parse_lenient
-from handoff_codec._route import _LOOK
-from handoff_codec._strict import read_current
+from handoff_codec import DecodeError
+from handoff_codec.format import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START, LEGACY_PREAMBLE
+from handoff_codec.format.read.lenient import parse_lenient
+from handoff_codec.format.read.router import _LOOK
+from handoff_codec.format.read.strict import read_current
 from tests.format.test_engines import SIGNATURE, arbitrary, bodies
 from tests.support.strategies import TEXT_PIECES, characters, spliced
 
-CODEC = handoff_codec.default_codec
+CODEC = handoff_codec.format.default_codec
 LITERALS = CODEC._literals
 
 

@@ -9,8 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from handoff_codec import Codec
-from handoff_codec._flatten import Reason
-from handoff_codec._signing import split_signature
+from handoff_codec.format.flatten import Reason
+from handoff_codec.format.signing import split_signature
 from tests.support.profiles import examples
 from tests.support.sdk import sdk_read
 

@@ -33,7 +33,7 @@ sdk_transcripts = transcripts.map(lambda items: [item for item in items if sdk_r
 @given(transcripts.filter(without_sdk_stripped_keys))
 def test_sdk_reader_reads_our_summaries_exactly(shard: int, items: list[dict[str, Any]]) -> None:
     """The SDK flattens every summary with its own reader before any mapper runs."""
-    message = handoff_codec.summarize(items)
+    message = handoff_codec.format.summarize(items)
     assert sdk_read(message) == items
     assert sdk_flatten([message]) == items
 

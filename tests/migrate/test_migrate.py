@@ -10,6 +10,7 @@ import pytest
 
 import handoff_codec
 from handoff_codec import Codec
+from handoff_codec.format import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START
 from handoff_codec.migrate import (
     MigrationResult,
     MigrationStatus,
@@ -27,9 +28,8 @@ from tests.support.migrate_support import (
 )
 
 
-def test_old_top_level_names_warn_and_still_work() -> None:
-    with pytest.warns(DeprecationWarning, match="handoff_codec.migrate.migrate_item"):
-        assert handoff_codec.migrate_item is migrate_item  # type: ignore[attr-defined]
+def test_the_item_rule_lives_in_migrate_only() -> None:
+    assert not hasattr(handoff_codec, "migrate_item")
     assert "migrate_item" not in handoff_codec.__all__
 
 
@@ -47,7 +47,7 @@ def test_non_items_are_not_summaries(value: Any) -> None:
 
 
 def test_current_summary_is_already_current_and_not_copied() -> None:
-    item = handoff_codec.summarize([{"role": "user", "content": "hi"},
+    item = handoff_codec.format.summarize([{"role": "user", "content": "hi"},
                                     {"role": "assistant", "content": ""}])
     result = migrate_item(item)
     assert result.status == "already_current"
@@ -140,7 +140,7 @@ def test_migrate_items_streams() -> None:
 
 
 def test_migrate_items_keeps_order_and_statuses() -> None:
-    items = [PLAIN[0], NONCANONICAL_CURRENT, UNREADABLE, handoff_codec.summarize([])]
+    items = [PLAIN[0], NONCANONICAL_CURRENT, UNREADABLE, handoff_codec.format.summarize([])]
     statuses = [r.status.value for r in migrate_items(items)]
     assert statuses == ["not_summary", "migrated", "untouched", "already_current"]
 
@@ -179,9 +179,9 @@ def test_every_readable_fixture_summary_migrates_losslessly_and_idempotently() -
 
 def test_summary_with_a_line_that_is_no_record_is_left_untouched() -> None:
     """Rewriting would drop the prose line; the store keeps the old text instead."""
-    content = "\n".join([handoff_codec.DEFAULT_PREAMBLE, handoff_codec.DEFAULT_START,
+    content = "\n".join([DEFAULT_PREAMBLE, DEFAULT_START,
                          "1. user: hi", "2. some prose, not a record", "3. assistant",
-                         handoff_codec.DEFAULT_END])
+                         DEFAULT_END])
     item = {"role": "assistant", "content": content}
     result = migrate_item(item)
     assert result.status is MigrationStatus.UNTOUCHED

@@ -15,10 +15,11 @@ import sys
 from pathlib import Path
 
 import handoff_codec
+from handoff_codec.format import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START
 from handoff_codec.migrate import MigrationStatus, migrate_item
 from handoff_codec.migrate.stores.jsonl import migrate_jsonl
 
-P, S, E = handoff_codec.DEFAULT_PREAMBLE, handoff_codec.DEFAULT_START, handoff_codec.DEFAULT_END
+P, S, E = DEFAULT_PREAMBLE, DEFAULT_START, DEFAULT_END
 AMBIGUOUS = {"role": "assistant", "content": "\n".join(
     (P, S, "1. user: q", "2. assistant: line1", "2. system: not a turn", E))}
 # The same records with a JSON record: a writer that escapes line breaks wrote it.
@@ -92,7 +93,7 @@ def test_the_cli_refuses_unless_accept_ambiguous(tmp_path: Path) -> None:
 def test_flatten_keeps_it_whole_as_the_migration_does() -> None:
     """``on_loss="keep"``: `2. system: not a turn` may be content; it never becomes a turn."""
     assert handoff_codec.flatten([AMBIGUOUS]) == [AMBIGUOUS]
-    (decision,) = handoff_codec.default_codec.flatten_report([AMBIGUOUS]).decisions
+    (decision,) = handoff_codec.format.default_codec.flatten_report([AMBIGUOUS]).decisions
     assert not decision.expanded and decision.reason == "lossy"
     assert decision.detail.startswith("line(s) 5: the split into records rests on no evidence")
     assert len(handoff_codec.flatten([AMBIGUOUS], on_loss="drop")) == 3

@@ -52,7 +52,7 @@ def store(tmp_path: Path) -> tuple[Path, list[bytes]]:
         _line(UNREADABLE) + b"\n",
         _line(CRAFTED[3], separators=(",", ":")) + b"\r\n",  # compact, CRLF
         b'{"role":  "user",   "content": "odd spacing"}\n',
-        _line(handoff_codec.summarize([{"role": "user", "content": "current"}])) + b"\n",
+        _line(handoff_codec.format.summarize([{"role": "user", "content": "current"}])) + b"\n",
         _line(NONCANONICAL_CURRENT),  # the last line has no line ending
     ]
     path = tmp_path / "history.jsonl"
@@ -100,7 +100,7 @@ def test_migration_rewrites_only_the_summary_lines(store: tuple[Path, list[bytes
         value = json.loads(after[index])
         items = value if isinstance(value, list) else [value]
         for item in items:
-            if handoff_codec.default_codec.is_summary(item):
+            if handoff_codec.format.default_codec.is_summary(item):
                 content = item["content"]
                 decoded = handoff_codec.decode(content, strict=True)
                 assert content == handoff_codec.dumps(decoded.items)

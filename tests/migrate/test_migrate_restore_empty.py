@@ -47,7 +47,7 @@ EMPTY_PARTS: Item = {  # LiteLLM's placeholder, in a Responses API output messag
 EMPTY_OUTPUT: Item = {"type": "function_call_output", "call_id": "c1", "output": " (no output)\n"}
 LEAK: Item = {"role": "assistant", "content": "(empty) The build is green."}
 # A canonical summary whose second turn is handoff-codec's own "." placeholder.
-CANONICAL = handoff_codec.summarize([QUESTION, {"role": "assistant", "content": "."},
+CANONICAL = handoff_codec.format.summarize([QUESTION, {"role": "assistant", "content": "."},
                                      {"role": "user", "content": "thanks"}])
 # A 0.6-0.17.0 summary (a continuation line) holding a placeholder and a leak.
 LEGACY: Item = {"role": "assistant", "content": envelope(
@@ -87,7 +87,7 @@ def test_a_legacy_summary_is_migrated_and_restored_and_its_leak_kept() -> None:
 
 @pytest.mark.parametrize("placeholder", PLACEHOLDERS, ids=lambda p: p.text)
 def test_every_known_placeholder_inside_a_summary_is_restored(placeholder: Any) -> None:
-    summary = handoff_codec.summarize([QUESTION, {"role": "assistant",
+    summary = handoff_codec.format.summarize([QUESTION, {"role": "assistant",
                                                   "content": placeholder.text}])
     result = migrate_item(summary, restore_empty=True)
     assert _loads(result.item) == [QUESTION, {"role": "assistant", "content": ""}]
@@ -126,10 +126,10 @@ turns = st.lists(st.one_of(
 def test_the_migrated_summary_reads_as_flatten_with_restore_empty(texts: list[str]) -> None:
     items = [{"role": ("user", "assistant")[n % 2], "content": text}
              for n, text in enumerate(texts)]
-    summary = handoff_codec.summarize(items)
+    summary = handoff_codec.format.summarize(items)
     result = migrate_item(summary, restore_empty=True)
     assert result.status in (MigrationStatus.MIGRATED, MigrationStatus.ALREADY_CURRENT)
-    assert _loads(result.item) == handoff_codec.default_codec.flatten([summary],
+    assert _loads(result.item) == handoff_codec.format.default_codec.flatten([summary],
                                                                       restore_empty=True)
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import handoff_codec
-from handoff_codec import DEFAULT_START
+from handoff_codec.format import DEFAULT_START
 from handoff_codec.migrate.stores.jsonl import migrate_jsonl
 from handoff_codec.migrate.stores.sqlite import migrate_sqlite
 from tests.support.migrate_support import (

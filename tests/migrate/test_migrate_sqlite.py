@@ -55,7 +55,7 @@ def _legacy_summaries() -> list[Item]:
 @pytest.fixture
 def session_db(tmp_path: Path) -> tuple[Path, dict[str, list[Item]]]:
     legacy = _legacy_summaries()
-    current = handoff_codec.summarize([{"role": "user", "content": "already current"}])
+    current = handoff_codec.format.summarize([{"role": "user", "content": "already current"}])
     sessions = {
         "alpha": [PLAIN[0], legacy[0], PLAIN[1], PLAIN[2], current, PLAIN[3]],
         "beta": [*legacy[1:], PLAIN[4]],

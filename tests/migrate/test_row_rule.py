@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from handoff_codec import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START
+from handoff_codec.format import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START
 from handoff_codec.migrate import migrate_item
 from handoff_codec.migrate.stores import RowRule, RowStatus
 from handoff_codec.migrate.stores import _rows as rows

@@ -101,7 +101,7 @@ def test_upgrading_session_returns_canonical_items_and_skips_the_write_back(
     pytest.importorskip("agents")
     from sqlalchemy.ext.asyncio import create_async_engine
 
-    from handoff_codec.agents import UpgradingSession
+    from handoff_codec.integrations.openai_agents import UpgradingSession
 
     with mysql_database() as url:
         store = SqlStore(url)

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from handoff_codec import DEFAULT_START
+from handoff_codec.format import DEFAULT_START
 from handoff_codec.migrate import MigrationResult, migrate_item
 from tests.support.migrate_support import ROOT, cli_env, require_legacy_reader
 from tests.support.server_stores import RedisStore, SqlStore, bulk_rows, run_migrate

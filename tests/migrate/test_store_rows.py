@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from handoff_codec import DEFAULT_START
+from handoff_codec.format import DEFAULT_START
 from handoff_codec.migrate.stores import StoreError
 from handoff_codec.migrate.stores._online import OnlineOptions, open_store
 from handoff_codec.migrate.stores._protocol import Change, Shard, migrate_row

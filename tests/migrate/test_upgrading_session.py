@@ -15,7 +15,7 @@ pytest.importorskip("agents")
 
 from agents import Agent, Runner, SQLiteSession
 
-from handoff_codec.agents import UpgradingSession
+from handoff_codec.integrations.openai_agents import UpgradingSession
 from handoff_codec.migrate import migrate_item
 from tests.support.migrate_support import CRAFTED, PLAIN, ROOT, require_legacy_reader
 from tests.support.services import mysql_database, postgres_database, redis_prefix

@@ -25,7 +25,7 @@ import pytest
 pytest.importorskip("agents")
 pytest.importorskip("cryptography")
 
-from handoff_codec.agents import UpgradingSession
+from handoff_codec.integrations.openai_agents import UpgradingSession
 from handoff_codec.migrate import migrate_item
 from tests.support.migrate_support import CRAFTED, PLAIN, require_legacy_reader
 

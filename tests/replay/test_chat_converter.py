@@ -44,8 +44,7 @@ from agents.models.chatcmpl_converter import Converter
 from hypothesis import HealthCheck, given, settings
 
 import handoff_codec
-from handoff_codec import ReplayError
-from handoff_codec.replay import to_chat_messages, validate
+from handoff_codec.replay import ReplayError, to_chat_messages, validate
 from tests.support.profiles import examples
 
 from .strategies import ITEM_LISTS, conversations

@@ -18,8 +18,7 @@ from openai.types.chat import ChatCompletionMessageParam
 from pydantic import TypeAdapter
 
 import handoff_codec
-from handoff_codec import ReplayError
-from handoff_codec.replay import PROVIDERS, restore_empty, to_provider
+from handoff_codec.replay import PROVIDERS, ReplayError, restore_empty, to_provider
 from tests.support.profiles import examples
 
 NATIVE = ("anthropic", "gemini", "bedrock")

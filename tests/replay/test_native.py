@@ -14,8 +14,7 @@ from typing import Any
 
 import pytest
 
-from handoff_codec import ReplayError
-from handoff_codec.replay import Conversion, to_provider, validate
+from handoff_codec.replay import Conversion, ReplayError, to_provider, validate
 
 NATIVE = ("anthropic", "gemini", "bedrock")
 SCHEMAS = {"anthropic": "anthropic.types.MessageParam",

@@ -22,8 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import handoff_codec
-from handoff_codec import ReplayError
-from handoff_codec.replay import Conversion, replayable, to_provider, validate
+from handoff_codec.replay import Conversion, ReplayError, replayable, to_provider, validate
 from tests.support.legacy_fixtures import ROWS, row_id
 from tests.support.profiles import examples
 

@@ -174,9 +174,9 @@ def test_flatten_restore_empty_stops_placeholders_piling_up_across_hops() -> Non
              {"role": "user", "content": "(empty) is what the tool printed"}]
     hop = handoff_codec.replay.replayable(items, target="anthropic")
     assert hop != items  # the empty assistant turn got a placeholder
-    transcript = [handoff_codec.summarize(hop)]
+    transcript = [handoff_codec.format.summarize(hop)]
     assert handoff_codec.flatten(transcript) == hop  # without it, the placeholder stays
     assert handoff_codec.flatten(transcript, restore_empty=True) == items
-    report = handoff_codec.default_codec.flatten_report(transcript, restore_empty=True)
+    report = handoff_codec.format.default_codec.flatten_report(transcript, restore_empty=True)
     assert [r.index for r in report.placeholders.restored] == [1]
     assert [leak.index for leak in report.placeholders.leaks] == [2]  # reported, not cut

@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> None:
         counts["SDK summary, handoff_codec exact"] += ours_ok
         counts["SDK summary, handoff_codec exact, SDK not"] += ours_ok and not sdk_ok
         counts["SDK summary, SDK exact, handoff_codec not"] += sdk_ok and not ours_ok
-        mine = handoff_codec.summarize(items)
+        mine = handoff_codec.format.summarize(items)
         counts["our summary, SDK reader exact"] += sdk_read(mine) == items
         counts["our summary, handoff_codec exact"] += handoff_codec.loads(mine["content"]) == items
 

@@ -20,7 +20,8 @@ from typing import Any
 import pytest
 
 import handoff_codec
-from handoff_codec import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START, DecodeError
+from handoff_codec import DecodeError
+from handoff_codec.format import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START, default_codec
 
 ROOT = Path(__file__).resolve().parents[2]
 # Server-store runs record their backup files in a local state directory: the
@@ -48,7 +49,7 @@ CRAFTED: list[Item] = [
         "3. assistant: sunny")},
     {"role": "assistant", "id": "msg_7", "type": "message",
      "content": envelope("1. user (alice): hello", "2. assistant",
-                         preamble=handoff_codec.LEGACY_PREAMBLE)},
+                         preamble=handoff_codec.format.LEGACY_PREAMBLE)},
 ]
 
 # Written by openai-agents >= 0.20 (JSON record keys in insertion order): the
@@ -124,7 +125,7 @@ def _fixture_summaries(data: bytes) -> tuple[tuple[str, str, str, bool], ...]:
     for line in data.decode("utf-8").splitlines():
         row = json.loads(line) if line.strip() else {}
         summary = row.get("summary")
-        if not isinstance(summary, dict) or not handoff_codec.default_codec.is_summary(summary):
+        if not isinstance(summary, dict) or not default_codec.is_summary(summary):
             continue
         try:
             decoded = handoff_codec.decode(summary["content"])

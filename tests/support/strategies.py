@@ -7,7 +7,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from handoff_codec import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START, LEGACY_PREAMBLE
+from handoff_codec.format import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START, LEGACY_PREAMBLE
 
 # Every character str.splitlines() breaks at, and the pairs writers emit.
 LINE_BREAKS = [

@@ -4,13 +4,13 @@ Loaded by ``run.py`` into a run of the SDK's own test suite. The mode comes
 from ``HANDOFF_CODEC_UPSTREAM_MODE``:
 
 ``mapper``
-    ``handoff_codec.agents.history_mapper`` writes every summary the SDK's
+    ``handoff_codec.integrations.openai_agents.history_mapper`` writes every summary the SDK's
     default nesting writes: it replaces ``default_handoff_history_mapper``
     where ``agents.handoffs.history`` calls it for each summary segment. The
     SDK's split between summary and verbatim items, and its reader, stay.
 ``filter``
     Every nesting that has no history mapper of its own is done by
-    ``handoff_codec.agents.nest_input_filter()``, whose provenance
+    ``handoff_codec.integrations.openai_agents.nest_input_filter()``, whose provenance
     declaration the Runner reads as it reads the SDK's. This goes through the
     function the SDK routes every nesting through,
     ``agents.handoffs.history._nest_handoff_history_with_provenance`` (also
@@ -34,7 +34,7 @@ RESULTS_VARIABLE = "HANDOFF_CODEC_UPSTREAM_RESULTS"  # a file for "outcome<TAB>n
 
 
 def _swapped(original: Any) -> Any:
-    from handoff_codec.agents import nest_input_filter
+    from handoff_codec.integrations.openai_agents import nest_input_filter
 
     nest_filter = nest_input_filter()
 
@@ -62,7 +62,7 @@ def pytest_configure(config: pytest.Config) -> None:
     import agents.run_internal.turn_resolution as turn_resolution
 
     if mode == "mapper":
-        from handoff_codec.agents import history_mapper
+        from handoff_codec.integrations.openai_agents import history_mapper
 
         _replace((history,), "default_handoff_history_mapper", history_mapper)
     else:

@@ -28,7 +28,7 @@ from ._rows import RowOutcome, RowRule, splice_field
 if TYPE_CHECKING:
     from cryptography.fernet import Fernet
 
-    from ..._codec import Codec
+    from ...format.codec import Codec
 
 __all__ = ["EncryptedRule"]
 

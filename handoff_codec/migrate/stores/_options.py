@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from ._protocol import Shard
 
 if TYPE_CHECKING:
-    from ..._codec import Codec
+    from ...format.codec import Codec
     from . import ProgressFactory
     from ._rows import RowRule
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 from ._rows import Prefilter, RowOutcome, RowRule
 
 if TYPE_CHECKING:
-    from ..._codec import Codec
+    from ...format.codec import Codec
 
 __all__ = [
     "Batch",

@@ -25,12 +25,12 @@ from json.decoder import scanstring  # type: ignore[attr-defined]
 from json.encoder import encode_basestring, encode_basestring_ascii
 from typing import TYPE_CHECKING, Any
 
-from ...replay._placeholders import content_key
+from ...format.placeholders import content_key
 from .._items import MigrationResult, MigrationStatus, migrate_item, migrate_value
 from . import to_rewrite
 
 if TYPE_CHECKING:
-    from ..._codec import Codec
+    from ...format.codec import Codec
 
 __all__ = ["UNCHANGED_ROW", "Prefilter", "RowError", "RowOutcome", "RowRule", "RowStatus",
            "parse_row", "splice", "splice_field"]
@@ -375,7 +375,7 @@ class RowRule:
 
     def __init__(self, codec: Codec | None = None, *, restore_empty: bool = False,
                  legacy_only: bool = False, accept_ambiguous: bool = False) -> None:
-        from ... import default_codec
+        from ...format.codec import default_codec
 
         self.codec = codec or default_codec
         self.restore_empty = restore_empty

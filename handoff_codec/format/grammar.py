@@ -1,0 +1,147 @@
+"""Find the grammar files, build the cached LALR parsers, and give their terminals.
+
+Parsers are built on first use, once per configuration (grammar file, preamble,
+markers), so ``import handoff_codec`` does not import or run Lark. The
+terminals the fast readers match with come from ``terminals``, generated from
+the same grammar files, so that reading does not import Lark either.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import TYPE_CHECKING, Any
+
+from .terminals import PATTERNS
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from lark import Lark
+    from lark.lexer import TerminalDef
+
+__all__ = ["grammar_dir", "grammar_text", "legacy_envelope_parser", "literal", "parser",
+           "signature_line",
+           "signature_parts", "terminal"]
+
+
+def grammar_dir() -> Path:
+    """The folder holding ``*.lark``: inside the installed package, else the repo's."""
+    from importlib import resources
+    from pathlib import Path
+
+    packaged = resources.files("handoff_codec") / "grammar"
+    if packaged.is_dir():
+        return Path(str(packaged))
+    return Path(__file__).resolve().parents[2] / "grammar"
+
+
+@functools.cache
+def grammar_text(name: str) -> str:
+    """The text of ``grammar/<name>.lark``."""
+    return (grammar_dir() / f"{name}.lark").read_text(encoding="utf-8")
+
+
+@functools.cache
+def parser(
+    name: str,
+    *,
+    literals: tuple[tuple[str, str], ...],
+    transformer: Any = None,
+) -> Lark:
+    """An LALR parser for ``grammar/<name>.lark``.
+
+    ``literals`` replaces the patterns of the named string terminals (the
+    preamble and markers of a Codec). A ``transformer`` runs while parsing, so
+    no parse tree is built. The result is cached for each distinct argument set.
+    """
+    from lark import Lark
+    from lark.lexer import PatternStr
+
+    replacements = dict(literals)
+
+    def edit(terminal: TerminalDef) -> TerminalDef:
+        if terminal.name in replacements:
+            terminal.pattern = PatternStr(replacements[terminal.name])
+        return terminal
+
+    return Lark(
+        grammar_text(name),
+        parser="lalr",
+        lexer="contextual",
+        transformer=transformer,
+        edit_terminals=edit,
+        import_paths=[str(grammar_dir())],
+        maybe_placeholders=False,
+    )
+
+
+@functools.cache
+def terminal(name: str, grammar: str = "summary") -> re.Pattern[str]:
+    """The compiled regular expression of terminal ``name``, with its named groups.
+
+    The pattern Lark compiles for it, from the generated ``_terminals`` module
+    (``python tools/generate_terminals.py`` rewrites it from the grammar).
+    """
+    try:
+        return re.compile(PATTERNS[grammar][name])
+    except KeyError:
+        raise KeyError(f"no terminal {name} in grammar/{grammar}.lark as generated into "
+                       "handoff_codec/format/terminals.py; run python tools/generate_terminals.py"
+                       ) from None
+
+
+def literal(name: str, grammar: str = "summary") -> str:
+    """The string that terminal ``name``, defined by one string literal, matches."""
+    pattern = terminal(name, grammar).pattern
+    text = re.sub(r"\\(.)", r"\1", pattern)  # re.escape undone
+    if re.escape(text) != pattern:
+        raise ValueError(f"terminal {name} is not one string literal")
+    return text
+
+
+_HEX_DIGEST = "[0-9a-f]{64}"
+
+
+@functools.cache
+def signature_parts() -> tuple[str, str]:
+    """The text of the grammar's ``_SIGNATURE`` line before and after its 64 hex digits."""
+    signature = terminal("_SIGNATURE")
+    before, _, after = (re.sub(r"\\(.)", r"\1", part)  # re.escape undone
+                        for part in signature.pattern.partition(_HEX_DIGEST))
+    if signature.fullmatch(f"{before}{'0' * 64}{after}") is None:
+        raise AssertionError(f"_SIGNATURE {signature.pattern!r} is not a literal around "
+                             f"{_HEX_DIGEST}")
+    return before, after
+
+
+def signature_line(digest: str) -> str:
+    """The grammar's ``_SIGNATURE`` line (with its line break) for a hex SHA-256 digest."""
+    before, after = signature_parts()
+    return f"{before}{digest}{after}"
+
+
+@functools.cache
+def legacy_envelope_parser(literals: tuple[tuple[str, str], ...]) -> Lark:
+    """The LALR parser of ``grammar/legacy.lark`` that returns ``(preamble token, body, offset)``.
+
+    The body is the ``RECORDS`` token's text ("" with no records) and its
+    offset in the summary. Built, with Lark imported, only for an envelope the
+    lenient reader's one-pass split leaves to the parser.
+    """
+    from lark import Token, Transformer
+
+    class Envelope(Transformer[Token, tuple[Token, str, int]]):
+        def start(self, children: list[Any]) -> tuple[Token, str, int]:
+            return children[0], *children[2]
+
+        def preamble(self, children: list[Token]) -> Token:
+            return children[0]
+
+        def no_records(self, _children: list[Token]) -> tuple[str, int]:
+            return "", 0
+
+        def records(self, children: list[Token]) -> tuple[str, int]:
+            return str(children[0]), children[0].start_pos or 0
+
+    return parser("legacy", transformer=Envelope(), literals=literals)
