@@ -6,9 +6,11 @@ that lost information (a recovery with ``lost``, or a line read into no item)
 exits 3 unless ``--allow-loss``; the items are printed either way.
 
 ``--json`` prints ``{"items": [...], "format": F, "recoveries": [{"line",
-"kind", "message", "lost"}, ...], "candidates": [...]}`` instead of the bare
-items. With format ``legacy``, the stderr line names the candidates:
-``FILE: format: legacy (one of: legacy-0.6-0.17.0, legacy-0.17.1-0.19)``.
+"kind", "message", "lost"}, ...], "writers": [...], "unkept": [...],
+"candidates": [{"reading", "items"}, ...]}`` instead of the bare items. For a
+text outside the current format, stderr names the writers the text allows
+(``FILE: written by: ...``) and what they could not keep (``FILE: cannot
+hold: ...``), and each other reading an ``ambiguous`` recovery stands for.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         help="accept only the current format, no legacy forms")
     parser.add_argument("--allow-loss", action="store_true",
                         help="exit 0 even when the read lost information (default: exit 3)")
-    add_json_argument(parser, "{items, format, recoveries, candidates}")
+    add_json_argument(parser, "{items, format, recoveries, writers, unkept, candidates}")
     add_codec_options(parser)
     parser.set_defaults(func=run)
 
@@ -60,12 +62,17 @@ def run(args: argparse.Namespace) -> int:
         decoded = codec.decode(text, strict=args.strict)
     except DecodeError as exc:
         raise CliError(f"{name}:{exc.line}:{exc.column}: {exc.msg}") from None
-    candidates = ", ".join(form.value for form in decoded.candidates)
-    print(f"{name}: format: {decoded.format.value}"
-          + (f" (one of: {candidates})" if candidates else ""), file=sys.stderr)
+    print(f"{name}: format: {decoded.format.value}", file=sys.stderr)
+    if decoded.writers:
+        print(f"{name}: written by: {'; or '.join(decoded.writers)}", file=sys.stderr)
+    for unkept in decoded.unkept:
+        print(f"{name}: cannot hold: {unkept}", file=sys.stderr)
     for recovery in decoded.recoveries:
         print(f"{name}:{recovery.line}: {recovery.kind.value}: {recovery.message}",
               file=sys.stderr)
+    for candidate in decoded.candidates:
+        print(f"{name}: another reading ({candidate.reading}): {len(candidate.items)} "
+              "item(s); --json gives its items", file=sys.stderr)
     if args.json:
         write_json(decoded.model_dump(mode="json"))
     else:

@@ -23,7 +23,7 @@ from .codec import (
     default_codec,
 )
 from .errors import DecodeError, DecodeReason, EncodeError
-from .flatten import FlattenReport, OnLoss, Reason, Trust, TrustDecision
+from .flatten import FlattenReport, Reason, TrustDecision
 from .report import Decoded, Format, Recovery, RecoveryKind
 
 __all__ = [
@@ -38,11 +38,9 @@ __all__ = [
     "EncodeError",
     "FlattenReport",
     "Format",
-    "OnLoss",
     "Reason",
     "Recovery",
     "RecoveryKind",
-    "Trust",
     "TrustDecision",
     "decode",
     "default_codec",

@@ -2,21 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from .flatten import FlattenReport, OnLoss, Trust
-    from .read.strict import Engine
-
 from . import flatten as _flatten
 from . import grammar as _grammar
 from . import limits
 from .errors import EncodeError
-from .read import router as _route
-from .report import Decoded, Format
+from .read.reader import check_engine, reader
 from .write import SURROGATE, encode_records
+
+TYPE_CHECKING = False  # typing is not imported at run time (see .models)
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+    from typing import Any
+
+    from .flatten import FlattenReport, OnLoss, Trust
+    from .read.reader import Engine, Reader
+    from .report import Decoded
 
 __all__ = ["DEFAULT_END", "DEFAULT_PREAMBLE", "DEFAULT_START", "LEGACY_PREAMBLE", "Codec",
            "default_codec"]
@@ -31,72 +31,104 @@ LEGACY_PREAMBLE = "For context, here is the conversation so far:"
 DEFAULT_START = "<CONVERSATION HISTORY>"
 DEFAULT_END = "</CONVERSATION HISTORY>"
 
+Item = dict[str, "Any"]
+_FIELDS = ("preamble", "start", "end", "max_bytes", "max_records", "max_depth", "key",
+           "verify_keys")
 
-Item = dict[str, Any]
 
-
-@dataclass(frozen=True)
 class Codec:
     """Encoder and reader for one preamble and pair of markers.
 
-    The defaults are the Agents SDK's. Instances are immutable, hashable and
-    share the parsers built for equal preambles and markers.
+    The defaults are the Agents SDK's. Instances are immutable and hashable,
+    and share the reader built for equal preambles, markers and limits;
+    :meth:`replace` gives a copy with other values.
 
-    Limits (see :mod:`handoff_codec.format.limits`): a read over ``max_bytes`` bytes of
-    UTF-8, ``max_records`` records or ``max_depth`` levels of JSON nesting in a
-    record raises DecodeError; ``dumps`` refuses, with EncodeError, to write
-    what the same codec would refuse to read.
+    Limits (see :mod:`handoff_codec.format.limits`): a read over ``max_bytes``
+    bytes of UTF-8, ``max_records`` records or ``max_depth`` levels of JSON
+    nesting in a record raises DecodeError; ``dumps`` refuses, with
+    EncodeError, to write what the same codec would refuse to read.
 
-    Signing (see :mod:`handoff_codec.format.signing`): with ``key`` every summary
-    written carries an HMAC-SHA256 signature line; ``flatten(trust="signed")``
-    expands only summaries that verify under ``key`` or one of
-    ``verify_keys`` (older keys, for rotation).
+    Signing (see :mod:`handoff_codec.format.signing`): with ``key`` every
+    summary written carries an HMAC-SHA256 signature line;
+    ``flatten(trust="signed")`` expands only summaries that verify under
+    ``key`` or one of ``verify_keys`` (older keys, for rotation).
     """
 
-    preamble: str = DEFAULT_PREAMBLE
-    start: str = DEFAULT_START
-    end: str = DEFAULT_END
-    max_bytes: int = limits.DEFAULT_MAX_BYTES
-    max_records: int = limits.DEFAULT_MAX_RECORDS
-    max_depth: int = limits.DEFAULT_MAX_DEPTH
-    key: bytes | None = field(default=None, repr=False)
-    verify_keys: tuple[bytes, ...] = field(default=(), repr=False)
-    # The readers' (terminal name, text) pairs for the preamble and markers.
-    _literals: tuple[tuple[str, str], ...] = field(init=False, repr=False, compare=False)
-    # The router of the default (lenient) reading, for this envelope and these limits.
-    _router: _route.Router = field(init=False, repr=False, compare=False)
+    __slots__ = (*_FIELDS, "_reader")
 
-    def __post_init__(self) -> None:
-        for name in ("preamble", "start", "end"):
-            value = getattr(self, name)
-            if not isinstance(value, str) or not value:
+    preamble: str
+    start: str
+    end: str
+    max_bytes: int
+    max_records: int
+    max_depth: int
+    key: bytes | None
+    verify_keys: tuple[bytes, ...]
+    _reader: Reader
+
+    def __init__(self, preamble: str = DEFAULT_PREAMBLE, start: str = DEFAULT_START,
+                 end: str = DEFAULT_END, max_bytes: int = limits.DEFAULT_MAX_BYTES,
+                 max_records: int = limits.DEFAULT_MAX_RECORDS,
+                 max_depth: int = limits.DEFAULT_MAX_DEPTH, key: bytes | None = None,
+                 verify_keys: Iterable[bytes] = ()) -> None:
+        for name, text in (("preamble", preamble), ("start", start), ("end", end)):
+            if not isinstance(text, str) or not text:
                 raise ValueError(f"Codec {name} must be a non-empty string")
-            if SURROGATE.search(value):
+            if SURROGATE.search(text):
                 raise ValueError(f"Codec {name} holds a lone surrogate, which no UTF-8 "
                                  "text can store")
-        if "\n" in self.preamble:
+        if "\n" in preamble:
             raise ValueError("Codec preamble must be one line, without '\\n'")
         # Markers may span lines (the Agents SDK accepts any wrappers), but a line
         # of the end marker that the lenient reader numbers as a record line
         # (grammar/legacy.lark's RECORD_NUMBER), before its last line, would
         # make the text ambiguous.
-        if _grammar.terminal("RECORD_NUMBER", "legacy").search(self.end.rpartition("\n")[0]):
+        if _grammar.terminal("RECORD_NUMBER", "legacy").search(end.rpartition("\n")[0]):
             raise ValueError("Codec end must not hold a line shaped like a record "
                              "('N. ...') before its last line")
-        for name in ("max_bytes", "max_records", "max_depth"):
-            value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        for name, number in (("max_bytes", max_bytes), ("max_records", max_records),
+                             ("max_depth", max_depth)):
+            if not isinstance(number, int) or isinstance(number, bool) or number < 1:
                 raise ValueError(f"Codec {name} must be a positive int")
-        if self.key is not None and (not isinstance(self.key, bytes) or not self.key):
+        if key is not None and (not isinstance(key, bytes) or not key):
             raise ValueError("Codec key must be non-empty bytes")
-        keys = tuple(self.verify_keys)
+        keys = tuple(verify_keys)
         if not all(isinstance(k, bytes) and k for k in keys):
             raise ValueError("Codec verify_keys must be non-empty bytes")
-        object.__setattr__(self, "verify_keys", keys)
-        object.__setattr__(self, "_literals", (
-            ("PREAMBLE", self.preamble), ("START_MARKER", self.start), ("END_MARKER", self.end)))
-        object.__setattr__(self, "_router", _route.router(
-            self._literals, self.start, self.end, self.max_depth, self.max_records))
+        for name, value in zip(_FIELDS, (preamble, start, end, max_bytes, max_records,
+                                         max_depth, key, keys), strict=True):
+            object.__setattr__(self, name, value)
+        literals = (("PREAMBLE", preamble), ("START_MARKER", start), ("END_MARKER", end))
+        object.__setattr__(self, "_reader", reader(literals, max_depth, max_records))
+
+    def replace(self, **changes: Any) -> Codec:
+        """A copy of this codec with the fields in ``changes`` replaced."""
+        values = {name: getattr(self, name) for name in _FIELDS}
+        unknown = set(changes) - set(values)
+        if unknown:
+            raise TypeError(f"Codec has no field {sorted(unknown)[0]!r}")
+        return Codec(**{**values, **changes})
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"Codec is immutable: use replace({name}=...)")
+
+    def _values(self) -> tuple[object, ...]:
+        return tuple(getattr(self, name) for name in _FIELDS)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Codec):
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in _FIELDS[:6])
+        return f"Codec({shown})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return Codec, self._values()
 
     # ------------------------------------------------------------ writing
     def dumps(self, items: Iterable[Mapping[str, Any]]) -> str:
@@ -143,9 +175,11 @@ class Codec:
         """
         if not isinstance(text, str) or len(text) * 4 > self.max_bytes:
             self._check(text)  # in place for the usual text: this runs on every read
+        if engine != "fast":
+            check_engine(engine)
         if strict:
-            return self._router.strict(text, engine)
-        return self._router.items(text, engine)
+            return self._reader.strict(text, engine)
+        return self._reader.items(text, engine)
 
     def decode(self, text: str, *, strict: bool = False, engine: Engine = "fast") -> Decoded:
         """Items plus a report: the writer generation and every recovery made.
@@ -154,10 +188,13 @@ class Codec:
         """
         if not isinstance(text, str) or len(text) * 4 > self.max_bytes:
             self._check(text)
+        if engine != "fast":
+            check_engine(engine)
         if strict:
-            items = self._router.strict(text, engine)
-            return Decoded(items=items, format=Format.CURRENT, recoveries=[])
-        return self._router.decode(text, engine)
+            from .report import Decoded, Format
+
+            return Decoded(items=self._reader.strict(text, engine), format=Format.CURRENT)
+        return self._reader.decode(text, engine)
 
     def _check(self, text: object) -> None:
         """A TypeError for a non-str, a DecodeError for text over ``max_bytes``.

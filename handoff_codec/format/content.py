@@ -1,25 +1,20 @@
-"""Message content: the text that may hold a summary, and the list content legacy writers wrote.
+"""Message content: the text that may hold a summary.
 
 openai-agents writes a summary as ``{"role": "assistant", "content": TEXT}``.
 The openai-agents-js writer in development (``handoffHistory.ts``) writes the
 same text as ``"content": [{"type": "output_text", "text": TEXT}]``, and
 openai-agents 0.24 gives a resumed run's assistant messages that shape too.
-
-openai-agents 0.6 to 0.17.0 wrote list content as a JSON array after the
-colon (``N. user: [{"type": "input_text", ...}]``), so content that starts
-with "[" may be a list (:func:`lists_read`, :func:`legacy_list`); both
-readers apply this rule.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
-from .read.json_record import json_value
+TYPE_CHECKING = False  # typing is not imported at run time (see .models)
+if TYPE_CHECKING:
+    from typing import Any
 
-__all__ = ["CONTENT_PART_TYPES", "LIST_CONTENT", "LIST_INFERRED", "NOT_A_LIST",
-           "TEXT_ARRAY", "as_text_message", "legacy_list", "lists_read", "summary_text"]
+__all__ = ["as_text_message", "summary_text"]
 
 # The keys an output_text part may carry besides its text. Annotations and
 # logprobs must be empty: a part that holds them is model output, not a summary.
@@ -60,50 +55,3 @@ def as_text_message(item: Mapping[str, Any]) -> Mapping[str, Any]:
         return item
     text = summary_text(content)
     return item if text is None else {**item, "content": text}
-
-
-# The ``type`` of every content part a message without ``type`` can hold: the
-# parts of the openai package's ``EasyInputMessage.content``
-# (``ResponseInputContent``) and ``ResponseInputAudio``. Output parts
-# (``output_text``, ``refusal``) are not among them: they belong to an output
-# message, which has an ``id`` that the old writer did not keep, and as the
-# content of a plain turn neither the Responses API's input types nor the Agents
-# SDK's Chat Completions converter accept them. A constant, so that reading a
-# legacy summary does not import openai's types (over a second of start-up);
-# tests/format/test_lenient_reader.py derives it from those types.
-CONTENT_PART_TYPES = frozenset({"input_audio", "input_file", "input_image", "input_text"})
-
-# What content that starts with "[" is, read as legacy list content (legacy_list).
-LIST_CONTENT, LIST_INFERRED, TEXT_ARRAY, NOT_A_LIST = range(4)
-
-
-def lists_read(*, old_writer: bool, json_record: bool, empty_turn: bool) -> bool:
-    """Whether a summary's content that starts with "[" may be legacy list content.
-
-    Yes with a sign of the 0.6 to 0.17.0 writer (``old_writer``: content
-    spilled over lines, a `type: {json}` record). No with a sign of a later
-    writer, who wrote lists as JSON records: a JSON record, or an empty
-    `N. role: ` turn. Without any sign, yes (:func:`legacy_list` then reads
-    only an array of content parts).
-    """
-    return old_writer or not (json_record or empty_turn)
-
-
-def legacy_list(content: str, *, old_writer: bool) -> tuple[int, list[Any] | None]:
-    """What ``content`` (starting with "[", in a summary whose lists are read) is, and
-    the list it is read as (None: it stays text).
-
-    With ``old_writer`` any JSON array is list content (``LIST_CONTENT``);
-    without, only a non-empty array of Responses input content parts
-    (``LIST_INFERRED``), and any other array stays text (``TEXT_ARRAY``).
-    ``NOT_A_LIST``: no JSON array, text.
-    """
-    value = json_value(content)
-    if not isinstance(value, list):
-        return NOT_A_LIST, None
-    if old_writer:
-        return LIST_CONTENT, value
-    if value and all(isinstance(part, dict) and isinstance(part.get("type"), str)
-                     and part["type"] in CONTENT_PART_TYPES for part in value):
-        return LIST_INFERRED, value
-    return TEXT_ARRAY, None

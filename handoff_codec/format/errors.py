@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from enum import Enum
-from typing import Any
+
+TYPE_CHECKING = False  # typing is not imported at run time (see .models)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["DecodeError", "DecodeReason", "EncodeError", "ReadFailure"]
 

@@ -8,25 +8,27 @@ a :class:`TrustDecision`: whether it was expanded, and the :class:`Reason`.
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from enum import Enum
-from typing import TYPE_CHECKING, Any, Literal
 
 from .content import as_text_message
 from .errors import DecodeError
 from .report import RecoveryKind
 
+TYPE_CHECKING = False  # typing is not imported at run time (see .models)
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+    from typing import Any, Literal
+
     from .codec import Codec
     from .report import Recovery
+
+    Trust = Literal["any", "signed"]
+    OnLoss = Literal["keep", "drop"]
 
 __all__ = ["FlattenReport", "OnLoss", "Reason", "Trust", "TrustDecision", "flatten",
            "flatten_report", "nest"]
 
-Item = dict[str, Any]
-Trust = Literal["any", "signed"]
-OnLoss = Literal["keep", "drop"]
+Item = dict[str, "Any"]
 
 
 class Reason(str, Enum):
@@ -40,28 +42,53 @@ class Reason(str, Enum):
     LOSSY = "lossy"  # on_loss="keep": it would drop a line or split ambiguously; kept
 
 
-@dataclass(frozen=True)
 class TrustDecision:
     """What ``flatten`` did with the summary message at ``index`` of its input.
 
     ``recoveries`` are the lenient reader's, for a message it read.
     """
 
-    index: int
-    expanded: bool
-    reason: Reason
-    detail: str = ""
-    recoveries: tuple[Recovery, ...] = ()
+    __slots__ = ("detail", "expanded", "index", "reason", "recoveries")
+
+    def __init__(self, index: int, expanded: bool, reason: Reason, detail: str = "",
+                 recoveries: tuple[Recovery, ...] = ()) -> None:
+        self.index, self.expanded, self.reason = index, expanded, reason
+        self.detail, self.recoveries = detail, recoveries
+
+    def at(self, index: int) -> TrustDecision:
+        """The same decision, for the message at ``index``."""
+        return TrustDecision(index, self.expanded, self.reason, self.detail, self.recoveries)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, TrustDecision):
+            return NotImplemented
+        return all(getattr(self, n) == getattr(other, n) for n in self.__slots__)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (f"TrustDecision(index={self.index!r}, expanded={self.expanded!r}, "
+                f"reason={self.reason!r}, detail={self.detail!r}, "
+                f"recoveries={self.recoveries!r})")
 
 
-@dataclass(frozen=True)
 class FlattenReport:
-    """The flattened items, and one decision per message that had the envelope."""
+    """The flattened items, and one decision per message that had the envelope.
 
-    items: list[dict[str, Any]]
-    decisions: list[TrustDecision] = field(default_factory=list)
-    # With flatten(restore_empty=True): a handoff_codec.replay.RestoreReport.
-    placeholders: Any = None
+    With ``flatten(restore_empty=True)``, ``placeholders`` is the
+    :class:`~handoff_codec.format.placeholders.RestoreReport`.
+    """
+
+    __slots__ = ("decisions", "items", "placeholders")
+
+    def __init__(self, items: list[Item], decisions: list[TrustDecision] | None = None,
+                 placeholders: Any = None) -> None:
+        self.items, self.decisions = items, [] if decisions is None else decisions
+        self.placeholders = placeholders
+
+    def __repr__(self) -> str:
+        return (f"FlattenReport(items={self.items!r}, decisions={self.decisions!r}, "
+                f"placeholders={self.placeholders!r})")
 
     @property
     def kept(self) -> list[TrustDecision]:
@@ -108,8 +135,8 @@ def flatten_report(codec: Codec, items: Iterable[Mapping[str, Any]], *, trust: T
                         decisions.append(TrustDecision(index, True, reason, "", found))
                         continue
                     detail = (f"line(s) {', '.join(dropped)} belong to no record" if dropped
-                              else f"line(s) {', '.join(doubtful)}: the split into records "
-                              "rests on no evidence of the writer (ambiguous)")
+                              else f"line(s) {', '.join(doubtful)}: two readings of the text "
+                              "remain (ambiguous); decode gives the other as a candidate")
                     decisions.append(TrustDecision(index, False, Reason.LOSSY, detail, found))
         flat.append(copy.deepcopy(item if type(item) is dict else dict(item)))
     if not restore_empty:

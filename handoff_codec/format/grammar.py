@@ -10,18 +10,17 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import TYPE_CHECKING, Any
 
 from .terminals import PATTERNS
 
+TYPE_CHECKING = False  # typing is not imported at run time (see .models)
 if TYPE_CHECKING:
     from pathlib import Path
 
     from lark import Lark
     from lark.lexer import TerminalDef
 
-__all__ = ["grammar_dir", "grammar_text", "legacy_envelope_parser", "literal", "parser",
-           "signature_line",
+__all__ = ["alternatives", "grammar_dir", "grammar_text", "literal", "parser", "signature_line",
            "signature_parts", "terminal"]
 
 
@@ -43,33 +42,30 @@ def grammar_text(name: str) -> str:
 
 
 @functools.cache
-def parser(
-    name: str,
-    *,
-    literals: tuple[tuple[str, str], ...],
-    transformer: Any = None,
-) -> Lark:
-    """An LALR parser for ``grammar/<name>.lark``.
+def parser(name: str, *, literals: tuple[tuple[str, str], ...]) -> Lark:
+    """An LALR parser for ``grammar/<name>.lark``, built once for each ``literals``.
 
     ``literals`` replaces the patterns of the named string terminals (the
-    preamble and markers of a Codec). A ``transformer`` runs while parsing, so
-    no parse tree is built. The result is cached for each distinct argument set.
+    preamble and markers of a Codec). In ``legacy``, whose body lines may
+    hold anything, the end marker matches only at the end of the text.
     """
     from lark import Lark
-    from lark.lexer import PatternStr
+    from lark.lexer import PatternRE, PatternStr
 
     replacements = dict(literals)
 
     def edit(terminal: TerminalDef) -> TerminalDef:
         if terminal.name in replacements:
             terminal.pattern = PatternStr(replacements[terminal.name])
+        if name == "legacy" and terminal.name == "END_MARKER":
+            terminal.pattern = PatternRE(re.escape(replacements["END_MARKER"]) + r"\Z")
+            terminal.priority = 10
         return terminal
 
     return Lark(
         grammar_text(name),
         parser="lalr",
         lexer="contextual",
-        transformer=transformer,
         edit_terminals=edit,
         import_paths=[str(grammar_dir())],
         maybe_placeholders=False,
@@ -89,6 +85,20 @@ def terminal(name: str, grammar: str = "summary") -> re.Pattern[str]:
         raise KeyError(f"no terminal {name} in grammar/{grammar}.lark as generated into "
                        "handoff_codec/format/terminals.py; run python tools/generate_terminals.py"
                        ) from None
+
+
+def alternatives(name: str, grammar: str = "summary") -> tuple[str, ...]:
+    """The strings of terminal ``name``, defined as string literals joined by ``|``.
+
+    Read from the generated pattern without compiling it (``(?:a|b|c)``).
+    """
+    pattern = PATTERNS[grammar][name]
+    if not (pattern.startswith("(?:") and pattern.endswith(")")):
+        raise ValueError(f"terminal {name} is not a choice of string literals")
+    words = tuple(re.sub(r"\\(.)", r"\1", word) for word in pattern[3:-1].split("|"))
+    if "(?:" + "|".join(map(re.escape, words)) + ")" != pattern:
+        raise ValueError(f"terminal {name} is not a choice of string literals")
+    return words
 
 
 def literal(name: str, grammar: str = "summary") -> str:
@@ -119,29 +129,3 @@ def signature_line(digest: str) -> str:
     """The grammar's ``_SIGNATURE`` line (with its line break) for a hex SHA-256 digest."""
     before, after = signature_parts()
     return f"{before}{digest}{after}"
-
-
-@functools.cache
-def legacy_envelope_parser(literals: tuple[tuple[str, str], ...]) -> Lark:
-    """The LALR parser of ``grammar/legacy.lark`` that returns ``(preamble token, body, offset)``.
-
-    The body is the ``RECORDS`` token's text ("" with no records) and its
-    offset in the summary. Built, with Lark imported, only for an envelope the
-    lenient reader's one-pass split leaves to the parser.
-    """
-    from lark import Token, Transformer
-
-    class Envelope(Transformer[Token, tuple[Token, str, int]]):
-        def start(self, children: list[Any]) -> tuple[Token, str, int]:
-            return children[0], *children[2]
-
-        def preamble(self, children: list[Token]) -> Token:
-            return children[0]
-
-        def no_records(self, _children: list[Token]) -> tuple[str, int]:
-            return "", 0
-
-        def records(self, children: list[Token]) -> tuple[str, int]:
-            return str(children[0]), children[0].start_pos or 0
-
-    return parser("legacy", transformer=Envelope(), literals=literals)

@@ -1,56 +1,106 @@
 """Plain slotted classes with pydantic at the edges: dumps, JSON and validation.
 
-A report is built on every read, so it must be cheap: the report types are
-slotted dataclasses, built without validation, and pydantic (about 20 ms to
-import, and more to build a schema) is imported only when one is dumped or
-validated. The schema is made, once per class, from the dataclass's own
-fields, so a field added to a report is one line there.
+A report is built on every read, so it must be cheap to build and to import:
+the report types are plain slotted classes (no ``dataclasses``, whose import
+costs a first read more than the read), built without validation. pydantic is
+imported only when a report is dumped or validated; its schema is made once
+per class from the ``TypedDict`` the class describes itself with.
 """
 
 from __future__ import annotations
 
-import copy
-import dataclasses
-from typing import TYPE_CHECKING, Any, TypeVar
-
+# typing is not imported at run time: the format's modules are on every first
+# read's import path, and typing alone costs a few milliseconds there.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, ClassVar, TypeVar
+
     from pydantic import TypeAdapter
 
-__all__ = ["AS_LIST", "Model"]
+    M = TypeVar("M", bound="Model")
 
-M = TypeVar("M", bound="Model")
+__all__ = ["Model"]
 
-
-# One schema per class, built on its first dump or validation.
 _ADAPTERS: dict[type[Any], TypeAdapter[Any]] = {}
 
 
-def _adapter(cls: type[Any]) -> TypeAdapter[Any]:
+def _adapter(cls: type[Model]) -> TypeAdapter[Any]:
     adapter = _ADAPTERS.get(cls)
     if adapter is None:
         from pydantic import TypeAdapter
 
-        adapter = _ADAPTERS[cls] = TypeAdapter(cls)
+        adapter = _ADAPTERS[cls] = TypeAdapter(cls._typed_dict())
     return adapter
 
 
+def _plain(value: Any) -> Any:
+    """``value`` with every Model in it turned into a dict of its fields."""
+    if isinstance(value, Model):
+        return {name: _plain(getattr(value, name)) for name in value._fields}
+    if isinstance(value, (list, tuple)) or (
+            not isinstance(value, (str, bytes, dict)) and hasattr(value, "__len__")
+            and hasattr(value, "__getitem__")):
+        return [_plain(item) for item in value]
+    return value
+
+
 def _restore(cls: type[M], values: tuple[Any, ...]) -> M:
-    """Unpickle: the fields set as they were, without ``__init__`` (frozen classes too)."""
+    """Unpickle: the fields set as they were, without ``__init__``."""
     instance = object.__new__(cls)
-    for spec, value in zip(dataclasses.fields(cls), values, strict=True):  # type: ignore[arg-type]
-        object.__setattr__(instance, spec.name, value)
+    for name, value in zip(cls._fields, values, strict=True):
+        object.__setattr__(instance, name, value)
     return instance
 
 
 class Model:
-    """The base of a report dataclass: pydantic's ``model_*`` methods, pydantic loaded on use.
+    """A report class: fields in ``_fields``, defaults in ``_defaults``; immutable.
 
     ``model_construct`` builds without validation (the readers' path);
-    ``model_validate`` and ``model_validate_json`` validate as pydantic does.
-    Subclasses are ``@dataclass(slots=True, kw_only=True)``.
+    ``model_validate`` and ``model_validate_json`` validate as pydantic does;
+    ``model_dump`` and ``model_dump_json`` dump as pydantic does.
     """
 
     __slots__ = ()
+    _fields: ClassVar[tuple[str, ...]] = ()
+    _defaults: ClassVar[dict[str, Any]] = {}
+
+    def __init__(self, **fields: Any) -> None:
+        for name in self._fields:
+            if name in fields:
+                value = fields.pop(name)
+            elif name in self._defaults:
+                value = self._defaults[name]
+                value = value() if callable(value) else value
+            else:
+                raise TypeError(f"{type(self).__name__}() missing field {name!r}")
+            object.__setattr__(self, name, value)
+        if fields:
+            raise TypeError(f"{type(self).__name__}() got unknown fields {sorted(fields)}")
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable")
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return all(getattr(self, name) == getattr(other, name) for name in self._fields)
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields)
+        return f"{type(self).__name__}({fields})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _restore, (type(self), tuple(getattr(self, name) for name in self._fields))
+
+    @classmethod
+    def _typed_dict(cls) -> Any:
+        """The ``TypedDict`` pydantic validates and dumps this class as."""
+        raise NotImplementedError
+
+    @classmethod
+    def _from_dict(cls: type[M], values: dict[str, Any]) -> M:
+        """An instance from validated values (nested reports already dicts)."""
+        return cls(**values)
 
     @classmethod
     def model_construct(cls: type[M], **fields: Any) -> M:
@@ -59,15 +109,13 @@ class Model:
 
     @classmethod
     def model_validate(cls: type[M], obj: Any, **options: Any) -> M:
-        """An instance from a mapping (or an instance), validated; ValueError if it is not valid."""
-        result: M = _adapter(cls).validate_python(obj, **options)
-        return result
+        """An instance from a mapping (or an instance), validated; ValueError if it is not."""
+        return cls._from_dict(_adapter(cls).validate_python(_plain(obj), **options))
 
     @classmethod
     def model_validate_json(cls: type[M], data: str | bytes, **options: Any) -> M:
         """An instance from JSON text, validated; ValueError if it is not valid."""
-        result: M = _adapter(cls).validate_json(data, **options)
-        return result
+        return cls._from_dict(_adapter(cls).validate_json(data, **options))
 
     @classmethod
     def model_json_schema(cls, **options: Any) -> dict[str, Any]:
@@ -76,37 +124,9 @@ class Model:
 
     def model_dump(self, **options: Any) -> dict[str, Any]:
         """The fields as a dict, as pydantic dumps them (``mode="json"`` for JSON values)."""
-        result: dict[str, Any] = _adapter(type(self)).dump_python(self, **options)
+        result: dict[str, Any] = _adapter(type(self)).dump_python(_plain(self), **options)
         return result
 
     def model_dump_json(self, **options: Any) -> str:
         """The fields as JSON text, as pydantic writes it."""
-        return _adapter(type(self)).dump_json(self, **options).decode()
-
-    def model_copy(self: M, *, update: dict[str, Any] | None = None, deep: bool = False) -> M:
-        """A copy, with ``update``'s fields replaced (not validated)."""
-        copied = copy.deepcopy(self) if deep else self
-        return dataclasses.replace(copied, **(update or {}))  # type: ignore[type-var]
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        values = tuple(getattr(self, spec.name) for spec in dataclasses.fields(self))  # type: ignore[arg-type]
-        return _restore, (type(self), values)
-
-
-class _AsList:
-    """Field metadata for pydantic: a sequence field (any ``Sequence``) is dumped as a list."""
-
-    def __get_pydantic_core_schema__(self, source: Any, handler: Any) -> Any:
-        from pydantic_core import core_schema
-
-        schema = handler(source)
-        (item,) = getattr(source, "__args__", (Any,))
-        schema["serialization"] = core_schema.plain_serializer_function_ser_schema(
-            list, return_schema=core_schema.list_schema(handler.generate_schema(item)))
-        return schema
-
-    def __repr__(self) -> str:
-        return "AS_LIST"
-
-
-AS_LIST = _AsList()
+        return _adapter(type(self)).dump_json(_plain(self), **options).decode()

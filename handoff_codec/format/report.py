@@ -1,29 +1,24 @@
-"""What ``decode`` reports: the items, the writer generation, and every recovery.
+"""What ``decode`` reports: the items, the writer, every recovery, and the other readings.
 
-``Decoded`` and ``Recovery`` are slotted dataclasses (see :mod:`._models`):
-cheap to build on every read, with pydantic's ``model_dump``,
-``model_dump_json`` and ``model_validate`` loaded only when used. A new field
-or recovery kind is one line: the schema is made from the fields and enums.
+``Decoded``, ``Recovery`` and ``Candidate`` are plain slotted classes (see
+:mod:`.models`): cheap to build on every read, with pydantic's ``model_dump``,
+``model_dump_json`` and ``model_validate`` loaded only when used.
 """
 
 from __future__ import annotations
 
-import functools
 from array import array
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
 from enum import Enum
-from itertools import chain, compress
-from typing import Annotated, Any, overload
 
-from .models import AS_LIST, Model
+from .models import Model
 
-__all__ = ["Decoded", "Format", "Note", "Recoveries", "Recovery", "RecoveryKind", "int_array"]
+TYPE_CHECKING = False  # typing is not imported at run time (see .models)
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator, Sequence
+    from typing import Any, ClassVar, overload
 
-
-def int_array(bound: int, values: Iterable[int] = ()) -> array[int]:
-    """An array for ints from -1 to ``bound``: 4 bytes each when that is enough, else 8."""
-    return array("i" if bound < 2**31 else "q", values)
+__all__ = ["Candidate", "Decoded", "Format", "Note", "Recoveries", "Recovery", "RecoveryKind",
+           "lossless"]
 
 
 class _Named(str, Enum):
@@ -36,81 +31,114 @@ class _Named(str, Enum):
 class Format(_Named):
     """Which writer generation wrote a summary's text, as far as the text shows.
 
-    ``LEGACY`` says that the evidence cannot tell several generations apart:
-    :attr:`Decoded.candidates` names them.
+    ``LEGACY`` says that the evidence leaves several generations (or a writer
+    outside openai-agents' releases): :attr:`Decoded.writers` names them.
     """
 
     CURRENT = "current"  # openai-agents >= 0.20.0 and handoff_codec
     LEGACY_0_17_1 = "legacy-0.17.1-0.19"  # 0.17.1 to 0.19.x: JSON records, bare roles
     LEGACY_0_6 = "legacy-0.6-0.17.0"  # 0.6 to 0.17.0: raw multi-line content, `type: {json}`
-    LEGACY = "legacy"  # not the current format; the writer is one of Decoded.candidates
+    LEGACY = "legacy"  # not the current format; the writer is one of Decoded.writers
 
 
 class RecoveryKind(_Named):
     """What the lenient reader did, or what it found missing."""
 
-    LEGACY_PREAMBLE = "legacy_preamble"
-    BARE_ROLE = "bare_role"
-    CONTINUATION = "continuation"
-    TYPED_RECORD = "typed_record"
-    LIST_CONTENT = "list_content"  # a JSON array after the colon, read back as a list
-    ARRAY_AS_TEXT = "array_as_text"  # a JSON array after the colon, kept as the text
-    RENUMBERED = "renumbered"  # a record numbered out of sequence
-    AMBIGUOUS = "ambiguous"  # a split into records that rests on no evidence (a possible loss)
-    NOT_JSON = "not_json"
-    UNRECOGNISED = "unrecognised"
+    LEGACY_PREAMBLE = "legacy_preamble"  # the short preamble of older readers
+    BARE_ROLE = "bare_role"  # an empty turn written as a bare role
+    CONTINUATION = "continuation"  # content that spilled onto lines that are not numbered
+    TYPED_RECORD = "typed_record"  # `type: {json}`, an item without a role
+    RENUMBERED = "renumbered"  # a record numbered out of sequence: records edited or gone
+    AMBIGUOUS = "ambiguous"  # two readings remain: the text one is kept (see candidates)
+    NOT_JSON = "not_json"  # a record that starts with "{" but is not JSON
+    UNRECOGNISED = "unrecognised"  # a line that belongs to no record
     NON_STANDARD_JSON = "non_standard_json"  # NaN or Infinity in a JSON record
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+def _typed_dict(name: str, required: dict[str, Any], optional: dict[str, Any]) -> Any:
+    """A ``TypedDict`` class for pydantic, made at run time (on a report's first dump)."""
+    from typing_extensions import NotRequired, TypedDict
+
+    fields = {**required, **{key: NotRequired[value] for key, value in optional.items()}}
+    make: Any = TypedDict
+    return make(name, fields)
+
+
 class Recovery(Model):
     """One place where the reader went beyond the current format.
 
-    ``lost`` is true when the text provably no longer holds some information
-    (for example whether an empty turn was ``None`` or ``""``).
+    ``lost`` is true when the text may no longer hold what was written:
+    provably (whether an empty turn was ``None`` or ``""``, a record that is
+    gone) or possibly (``ambiguous``: the reading kept may not be the writer's).
     """
+
+    __slots__ = ("kind", "line", "lost", "message")
+    _fields = ("line", "kind", "message", "lost")
+    _defaults: ClassVar[dict[str, Any]] = {"lost": False}
 
     line: int
     kind: RecoveryKind
     message: str
-    lost: bool = False
+    lost: bool
+
+    def __hash__(self) -> int:
+        return hash((self.line, self.kind, self.message, self.lost))
+
+    @classmethod
+    def _typed_dict(cls) -> Any:
+        return _typed_dict("RecoveryDict", {"line": int, "kind": RecoveryKind, "message": str},
+                           {"lost": bool})
 
 
-@dataclass(frozen=True)
+class Candidate(Model):
+    """A reading the text also allows, that ``decode`` did not return (see ``ambiguous``).
+
+    ``reading`` says in words what it takes the text to be.
+    """
+
+    __slots__ = ("items", "reading")
+    _fields = ("reading", "items")
+
+    reading: str
+    items: list[dict[str, Any]]
+
+    __hash__ = None  # type: ignore[assignment]
+
+    @classmethod
+    def _typed_dict(cls) -> Any:
+        from typing import Any
+
+        return _typed_dict("CandidateDict", {"reading": str, "items": list[dict[str, Any]]}, {})
+
+
 class Note:
     """One kind of recovery a reader notes: its kind, loss, and message.
 
     ``message`` is the message itself, or a function that writes it from the
-    summary text and the two ints noted with the recovery (each from -1 to
-    the length of the text).
+    summary text and the two ints noted with the recovery.
     """
 
-    kind: RecoveryKind
-    message: str | Callable[[str, int, int], str]
-    lost: bool = False
+    __slots__ = ("kind", "lost", "message")
+
+    def __init__(self, kind: RecoveryKind, message: str | Callable[[str, int, int], str],
+                 lost: bool = False) -> None:
+        self.kind, self.message, self.lost = kind, message, lost
 
 
-@functools.cache
-def _keeping(code: int) -> bytes:
-    """A ``bytes.translate`` table: 0 for ``code``, 1 for every other byte."""
-    return bytes(other != code for other in range(256))
-
-
-class Recoveries(Sequence[Recovery]):
-    """The recoveries of one read, in line order, 13 bytes each (25 past 2 GiB).
+class Recoveries:
+    """The recoveries of one read, in line order, a few ints each.
 
     Each is kept as a line, the index of its :class:`Note` and two ints; a
     :class:`Recovery` is built whenever one is read, so a summary of 100,000
-    records does not cost 100,000 models. It keeps the summary text, from
-    which messages that quote it are written.
+    bare roles does not cost 100,000 objects. It keeps the summary text, from
+    which messages that quote it are written. A sequence of Recovery.
     """
 
     __slots__ = ("_codes", "_ints", "_notes", "_text")
 
     def __init__(self, text: str, notes: tuple[Note, ...]) -> None:
         self._text, self._notes = text, notes
-        # Line, then the two ints, of each: from -1 to the length of the text.
-        self._ints = array("i" if len(text) < 2**31 - 1 else "q")
+        self._ints = array("i" if len(text) < 2**31 - 1 else "q")  # line, a, b of each
         self._codes = bytearray()
 
     def add(self, line: int, code: int, a: int = 0, b: int = 0) -> None:
@@ -118,47 +146,23 @@ class Recoveries(Sequence[Recovery]):
         self._ints.extend((line, a, b))
         self._codes.append(code)
 
-    def appenders(self) -> tuple[Callable[[Iterable[int]], None], Callable[[int], None]]:
-        """For a reader that notes many: what :meth:`add` does, as two calls,
-        ``extend((line, a, b))`` and ``append(code)``."""
-        return self._ints.extend, self._codes.append
-
-    def codes(self) -> frozenset[int]:
-        """The codes (indexes into ``notes``) of the recoveries noted."""
-        return frozenset(self._codes)
-
-    def settle(self, pending: int, codes: Iterable[int]) -> None:
-        """Give the recoveries noted with code ``pending``, in order, the codes
-        ``codes`` (one each, or none at all), then drop those left ``pending``."""
-        column = self._codes
-        if pending not in column:
-            return
-        index = -1
-        for code in codes:
-            index = column.index(pending, index + 1)
-            column[index] = code
-        if pending not in column:
-            return
-        keep = column.translate(_keeping(pending))
-        self._codes = bytearray(compress(column, keep))
-        thrice = chain.from_iterable(zip(keep, keep, keep, strict=True))  # line, a and b
-        self._ints = array(self._ints.typecode, compress(self._ints, thrice))
-
-    def kinds(self, without: int = -1) -> set[RecoveryKind]:
-        """The kinds of recovery noted (but those with code ``without``), building none."""
-        return {self._notes[code].kind for code in set(self._codes) if code != without}
+    def kinds(self) -> set[RecoveryKind]:
+        """The kinds of recovery noted, building none."""
+        return {self._notes[code].kind for code in set(self._codes)}
 
     def any_lost(self) -> bool:
-        """Whether one of them says information is lost, without building one."""
+        """Whether one of them says information may be lost, without building one."""
         return any(self._notes[code].lost for code in set(self._codes))
 
     def __len__(self) -> int:
         return len(self._codes)
 
-    @overload
-    def __getitem__(self, index: int) -> Recovery: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[Recovery]: ...
+    if TYPE_CHECKING:
+        @overload
+        def __getitem__(self, index: int) -> Recovery: ...
+        @overload
+        def __getitem__(self, index: slice) -> list[Recovery]: ...
+
     def __getitem__(self, index: int | slice) -> Recovery | list[Recovery]:
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self)))]
@@ -175,9 +179,11 @@ class Recoveries(Sequence[Recovery]):
         return map(self.__getitem__, range(len(self)))
 
     def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Sequence) or isinstance(other, str | bytes):
+        if isinstance(other, (str, bytes)) or not hasattr(other, "__len__") \
+                or not hasattr(other, "__iter__"):
             return NotImplemented
-        return len(self) == len(other) and all(x == y for x, y in zip(self, other, strict=True))
+        return len(self) == len(other) and all(
+            x == y for x, y in zip(self, other, strict=True))
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -185,30 +191,42 @@ class Recoveries(Sequence[Recovery]):
         return f"Recoveries({list(self)!r})"
 
 
-def lossless(recoveries: Sequence[Recovery]) -> bool:
-    """True when no recovery says that information is missing (building none if compact)."""
+def lossless(recoveries: Sequence[Recovery] | Recoveries) -> bool:
+    """True when no recovery says that information may be lost (building none if compact)."""
     if isinstance(recoveries, Recoveries):
         return not recoveries.any_lost()
     return not any(r.lost for r in recoveries)
 
 
-@dataclass(slots=True, kw_only=True)
 class Decoded(Model):
     """The result of :func:`handoff_codec.decode`.
 
-    ``recoveries`` is a sequence (a list, or the lenient reader's compact
-    :class:`Recoveries`) of :class:`Recovery`, in line order; dumped as a list.
+    ``items`` is the reading returned; ``format`` the writer generation the
+    text shows (``legacy`` when the evidence leaves several) and ``writers``
+    every writer the evidence leaves, with ``unkept``, what their texts cannot
+    hold (so a reader knows what to distrust, whatever this reader did);
+    ``recoveries`` every place the reader went beyond the current format, in
+    line order; ``candidates`` the other readings an ``ambiguous`` recovery
+    stands for.
     """
+
+    __slots__ = ("candidates", "format", "items", "recoveries", "unkept", "writers")
+    _fields = ("items", "format", "recoveries", "writers", "unkept", "candidates")
+    _defaults: ClassVar[dict[str, Any]] = {"recoveries": list, "writers": (), "unkept": (),
+                                           "candidates": ()}
 
     items: list[dict[str, Any]]
     format: Format
-    recoveries: Annotated[Sequence[Recovery], AS_LIST] = field(default_factory=list)
-    # With format ``legacy``: the generations the text may come from, oldest first.
-    candidates: tuple[Format, ...] = ()
+    recoveries: Sequence[Recovery] | Recoveries
+    writers: tuple[str, ...]
+    unkept: tuple[str, ...]
+    candidates: tuple[Candidate, ...]
+
+    __hash__ = None  # type: ignore[assignment]
 
     @property
     def lossless(self) -> bool:
-        """True when no recovery says that information is missing."""
+        """True when no recovery says that information may be lost."""
         return lossless(self.recoveries)
 
     @property
@@ -217,3 +235,19 @@ class Decoded(Model):
         if isinstance(self.recoveries, Recoveries):
             return RecoveryKind.UNRECOGNISED not in self.recoveries.kinds()
         return not any(r.kind is RecoveryKind.UNRECOGNISED for r in self.recoveries)
+
+    @classmethod
+    def _typed_dict(cls) -> Any:
+        from typing import Any
+
+        recovery, candidate = Recovery._typed_dict(), Candidate._typed_dict()
+        return _typed_dict("DecodedDict", {"items": list[dict[str, Any]], "format": Format}, {
+            "recoveries": list[recovery], "writers": tuple[str, ...],  # type: ignore[valid-type]
+            "unkept": tuple[str, ...], "candidates": tuple[candidate, ...]})  # type: ignore[valid-type]
+
+    @classmethod
+    def _from_dict(cls, values: dict[str, Any]) -> Decoded:
+        values = dict(values)
+        values["recoveries"] = [Recovery(**r) for r in values.get("recoveries", [])]
+        values["candidates"] = tuple(Candidate(**c) for c in values.get("candidates", ()))
+        return cls(**values)

@@ -29,18 +29,20 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from collections.abc import Iterable
-from typing import Literal
 
 from . import grammar as _grammar
 
-__all__ = ["DOMAIN", "Verdict", "sign_text", "split_signature", "verify_text"]
+TYPE_CHECKING = False  # typing is not imported at run time (see .models)
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Literal
+
+    # What verify_text finds: the values of the flattening Reason of the same name.
+    Verdict = Literal["verified", "unsigned", "bad signature"]
+
+__all__ = ["DOMAIN", "sign_text", "split_signature", "verify_text"]
 
 DOMAIN = b"handoff-codec signed summary v1\n"
-
-
-# What verify_text finds: the values of the flattening Reason of the same name.
-Verdict = Literal["verified", "unsigned", "bad signature"]
 
 
 def _mac(key: bytes, unsigned: str) -> str:

@@ -54,40 +54,44 @@ PATTERNS: dict[str, dict[str, str]] = {
             '\\(signed hmac-sha256 [0-9a-f]{64}\\)\n',
     },
     'legacy': {
+        'BARE_LINE':
+            '(?P<bare_n>[0-9]+)\\. (?P<bare_role>user|assistant|system|developer)(?: \\((?P<bare_name>[^\\S\n]*[^\\s:(][^\n:(]*)\\))?[ \t]*\n',
+        'CONTENT_PART_TYPE':
+            '(?:input_image|input_audio|output_text|input_text|input_file|refusal)',
         'EMPTY_LINE':
-            '\\(no\\ previous\\ turns\\ recorded\\)',
+            '\\(no\\ previous\\ turns\\ recorded\\)\\\n',
         'EMPTY_TRANSCRIPT':
             '\\(no\\ previous\\ turns\\ recorded\\)',
         'END_MARKER':
             '</CONVERSATION\\ HISTORY>',
+        'ITEM_TYPE':
+            '(?:apply_patch_call_output|custom_tool_call_output|local_shell_call_output|code_interpreter_call|image_generation_call|mcp_approval_response|computer_call_output|configuration_update|function_call_output|mcp_approval_request|compaction_trigger|tool_search_output|shell_call_output|additional_tools|apply_patch_call|custom_tool_call|file_search_call|local_shell_call|tool_search_call|web_search_call|item_reference|mcp_list_tools|program_output|computer_call|function_call|compaction|shell_call|reasoning|mcp_call|message|program)',
+        'JSON_LINE':
+            '(?P<json_n>[0-9]+)\\. (?P<json>\\{[^\n]*)\n',
+        'KNOWN_LINE':
+            '(?P<known_n>[0-9]+)\\. (?P<known_role>user|assistant|system|developer): ?(?P<known_content>[^\n]*)\n',
         'KNOWN_ROLE':
             '(?:assistant|developer|system|user)',
-        'LEGACY_BARE':
-            '[0-9]+\\. (?P<role>user|assistant|system|developer)(?: \\((?P<name>[^\\S\n]*[^\\s:(][^\n:(]*)\\))?[ \t]*',
-        'LEGACY_EMPTY_TURN':
-            '[0-9]+\\. (?:assistant|developer|system|user)(?: \\([^\n]*\\))?: (?=\n)',
-        'LEGACY_HEAD':
-            '[0-9]+\\. (?:(?:assistant|developer|system|user)(?: \\(|:|[ \t]*(?=\n))|[A-Za-z_][A-Za-z0-9_]*:|\\{)',
         'LEGACY_JSON':
             '(?s:[0-9]+\\. (?P<json>\\{.*))',
-        'LEGACY_JSON_LINE':
-            '[0-9]+\\. (?P<json>\\{[^\n]*)(?=\n)',
         'LEGACY_NAMED':
             '(?s:[0-9]+\\. (?P<role>user|assistant|system|developer) \\((?P<name>[^\n:(]*[:(][^\n]*?)\\): ?(?P<content>.*))',
         'LEGACY_PLAIN':
             '(?s:[0-9]+\\. (?P<role>[^:]*?)(?: \\((?P<name>\\s*[^\\s:(][^:(]*)\\))?: ?(?P<content>.*))',
         'LEGACY_PREAMBLE':
             'For\\ context,\\ here\\ is\\ the\\ conversation\\ so\\ far:',
-        'LEGACY_TYPED_HEAD':
-            '(?m:^[0-9]+\\. (?P<type>[A-Za-z_][A-Za-z0-9_]*): \\{)',
+        'NUMBERED_LINE':
+            '(?P<other_n>[0-9]+)(?P<other>\\.[^\n]*)\n',
+        'PLAIN_LINE':
+            '(?P<plain_n>[0-9]+)\\. (?P<plain_role>(?!\\{)[^\n:]*?)(?: \\((?P<plain_name>[^\\S\n]*[^\\s:(][^\n:(]*)\\))?: ?(?P<plain_content>[^\n]*)\n',
         'PREAMBLE':
             'For\\ context,\\ here\\ is\\ the\\ conversation\\ so\\ far\\ between\\ the\\ user\\ and\\ the\\ previous\\ agent:',
-        'RECORDS':
-            '(?s:.*\n)',
         'RECORD_NUMBER':
             '(?m:^(?P<number>[0-9]+)\\.)',
         'START_MARKER':
             '<CONVERSATION\\ HISTORY>',
+        'TEXT_LINE':
+            '(?P<text>[^\n]*)\n',
         '_NL':
             '\\\n',
         '_SIGNATURE':

@@ -8,14 +8,18 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Mapping
 from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
-from typing import Any
 
 from . import grammar as _grammar
 from . import limits
 from .errors import EncodeError
-from .read.strict import KNOWN_ROLES
+from .read.vocabulary import KNOWN_ROLES
+
+TYPE_CHECKING = False  # typing is not imported at run time (see .models)
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+    from typing import Any
 
 __all__ = ["SURROGATE", "encode_records", "plain_line"]
 

@@ -40,7 +40,6 @@ per handoff on the ``handoff_codec`` logger.
 from __future__ import annotations
 
 import copy
-import dataclasses
 import hashlib
 import json
 import logging
@@ -388,7 +387,7 @@ def read_history(
         if not report.decisions:  # not a summary message
             entries.append((report.items[0], False))
             continue
-        decision = dataclasses.replace(report.decisions[0], index=index)
+        decision = report.decisions[0].at(index)
         writer.note_decision(decision)
         if decision.expanded:
             entries.extend((item, False) for item in report.items)

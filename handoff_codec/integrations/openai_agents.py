@@ -49,7 +49,7 @@ from __future__ import annotations
 import copy
 import functools
 from collections.abc import Callable, Mapping
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 try:
     import agents as _agents  # noqa: F401  (the check that the extra is installed)
@@ -70,7 +70,10 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess by th
         "Install it with: pip install 'handoff-codec[openai-agents]'"
     ) from exc
 
-from ..format import DEFAULT_PREAMBLE, Codec, Trust
+from ..format import DEFAULT_PREAMBLE, Codec
+
+if TYPE_CHECKING:
+    from ..format.flatten import Trust
 from ._history import (
     Fallback,
     FallbackKind,

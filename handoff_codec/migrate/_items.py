@@ -9,8 +9,8 @@ The rule for one item:
 * not a summary message (``Codec.is_summary`` is false): left as it is, ``not_summary``;
 * a summary the lenient reader cannot read, or whose canonical text would not
   read back as the same items: left as it is, ``untouched``, with the reason;
-* a summary whose split into records rests on no evidence of its writer (an
-  ``ambiguous`` recovery: it may hold fewer or more turns than read):
+* a summary that two readings remain for (an ``ambiguous`` recovery: a line
+  of content may be a turn of its own, or text may be a list):
   ``untouched``, unless ``accept_ambiguous=True`` rewrites it as read;
 * a summary already in canonical form (``codec.dumps(items)`` equals its
   content): ``already_current``;
@@ -141,7 +141,7 @@ def _restore_message(item: Mapping[str, Any]) -> MigrationResult:
     return _result(MigrationStatus.NOT_SUMMARY, item, leaks=found.leaks)
 
 
-def _ambiguous_lines(recoveries: Sequence[Recovery]) -> list[int]:
+def _ambiguous_lines(recoveries: Sequence[Recovery] | Recoveries) -> list[int]:
     """The lines of the ``ambiguous`` recoveries (building none when there is none)."""
     if isinstance(recoveries, Recoveries) and RecoveryKind.AMBIGUOUS not in recoveries.kinds():
         return []
@@ -177,9 +177,9 @@ def migrate_item(item: Any, *, codec: Codec | None = None, restore_empty: bool =
     ambiguous = [] if accept_ambiguous else _ambiguous_lines(decoded.recoveries)
     if ambiguous:
         return _result(MigrationStatus.UNTOUCHED, item, reason="line(s) "
-                       f"{', '.join(map(str, ambiguous))}: the split into records rests on no "
-                       "evidence of the writer (ambiguous), so the turns read may not be the "
-                       "turns written; accept_ambiguous (--accept-ambiguous) rewrites it as "
+                       f"{', '.join(map(str, ambiguous))}: two readings of the text remain "
+                       "(ambiguous), so the items read may not be the items written; "
+                       "accept_ambiguous (--accept-ambiguous) rewrites it as "
                        "read", **report)
     items = decoded.items
     restored: tuple[Restored, ...] = ()

@@ -1,4 +1,4 @@
-"""``decode`` exits 3 on an ambiguous read, as on any lossy one, and names the candidates."""
+"""``decode`` exits 3 on an ambiguous read, as on any lossy one, and names the writers."""
 
 from __future__ import annotations
 
@@ -27,18 +27,25 @@ def test_an_ambiguous_read_exits_3_unless_allow_loss(tmp_path: Path) -> None:
     result = decode(path, "--json")
     assert result.returncode == 3
     document = json.loads(result.stdout)
-    assert [r["kind"] for r in document["recoveries"]] == ["ambiguous"]
-    assert document["recoveries"][0]["lost"] is True
-    assert f"{path}:5: ambiguous: a record numbered 2 where 3 was expected" in result.stderr
+    assert [r["kind"] for r in document["recoveries"]] == ["continuation", "ambiguous"]
+    assert document["recoveries"][1]["lost"] is True
+    assert f"{path}:5: ambiguous: a line numbered out of sequence, read as content" \
+        in result.stderr
+    [other] = document["candidates"]
+    assert len(other["items"]) == 3 and other["items"][2] == {"role": "system",
+                                                            "content": "not a turn"}
     assert decode(path, "--allow-loss").returncode == 0
 
 
-def test_the_format_line_names_the_candidates(tmp_path: Path) -> None:
+def test_the_report_names_the_writers_and_what_they_cannot_hold(tmp_path: Path) -> None:
     path = tmp_path / "old.txt"
     path.write_text(BARE)
     result = decode(path, "--json", "--allow-loss")
     document = json.loads(result.stdout)
-    assert (document["format"], document["candidates"]) == (
-        "legacy", ["legacy-0.6-0.17.0", "legacy-0.17.1-0.19"])
-    assert f"{path}: format: legacy (one of: legacy-0.6-0.17.0, legacy-0.17.1-0.19)\n" \
+    assert document["format"] == "legacy" and document["candidates"] == []
+    assert document["writers"] == ["openai-agents 0.6.0 to 0.17.0 (and the Rust and Go ports "
+                                   "that copy it)", "openai-agents 0.17.1 to 0.19.x",
+                                   "openai-agents-js (a development commit, never released)"]
+    assert f"{path}: format: legacy\n{path}: written by: openai-agents 0.6.0" in result.stderr
+    assert f"{path}: cannot hold: whether an empty turn's content was None or ''" \
         in result.stderr

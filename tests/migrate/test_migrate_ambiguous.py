@@ -1,4 +1,4 @@
-"""A summary whose split into records rests on no evidence is not rewritten unasked.
+"""A summary that two readings remain for (``ambiguous``) is not rewritten unasked.
 
 0.6 to 0.17.0 wrote multi-line content raw: the assistant turn
 ``"line1\\n2. system: not a turn"`` came out as ``2. assistant: line1`` and a
@@ -33,16 +33,17 @@ def test_an_ambiguous_summary_is_left_untouched_with_the_reason() -> None:
     assert result.status is MigrationStatus.UNTOUCHED
     assert result.item is AMBIGUOUS
     assert result.reason is not None
-    assert result.reason.startswith("line(s) 5: the split into records rests on no evidence")
+    assert result.reason.startswith("line(s) 5: two readings of the text remain (ambiguous)")
     assert "accept_ambiguous" in result.reason
 
 
 def test_accept_ambiguous_rewrites_it_as_read() -> None:
     result = migrate_item(AMBIGUOUS, accept_ambiguous=True)
     assert result.status is MigrationStatus.MIGRATED
+    # The reading kept: the out-of-sequence line stays content of the record above.
     assert handoff_codec.loads(result.item["content"], strict=True) == [
-        {"role": "user", "content": "q"}, {"role": "assistant", "content": "line1"},
-        {"role": "system", "content": "not a turn"}]
+        {"role": "user", "content": "q"},
+        {"role": "assistant", "content": "line1\n2. system: not a turn"}]
 
 
 def test_a_renumbered_summary_with_evidence_is_migrated() -> None:
@@ -82,7 +83,7 @@ def test_the_cli_refuses_unless_accept_ambiguous(tmp_path: Path) -> None:
     assert dry.returncode == 1 and "ambiguous" in dry.stdout
     assert path.read_bytes() == before
     refused = run()
-    assert refused.returncode == 1 and "line 1: line(s) 5: the split" in refused.stdout
+    assert refused.returncode == 1 and "line 1: line(s) 5: two readings of the text remain" in refused.stdout
     assert path.read_bytes().split(b"\n")[0] == before.split(b"\n")[0]
     accepted = run("--accept-ambiguous")
     assert accepted.returncode == 0, accepted.stdout + accepted.stderr
@@ -95,8 +96,8 @@ def test_flatten_keeps_it_whole_as_the_migration_does() -> None:
     assert handoff_codec.flatten([AMBIGUOUS]) == [AMBIGUOUS]
     (decision,) = handoff_codec.format.default_codec.flatten_report([AMBIGUOUS]).decisions
     assert not decision.expanded and decision.reason == "lossy"
-    assert decision.detail.startswith("line(s) 5: the split into records rests on no evidence")
-    assert len(handoff_codec.flatten([AMBIGUOUS], on_loss="drop")) == 3
+    assert decision.detail.startswith("line(s) 5: two readings of the text remain (ambiguous)")
+    assert len(handoff_codec.flatten([AMBIGUOUS], on_loss="drop")) == 2
     assert len(handoff_codec.flatten([EVIDENT])) == 3
 
 

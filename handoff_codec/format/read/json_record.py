@@ -1,7 +1,8 @@
-"""JSON records: the C scanner's fast path that both readers use, and the checked decode.
+"""JSON records: the C scanner's fast path, and the checked decode that says why.
 
 :func:`whole_object` reads the usual record, an RFC 8259 object that reads
-whole, with the json module's C scanner and none of its wrappers;
+whole, with the json module's C scanner and none of its wrappers (the
+reader's one pass inlines it);
 :func:`json_object` reads any other or says, with a position, why it cannot.
 """
 
@@ -9,15 +10,18 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
-from typing import Any
 
 from .. import limits
 from ..errors import DecodeReason, ReadFailure
 
-__all__ = ["json_object", "json_value", "whole_object"]
+TYPE_CHECKING = False  # typing is not imported at run time (see ..models)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
 
-Item = dict[str, Any]
+__all__ = ["json_object", "json_value", "strict_scanner", "whole_object"]
+
+Item = dict[str, "Any"]
 
 
 class _NonStandard(ValueError):
@@ -114,3 +118,9 @@ def json_value(text: str) -> Any:
         return json.loads(text)  # leading or trailing spaces, or the error
     except (ValueError, RecursionError):
         return None
+
+
+def strict_scanner() -> Callable[[str, int], tuple[Any, int]]:
+    """The json module's C scanner that :func:`whole_object` uses: ``(value, end)`` for
+    the JSON value at an offset; StopIteration or ValueError (NaN and Infinity too)."""
+    return _scan_once

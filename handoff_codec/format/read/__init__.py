@@ -1,0 +1,1 @@
+"""Reading: summary text to items, one pipeline (see ``reader.py``)."""

@@ -1,0 +1,131 @@
+"""Every known writer of the summary format, described once, as data.
+
+A reader cannot ask who wrote a summary; it can only look at what the text
+holds. Each writer generation writes some record forms (:class:`Sign`) and
+never others, so the forms a text holds rule writers out: the evidence. The
+numbering rule asks one question of it (may a writer that wrote content raw,
+so that a line of content can look like a record, have written this text?),
+the content rule another (may a writer that wrote list content as a JSON
+array after the colon have written it?), and ``decode`` names the writers left
+and what they could not keep. docs/spec.md states the same in words;
+conformance/writers.md cites each writer's source.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..report import Format
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+__all__ = ["GENERATIONS", "Generation", "Sign", "candidates", "label"]
+
+
+class Sign:
+    """The record forms a text can show (bit flags: a set of them is an int)."""
+
+    EMPTY_TURN = 1  # `N. role: ` and nothing more, the next line a record of its own
+    BARE_ROLE = 2  # `N. role` or `N. role (name)`: an empty turn without ":"
+    SPILLED = 4  # a body line that is not numbered: content written raw
+    TYPED = 8  # `N. item_type: {json}`: an item without a role
+    JSON = 16  # `N. {json}`: the whole item as one JSON object
+    ESCAPED_BREAK = 32  # a JSON record of a message whose text holds "\n" or "\r"
+    NAMED = 64  # `N. role (name): content`
+
+    ALL = 127
+
+
+class Generation:
+    """One writer: what it is, the forms it writes, and what its text cannot hold.
+
+    ``writes`` holds the :class:`Sign` flags of every form it writes;
+    ``escapes_line_breaks`` that it puts every record on one line (so that a
+    numbered line is always a record); ``lists_after_colon`` that it wrote list
+    content as a JSON array after ``role: ``; ``unkept`` what its text cannot
+    hold, in words.
+    """
+
+    __slots__ = ("escapes_line_breaks", "format", "lists_after_colon", "name", "unkept",
+                 "writes")
+
+    def __init__(self, name: str, format: Format, writes: int, *, escapes_line_breaks: bool,
+                 lists_after_colon: bool, unkept: tuple[str, ...]) -> None:
+        self.name, self.format, self.writes = name, format, writes
+        self.escapes_line_breaks = escapes_line_breaks
+        self.lists_after_colon = lists_after_colon
+        self.unkept = unkept
+
+    def __repr__(self) -> str:
+        return f"Generation({self.name!r})"
+
+
+_NONE_OR_EMPTY = "whether an empty turn's content was None or '' (both are a bare role)"
+_NOT_JSON = "values that are not JSON, written as str(value)"
+
+GENERATIONS: tuple[Generation, ...] = (
+    Generation(
+        "openai-agents 0.6.0 to 0.17.0 (and the Rust and Go ports that copy it)",
+        Format.LEGACY_0_6,
+        Sign.BARE_ROLE | Sign.SPILLED | Sign.TYPED | Sign.NAMED,
+        escapes_line_breaks=False, lists_after_colon=True,
+        unkept=(
+            "line breaks in content: content was written raw, so a line of it that "
+            "looks like a record cannot be told from a record",
+            "whether content was text or a list (list content was written as a JSON "
+            "array after the colon, the same bytes as that text)",
+            "non-string content (written as JSON, or str())",
+            _NONE_OR_EMPTY,
+            "empty names (left out)",
+            "the type of an item without a role or type (written 'item')",
+        ),
+    ),
+    Generation(
+        "openai-agents 0.17.1 to 0.19.x",
+        Format.LEGACY_0_17_1,
+        Sign.BARE_ROLE | Sign.JSON | Sign.ESCAPED_BREAK | Sign.NAMED,
+        escapes_line_breaks=True, lists_after_colon=False,
+        unkept=(_NONE_OR_EMPTY, "empty names (left out)", _NOT_JSON),
+    ),
+    Generation(
+        "openai-agents 0.20 and later, handoff-codec",
+        Format.CURRENT,
+        Sign.EMPTY_TURN | Sign.JSON | Sign.ESCAPED_BREAK | Sign.NAMED,
+        escapes_line_breaks=True, lists_after_colon=False,
+        unkept=(_NOT_JSON + " (openai-agents only)",),
+    ),
+    Generation(
+        "openai-agents-js (a development commit, never released)",
+        Format.LEGACY,
+        Sign.BARE_ROLE | Sign.SPILLED | Sign.JSON,
+        escapes_line_breaks=False, lists_after_colon=False,
+        unkept=(
+            "line breaks in string content: it was written raw, so a line of it that "
+            "looks like a record cannot be told from a record",
+            "names (never written)",
+            "list content of text parts, joined into one text",
+            _NONE_OR_EMPTY,
+        ),
+    ),
+)
+
+
+def candidates(signs: int) -> tuple[Generation, ...]:
+    """The generations that write every form in ``signs``.
+
+    When none writes them all (an edited text, or signs of two writers), every
+    generation that writes one of them: the text cannot be trusted to rule
+    any of those out.
+    """
+    found = tuple(g for g in GENERATIONS if signs & g.writes == signs)
+    if found:
+        return found
+    return tuple(g for g in GENERATIONS if signs & g.writes)
+
+
+def label(writers: Iterable[Generation]) -> Format:
+    """The format of a text the evidence leaves to ``writers``: theirs when they
+    share one, else ``legacy``."""
+    formats = {writer.format for writer in writers}
+    return formats.pop() if len(formats) == 1 else Format.LEGACY

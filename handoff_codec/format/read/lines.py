@@ -1,0 +1,115 @@
+"""Body lines: each line of a summary's body, of the one kind ``grammar/legacy.lark`` gives it.
+
+The grammar's line terminals (``KNOWN_LINE``, ``JSON_LINE``, ``PLAIN_LINE``,
+``BARE_LINE``, ``NUMBERED_LINE``, ``TEXT_LINE``, in that order) are joined
+here into one pattern, their common number matched once, so that one
+``findall`` gives every line of a body as a tuple of 11 fields (the fast
+tokenizer). The Lark reference (``reference.py``) gives the same tuples from
+the LALR parser's tokens; tests check that both agree.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from .. import grammar
+
+TYPE_CHECKING = False  # typing is not imported at run time (see ..models)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+__all__ = [
+    "BARE",
+    "FIELDS",
+    "JSON",
+    "KINDS",
+    "KNOWN",
+    "NUMBERED",
+    "PLAIN",
+    "TEXT",
+    "Line",
+    "kind",
+    "line_at",
+    "line_pattern",
+    "number",
+]
+
+# A line: (number, known_role, known_content, json, plain_role, plain_name,
+# plain_content, bare_role, bare_name, other, text); "" for a field its kind
+# does not have (as findall gives it).
+Line = tuple[str, str, str, str, str, str, str, str, str, str, str]
+FIELDS = ("number", "known_role", "known_content", "json", "plain_role", "plain_name",
+          "plain_content", "bare_role", "bare_name", "other", "text")
+
+# The kinds, in the grammar's order of priority.
+KINDS = ("KNOWN_LINE", "JSON_LINE", "PLAIN_LINE", "BARE_LINE", "NUMBERED_LINE", "TEXT_LINE")
+KNOWN, JSON, PLAIN, BARE, NUMBERED, TEXT = range(6)
+
+_NUMBERED_PREFIX = {"KNOWN_LINE": "known", "JSON_LINE": "json", "PLAIN_LINE": "plain",
+                    "BARE_LINE": "bare"}
+
+
+def kind(line: Line) -> int:
+    """The kind of ``line`` (one of ``KNOWN`` ... ``TEXT``).
+
+    Every kind but ``TEXT`` has a number; ``KNOWN``, ``JSON`` and ``BARE`` a
+    role or object that is never empty, ``NUMBERED`` its "."; a numbered line
+    that is none of those is ``PLAIN``.
+    """
+    if not line[0]:
+        return TEXT
+    if line[1]:
+        return KNOWN
+    if line[3]:
+        return JSON
+    if line[7]:
+        return BARE
+    if line[9]:
+        return NUMBERED
+    return PLAIN
+
+
+def number(digits: str) -> int:
+    """A record's number; 0 (never in sequence) for one too long for a 64-bit int."""
+    return int(digits) if len(digits) <= 18 else 0
+
+
+@functools.cache
+def line_pattern() -> re.Pattern[str]:
+    """The grammar's line terminals as one pattern: ``findall`` gives :data:`Line` tuples.
+
+    ``(?:([0-9]+)(?:\\. (?:KNOWN|JSON|PLAIN|BARE)|NUMBERED)|TEXT)``, each
+    numbered terminal after its own number (checked to be ``[0-9]+``, then
+    ". " but for ``NUMBERED_LINE``, whose "." is in its group).
+    """
+    parts = []
+    for name, prefix in _NUMBERED_PREFIX.items():
+        pattern = grammar.terminal(name, "legacy").pattern
+        head = f"(?P<{prefix}_n>[0-9]+)\\. "
+        if not pattern.startswith(head):
+            raise AssertionError(f"{name} {pattern!r} does not start with {head!r}")
+        parts.append(pattern[len(head):])
+    numbered = grammar.terminal("NUMBERED_LINE", "legacy").pattern
+    head = "(?P<other_n>[0-9]+)"
+    if not numbered.startswith(head + "(?P<other>\\."):
+        raise AssertionError(f"NUMBERED_LINE {numbered!r} does not start with {head!r} and '.'")
+    text = grammar.terminal("TEXT_LINE", "legacy").pattern
+    compiled = re.compile(
+        f"(?:([0-9]+)(?:\\. (?:{'|'.join(parts)})|{numbered[len(head):]})|{text})")
+    order = tuple(sorted(compiled.groupindex, key=compiled.groupindex.__getitem__))
+    if compiled.groups != len(FIELDS) or order != FIELDS[1:]:
+        raise AssertionError(f"line groups {order} are not {FIELDS[1:]}")
+    return compiled
+
+
+@functools.cache
+def _match() -> Callable[[str, int], re.Match[str] | None]:
+    return line_pattern().match
+
+
+def line_at(text: str, start: int) -> Line:
+    """The line of ``text`` that starts at ``start`` (a body line: it ends with "\\n")."""
+    match = _match()(text, start)
+    assert match is not None  # TEXT_LINE matches any line
+    return match.groups("")  # type: ignore[return-value]

@@ -1,0 +1,87 @@
+"""Every recovery the reader notes: its code, kind, loss and message, in one table."""
+
+from __future__ import annotations
+
+from ..report import Note, RecoveryKind
+
+__all__ = ["NOTES", "Code"]
+
+_NO_EVIDENCE = ("nothing in the summary rules out a writer that wrote content raw "
+                "(openai-agents 0.6 to 0.17.0, or a port of it)")
+
+
+def _number_at(text: str, pos: int) -> str:
+    number = text[pos:text.index(".", pos)]
+    return number if len(number) <= 20 else number[:20] + "..."
+
+
+def _line_at(text: str, pos: int, length: int) -> str:
+    return repr(text[pos:pos + length])
+
+
+def _quoted(text: str, pos: int, length: int) -> str:
+    return f"a line that belongs to no record; not read as a turn: {_line_at(text, pos, length)}"
+
+
+def _continued(_text: str, count: int, _unused: int) -> str:
+    return f"the record continues on the next {count} line(s); joined with '\\n'"
+
+
+def _typed(text: str, pos: int, length: int) -> str:
+    word = text[pos:pos + length]
+    return f"'{word}: {{...}}' read as an item of type {word!r} (no message has that role)"
+
+
+def _renumbered(text: str, pos: int, expected: int) -> str:
+    number = _number_at(text, pos)
+    gone = (f"; {int(number) - expected} record(s) before it are gone"
+            if number.isdigit() and len(number) <= 18 and int(number) > expected else "")
+    return (f"a record numbered {number} where {expected} was expected; read as a record of "
+            f"its own: the summary was edited{gone}")
+
+
+def _ambiguous_content(text: str, pos: int, length: int) -> str:
+    return (f"a line numbered out of sequence, read as content of the record above: "
+            f"{_line_at(text, pos, length)}; {_NO_EVIDENCE}, but an edited summary would make "
+            "it a record of its own (see candidates)")
+
+
+def _ambiguous_list(text: str, pos: int, length: int) -> str:
+    return (f"content that is a JSON array of content parts, kept as the text: "
+            f"{_line_at(text, pos, length)}; openai-agents 0.6 to 0.17.0 wrote list content "
+            "the same way, so it may have been a list (see candidates)")
+
+
+class Code:
+    """What the reader notes: indexes into :data:`NOTES` (plain ints: an enum's are slower).
+
+    The comment says what the two ints noted with each are.
+    """
+
+    LEGACY_PREAMBLE = 0
+    BARE_ROLE = 1
+    UNRECOGNISED = 2  # the line's offset and length (at most 60)
+    NON_STANDARD_JSON = 3
+    NOT_JSON = 4
+    CONTINUATION = 5  # how many lines continue the record
+    TYPED_RECORD = 6  # the word's offset and length
+    RENUMBERED = 7  # the record's offset, and the number expected
+    AMBIGUOUS_CONTENT = 8  # the line's offset and length (at most 60)
+    AMBIGUOUS_LIST = 9  # the content's offset and length (at most 60)
+
+
+NOTES: tuple[Note, ...] = (
+    Note(RecoveryKind.LEGACY_PREAMBLE, "the short legacy preamble"),
+    Note(RecoveryKind.BARE_ROLE, "an empty turn written as a bare role; read with content ''. "
+         "Whether it was None or '' is not in the text", lost=True),
+    Note(RecoveryKind.UNRECOGNISED, _quoted, lost=True),
+    Note(RecoveryKind.NON_STANDARD_JSON, "NaN or Infinity, which JSON (RFC 8259) does not "
+         "allow; read as a float, as json.loads does"),
+    Note(RecoveryKind.NOT_JSON, "starts with '{' but is not a JSON object; read as a plain "
+         "record, as the Agents SDK does"),
+    Note(RecoveryKind.CONTINUATION, _continued),
+    Note(RecoveryKind.TYPED_RECORD, _typed),
+    Note(RecoveryKind.RENUMBERED, _renumbered, lost=True),
+    Note(RecoveryKind.AMBIGUOUS, _ambiguous_content, lost=True),
+    Note(RecoveryKind.AMBIGUOUS, _ambiguous_list, lost=True),
+)

@@ -1,0 +1,287 @@
+"""The reading pipeline: envelope -> lines -> writer evidence -> records -> content -> report.
+
+One :class:`Reader` per codec configuration (built once, cached). Each read
+goes through the same steps:
+
+1. the envelope (``envelope.py``): where the body is;
+2. the body's lines, each of one kind of ``grammar/legacy.lark`` (``lines.py``,
+   or the Lark parser's tokens with ``engine="lark"``, ``reference.py``);
+3. the writer evidence and the numbering (``evidence.py``): which writers the
+   lines allow, which lines start records;
+4. the records and their content (``records.py``);
+5. the report (``Decoded``): the writer, the recoveries, the other readings.
+
+A body whose every line is a current-format record (a known role, a JSON
+object, or a `role (name): content` record), numbered 1, 2, 3, ... leaves
+nothing to decide in steps 3 and 4: the fast engine reads it in one pass of
+the same lines (:meth:`Reader.current`); tests check that this pass gives
+what the steps give, and the Lark reference always takes the steps.
+
+``strict=True`` accepts only the current format (``grammar/summary.lark``):
+the same pass, and an error where it stops.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from .. import limits
+from ..errors import DecodeError, DecodeReason, ReadFailure
+from ..report import Candidate, Decoded, Format
+from . import evidence, reference
+from .envelope import Envelope, splitter
+from .generations import candidates, label
+from .json_record import json_object, strict_scanner
+from .lines import line_pattern
+from .notes import Code
+from .records import RecordReader, new_recoveries
+from .vocabulary import SHARED_ROLES
+
+TYPE_CHECKING = False  # typing is not imported at run time (see ..models)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, Literal
+
+    from .lines import Line
+
+    Engine = Literal["fast", "lark"]
+
+__all__ = ["Reader", "check_engine", "reader"]
+
+Item = dict[str, "Any"]
+Literals = tuple[tuple[str, str], ...]
+
+# How many characters of whole lines one findall reads: its list of lines stays
+# small (a few hundred), which a long transcript reads faster.
+_CHUNK = 16_384
+
+
+def check_engine(engine: str) -> None:
+    """ValueError for an engine that is neither ``"fast"`` nor ``"lark"``."""
+    if engine not in ("fast", "lark"):
+        raise ValueError(f"engine must be 'fast' or 'lark', not {engine!r}")
+
+
+class _Reading:
+    """What steps 3 to 5 found: the items and what the report says of them."""
+
+    __slots__ = ("candidates", "items", "recoveries", "writers")
+
+    def __init__(self, items: list[Item], recoveries: Any, writers: tuple[Any, ...],
+                 candidates: tuple[Candidate, ...]) -> None:
+        self.items, self.recoveries = items, recoveries
+        self.writers, self.candidates = writers, candidates
+
+    def decoded(self) -> Decoded:
+        if not len(self.recoveries):
+            return Decoded(items=self.items, format=Format.CURRENT, recoveries=self.recoveries,
+                           candidates=self.candidates)
+        unkept: dict[str, None] = {}
+        for writer in self.writers:
+            unkept.update(dict.fromkeys(writer.unkept))
+        return Decoded(items=self.items, format=label(self.writers), recoveries=self.recoveries,
+                       writers=tuple(writer.name for writer in self.writers),
+                       unkept=tuple(unkept), candidates=self.candidates)
+
+
+class Reader:
+    """The readings of one codec configuration: envelope, limits and JSON depth."""
+
+    __slots__ = ("current", "end", "literals", "max_depth", "max_records", "split", "start")
+
+    def __init__(self, literals: Literals, max_depth: int, max_records: int) -> None:
+        values = dict(literals)
+        self.literals, self.max_depth, self.max_records = literals, max_depth, max_records
+        self.start, self.end = values["START_MARKER"], values["END_MARKER"]
+        self.split = splitter(values["PREAMBLE"], self.start, self.end)
+        self.current = _current_pass(max_depth, max_records)
+
+    # ------------------------------------------------------------ the entry points
+    def items(self, text: str, engine: Engine = "fast") -> list[Item]:
+        """The items of the lenient reading (``loads``)."""
+        if engine == "fast":
+            envelope = self._envelope(text)
+            if envelope.empty:
+                return []
+            items = self.current(text, envelope.begin, envelope.stop, False)
+            if items is not None:
+                return items
+        return self._read(text, engine).items
+
+    def decode(self, text: str, engine: Engine = "fast") -> Decoded:
+        """The lenient reading with its report (``decode``)."""
+        if engine == "fast":
+            envelope = self._envelope(text)
+            if not envelope.legacy_preamble:  # else the report notes it
+                if envelope.empty:
+                    return Decoded(items=[], format=Format.CURRENT, recoveries=[])
+                items = self.current(text, envelope.begin, envelope.stop, False)
+                if items is not None:
+                    return Decoded(items=items, format=Format.CURRENT, recoveries=[])
+        return self._read(text, engine).decoded()
+
+    def strict(self, text: str, engine: Engine = "fast") -> list[Item]:
+        """The items of a current-format summary (``loads(strict=True)``); DecodeError else."""
+        self._check_records(text)
+        if engine == "lark":
+            check_engine(engine)
+            return reference.strict_items(text, self.literals, self.max_depth)
+        envelope = self.split(text)
+        if envelope is not None and not envelope.legacy_preamble:
+            if envelope.empty:
+                return []
+            items = self.current(text, envelope.begin, envelope.stop, True)
+            if items is not None:
+                return items
+        raise self._strict_error(text, envelope)
+
+    # ------------------------------------------------------------ the steps
+    def _check_records(self, text: str) -> None:
+        if text.count("\n") > self.max_records + 2:  # else it cannot hold more records
+            limits.check_records(text, max_records=self.max_records)
+
+    def _envelope(self, text: str) -> Envelope:
+        self._check_records(text)
+        envelope = self.split(text)
+        if envelope is None:
+            raise reference.syntax_error(text, self.literals, "legacy") or DecodeError(
+                "malformed summary envelope", text, 0, (), DecodeReason.SYNTAX)
+        return envelope
+
+    def _read(self, text: str, engine: Engine) -> _Reading:
+        """Steps 3 to 5 on the lines of the fast tokenizer or of the Lark reference."""
+        check_engine(engine)
+        line_at: Callable[[str, int], Line] | None = None
+        if engine == "lark":
+            self._check_records(text)
+            envelope, found = reference.legacy_lines(text, self.literals)
+            line_at = lambda _text, start: found[start]  # noqa: E731
+        else:
+            envelope = self._envelope(text)
+        recoveries = new_recoveries(text)
+        if envelope.legacy_preamble:
+            recoveries.add(1, Code.LEGACY_PREAMBLE)
+        if envelope.empty:
+            return _Reading([], recoveries, candidates(0), ())
+        try:
+            return self._records(text, envelope, recoveries, line_at)
+        except ReadFailure as failure:
+            raise failure.at(text) from None
+
+    def _records(self, text: str, envelope: Envelope, recoveries: Any,
+                 line_at: Callable[[str, int], Line] | None) -> _Reading:
+        lines = evidence.Numbered(text, envelope.begin, envelope.stop,
+                                  *(() if line_at is None else (line_at,)))
+        if not len(lines) or lines.starts[0] != envelope.begin:
+            raise DecodeError("text before the first record", text, envelope.begin,
+                              ("record 1",), DecodeReason.NUMBERING)
+        numbering = evidence.numbering(lines, self.start, self.end, self.max_depth)
+        lists = any(writer.lists_after_colon for writer in numbering.writers)
+        records = RecordReader(lines, recoveries, self.max_depth, lists)
+        items = records.read(numbering, envelope.first_line)
+        candidates: list[Candidate] = []
+        if len(numbering.doubtful):
+            as_numbered = evidence.every_line(lines, numbering.inside, numbering.writers)
+            other = RecordReader(lines, new_recoveries(text), self.max_depth, lists)
+            candidates.append(Candidate(reading="every numbered line a record, as an edited "
+                                        "summary would be", items=other.read(
+                                            as_numbered, envelope.first_line)))
+        if records.listed:
+            import copy
+
+            listed = copy.deepcopy(items)
+            for index, parts in records.listed:
+                listed[index]["content"] = parts
+            candidates.append(Candidate(reading="JSON arrays of content parts as list "
+                                        "content, as openai-agents 0.6 to 0.17.0 wrote it",
+                                        items=listed))
+        return _Reading(items, recoveries, numbering.writers, tuple(candidates))
+
+    def _strict_error(self, text: str, envelope: Envelope | None) -> DecodeError:
+        """Why a strict read fails: the parser's syntax error first, then the first record
+        out of sequence or not an RFC 8259 JSON object."""
+        syntax = reference.syntax_error(text, self.literals, "summary")
+        if syntax is not None or envelope is None:
+            return syntax or DecodeError("malformed summary", text, 0, (), DecodeReason.SYNTAX)
+        pos = envelope.begin
+        for count, line in enumerate(line_pattern().finditer(text, envelope.begin,
+                                                             envelope.stop), 1):
+            fields: Line = line.groups("")  # type: ignore[assignment]
+            if fields[0] != str(count):
+                return DecodeError(f"record number {fields[0]!r} out of sequence", text, pos,
+                                   (f"record {count}",), DecodeReason.NUMBERING)
+            if fields[3]:
+                try:
+                    json_object(fields[3], line.start(4), self.max_depth)
+                except ReadFailure as failure:
+                    return failure.at(text)
+            pos = line.end()
+        raise AssertionError("a strict read stopped on a text it reads")  # pragma: no cover
+
+
+def _current_pass(max_depth: int, max_records: int) -> Callable[[str, int, int, bool],
+                                                                 list[Item] | None]:
+    """The one-pass reading of a body of current-format records numbered 1, 2, 3, ...
+
+    ``current(text, begin, stop, strict)`` gives the items, or None at the
+    first line that leaves something to decide (any other kind of line, a
+    number out of sequence, a JSON record that is not a whole RFC 8259 object
+    within ``max_depth``, more than ``max_records`` records). Leniently, also
+    at a role that is not a known one (a `type: {json}` record, or a name that
+    holds ":" or "(") or content that starts with "[" (it may be list
+    content): steps 3 to 5 decide those.
+    """
+    findall = line_pattern().findall
+    scan = strict_scanner()
+    roles = dict(SHARED_ROLES)
+    shared = roles.get
+    deep = 2 * max_depth + 1  # JSON this long may nest deeper than max_depth
+    chunk = _CHUNK
+
+    def current(text: str, begin: int, stop: int, strict: bool) -> list[Item] | None:
+        items: list[Item] = []
+        append = items.append
+        count, pos = 0, begin
+        while pos < stop:
+            cut = text.find("\n", pos + chunk, stop) + 1 or stop
+            found = findall(text, pos, cut)
+            if count + len(found) > max_records:
+                return None
+            for (number, role, content, source, other, name, other_content, bare, _bare_name,
+                 dotted, _text) in found:
+                count += 1
+                if number != str(count):
+                    return None
+                if role:  # KNOWN_LINE
+                    if content[:1] == "[" and not strict:
+                        return None
+                    append({"role": roles[role], "content": content})
+                elif source:  # JSON_LINE
+                    if len(source) > deep and source.count("{") + source.count("[") > max_depth:
+                        return None
+                    try:
+                        value, end = scan(source, 0)
+                    except (StopIteration, ValueError, RecursionError):
+                        return None
+                    if end != len(source) or type(value) is not dict:
+                        return None
+                    append(value)
+                elif not bare and not dotted:  # PLAIN_LINE (or an empty role)
+                    if not strict and (other not in roles or other_content[:1] == "["):
+                        return None
+                    other = shared(other, other)
+                    append({"role": other, "content": other_content} if not name
+                           else {"role": other, "name": name, "content": other_content})
+                else:  # BARE_LINE, NUMBERED_LINE or TEXT_LINE (no number)
+                    return None
+            pos = cut
+        return items
+
+    return current
+
+
+@functools.cache
+def reader(literals: Literals, max_depth: int, max_records: int) -> Reader:
+    """The reader of one configuration, built once."""
+    return Reader(literals, max_depth, max_records)
+

@@ -1,0 +1,214 @@
+"""Records to items: each record's text read by the grammar's record forms, and the content rule.
+
+A record is its head line (a numbered line that starts a record, see
+:mod:`.evidence`) and the lines up to the next head. Its item follows from
+the head's kind (grammar/legacy.lark):
+
+* ``KNOWN_LINE``: ``{"role", "content"}``; content that spilled over the
+  lines below is joined back with "\\n" (``continuation``);
+* ``PLAIN_LINE``: ``LEGACY_PLAIN`` over the whole record, or ``LEGACY_NAMED``
+  for a known role whose name holds ":" or "("; a `type: {json}` line whose
+  word is an ``ITEM_TYPE`` is an item of that type (``typed_record``); any
+  other role is a message with that role, whatever its content looks like;
+* ``JSON_LINE``: the JSON object (``not_json`` when it is none: read as a
+  plain record, as the Agents SDK does); lines below it belong to no record;
+* ``BARE_LINE``: an empty turn (``bare_role``); lines below belong to none;
+* ``NUMBERED_LINE``: no record (``unrecognised``).
+
+The content rule: text stays text. Content that is a JSON array of content
+parts may have been list content, if a writer the evidence leaves wrote lists
+that way: it is kept as text, noted ``ambiguous``, and the list reading is a
+candidate (``Decoded.candidates``).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from .. import grammar
+from ..errors import DecodeReason, ReadFailure
+from ..report import Recoveries
+from . import lines as _lines
+from .evidence import typed_value
+from .json_record import json_object, json_value, whole_object
+from .notes import NOTES, Code
+from .vocabulary import CONTENT_PART_TYPES, KNOWN_ROLES, SHARED_ROLES
+
+TYPE_CHECKING = False  # typing is not imported at run time (see ..models)
+if TYPE_CHECKING:
+    from typing import Any
+
+    from .evidence import Numbered, Numbering
+
+__all__ = ["Item", "RecordReader", "content_parts"]
+
+Item = dict[str, "Any"]
+
+
+@functools.cache
+def _legacy(name: str) -> re.Pattern[str]:
+    return grammar.terminal(name, "legacy")
+
+
+def content_parts(content: str) -> list[Any] | None:
+    """``content`` as a list of content parts, when it is a JSON array of them (else None).
+
+    A content part is an object with a ``type`` of grammar/legacy.lark's
+    ``CONTENT_PART_TYPE``; ``[1, 2]`` or ``[{"a": 1}]`` can only be text.
+    """
+    value = json_value(content)
+    if not isinstance(value, list) or not value:
+        return None
+    for part in value:
+        if not isinstance(part, dict) or part.get("type") not in CONTENT_PART_TYPES:
+            return None
+    return value
+
+
+class RecordReader:
+    """Reads the records of one body into items, noting every recovery.
+
+    ``lists`` says whether a writer the evidence leaves wrote list content as
+    a JSON array after the colon; ``listed`` then collects the index of every
+    item whose content may be such a list, with the list.
+    """
+
+    __slots__ = ("lines", "listed", "lists", "max_depth", "note", "recoveries", "text")
+
+    def __init__(self, lines: Numbered, recoveries: Recoveries, max_depth: int,
+                 lists: bool) -> None:
+        self.lines, self.text, self.max_depth = lines, lines.text, max_depth
+        self.recoveries = recoveries
+        self.note = recoveries.add
+        self.lists = lists
+        self.listed: list[tuple[int, list[Any]]] = []
+
+    def read(self, numbering: Numbering, first_line: int) -> list[Item]:
+        """The items of the records that start on ``numbering.heads``; the body's first
+        line is line ``first_line`` of the text."""
+        lines, text, note = self.lines, self.text, self.note
+        starts, heads = lines.starts, numbering.heads
+        items: list[Item] = []
+        renumbered = dict(zip(numbering.renumbered, numbering.expected, strict=True))
+        doubtful = iter(numbering.doubtful)
+        doubt = next(doubtful, -1)
+        line, at = first_line, lines.begin  # the line number of offset ``at``
+        for position, head in enumerate(heads):
+            start = starts[head]
+            stop = starts[heads[position + 1]] if position + 1 < len(heads) else lines.end
+            line += text.count("\n", at, start)
+            at = start
+            expected = renumbered.get(head)
+            if expected is not None:
+                note(line, Code.RENUMBERED, start, expected)
+            self.record(items, lines.line(head), start, stop, line)
+            while doubt >= 0 and starts[doubt] < stop:  # lines of this record's content
+                if starts[doubt] > start:
+                    pos = starts[doubt]
+                    end = text.find("\n", pos, pos + 60)
+                    note(line + text.count("\n", start, pos), Code.AMBIGUOUS_CONTENT, pos,
+                         60 if end < 0 else end - pos)
+                doubt = next(doubtful, -1)
+        return items
+
+    def record(self, items: list[Item], head: _lines.Line, start: int, stop: int,
+               line: int) -> None:
+        """Append the item of the record ``text[start:stop]`` (its head line ``head``, on
+        ``line``) to ``items``; nothing when it is no record."""
+        text, note = self.text, self.note
+        kind = _lines.kind(head)
+        after = text.index("\n", start) + 1  # where the lines below the head start
+        spilled = text.count("\n", after, stop)
+        if kind == _lines.KNOWN:
+            content = head[2] if not spilled else head[2] + text[after - 1:stop - 1]
+            if spilled:
+                note(line, Code.CONTINUATION, spilled)
+            self.append_message(items, {"role": SHARED_ROLES[head[1]], "content": content},
+                                after - 1 - len(head[2]), line)
+            return
+        if kind == _lines.PLAIN:
+            typed = typed_value(head, self.max_depth) if not spilled else None
+            if typed is not None:
+                note(line, Code.TYPED_RECORD, text.index(". ", start) + 2, len(head[4]))
+                typed["type"] = head[4]
+                items.append(typed)
+                return
+            self.plain(items, start, stop, line, spilled)
+            return
+        if kind == _lines.JSON:
+            self.json(items, head[3], start, line)
+        elif kind == _lines.BARE:
+            note(line, Code.BARE_ROLE)
+            role = SHARED_ROLES[head[7]]
+            items.append({"role": role, "content": ""} if not head[8]
+                         else {"role": role, "name": head[8], "content": ""})
+        else:  # NUMBERED: no record
+            note(line, Code.UNRECOGNISED, start, min(after - 1 - start, 60))
+        self.unrecognised(after, stop, line + 1)
+
+    def unrecognised(self, pos: int, stop: int, line: int) -> None:
+        """Note each line of ``text[pos:stop]`` as belonging to no record."""
+        text = self.text
+        while pos < stop:
+            end = text.index("\n", pos)
+            self.note(line, Code.UNRECOGNISED, pos, min(end - pos, 60))
+            pos, line = end + 1, line + 1
+
+    def plain(self, items: list[Item], start: int, stop: int, line: int, spilled: int) -> None:
+        """A `role: content` record over ``text[start:stop]`` (its last "\\n" left out)."""
+        text = self.text
+        match = _legacy("LEGACY_PLAIN").fullmatch(text, start, stop - 1)
+        if match is None:  # no ":" on the record's lines: not a record
+            self.note(line, Code.UNRECOGNISED, start, min(text.index("\n", start) - start, 60))
+            self.unrecognised(text.index("\n", start) + 1, stop, line + 1)
+            return
+        role, name, content = match.group("role", "name", "content")
+        if role not in KNOWN_ROLES and (name is None or role.count("(") != role.count(")")):
+            # `user (team:alice): q` reads as role "user (team" by the first colon,
+            # and `assistant (agent (v2)): a` as role "assistant (agent" and name
+            # "v2)": a known role with a name holding ":" or "(" is likelier. A role
+            # that closes each parenthesis it opens and has a name, as in the Agents
+            # SDK's `assistant (bot) (0): ` for role "assistant (bot)" and name "0",
+            # keeps that reading.
+            named = _legacy("LEGACY_NAMED").fullmatch(text, start, stop - 1)
+            if named is not None:
+                role, name, content = named.group("role", "name", "content")
+        if spilled:
+            self.note(line, Code.CONTINUATION, spilled)
+        role = SHARED_ROLES.get(role, role)
+        item = {"role": role, "content": content} if name is None \
+            else {"role": role, "name": name, "content": content}
+        self.append_message(items, item, match.start("content"), line)
+
+    def json(self, items: list[Item], source: str, start: int, line: int) -> None:
+        """A JSON record (``source``, on the line that starts at ``start``)."""
+        value = whole_object(source, self.max_depth)
+        if value is None:
+            at = self.text.index("{", start)
+            try:
+                value = json_object(source, at, self.max_depth,
+                                    on_constant=lambda: self.note(line, Code.NON_STANDARD_JSON))
+            except ReadFailure as failure:
+                if failure.reason is DecodeReason.DEPTH:
+                    raise
+                self.note(line, Code.NOT_JSON)
+                self.plain(items, start, self.text.index("\n", start) + 1, line, 0)
+                return
+        items.append(value)
+
+    def append_message(self, items: list[Item], item: Item, at: int, line: int) -> None:
+        """Append a message read from a plain record; its content starts at offset ``at``."""
+        content = item["content"]
+        if self.lists and content[:1] == "[":
+            parts = content_parts(content)
+            if parts is not None:
+                end = self.text.find("\n", at, at + 60)
+                self.note(line, Code.AMBIGUOUS_LIST, at, 60 if end < 0 else end - at)
+                self.listed.append((len(items), parts))
+        items.append(item)
+
+
+def new_recoveries(text: str) -> Recoveries:
+    """An empty compact list of recoveries for ``text``, with the reader's notes."""
+    return Recoveries(text, NOTES)
