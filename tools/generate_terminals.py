@@ -20,6 +20,8 @@ from pathlib import Path
 __all__ = ["GRAMMARS", "render", "target"]
 
 GRAMMARS = ("summary", "legacy")
+# The repository's grammar folder: the generator reads the files, never the package.
+GRAMMAR_DIR = Path(__file__).resolve().parents[1] / "grammar"
 
 _HEADER = '''\
 """The regular expression of every terminal of ``grammar/*.lark``, as Lark compiles it.
@@ -42,12 +44,10 @@ def render() -> str:
     """The text of the generated module, from the grammar files as they are now."""
     from lark import Lark
 
-    from handoff_codec.format.grammar import grammar_dir, grammar_text
-
     lines = [_HEADER]
     for name in GRAMMARS:
-        lexer = Lark(grammar_text(name), parser=None, lexer="basic",
-                     import_paths=[str(grammar_dir())])
+        lexer = Lark((GRAMMAR_DIR / f"{name}.lark").read_text(encoding="utf-8"), parser=None,
+                     lexer="basic", import_paths=[str(GRAMMAR_DIR)])
         lines.append(f"    {name!r}: {{\n")
         for terminal in sorted(lexer.terminals, key=lambda t: str(t.name)):
             lines.append(f"        {str(terminal.name)!r}:\n"

@@ -45,11 +45,8 @@ def _plain(value: Any) -> Any:
 
 
 def _restore(cls: type[M], values: tuple[Any, ...]) -> M:
-    """Unpickle: the fields set as they were, without ``__init__``."""
-    instance = object.__new__(cls)
-    for name, value in zip(cls._fields, values, strict=True):
-        object.__setattr__(instance, name, value)
-    return instance
+    """Unpickle: an instance of the fields as they were."""
+    return cls(**dict(zip(cls._fields, values, strict=True)))
 
 
 class Model:

@@ -93,14 +93,29 @@ class Recovery(Model):
 class Candidate(Model):
     """A reading the text also allows, that ``decode`` did not return (see ``ambiguous``).
 
-    ``reading`` says in words what it takes the text to be.
+    ``reading`` says in words what it takes the text to be. ``items`` may be
+    given as a function that reads them: they are then read when first used
+    (a long summary's other reading costs nothing until it is asked for).
     """
 
-    __slots__ = ("items", "reading")
+    __slots__ = ("_items", "reading")
     _fields = ("reading", "items")
 
     reading: str
-    items: list[dict[str, Any]]
+    _items: list[dict[str, Any]] | Callable[[], list[dict[str, Any]]]
+
+    def __init__(self, *, reading: str, items: list[dict[str, Any]] | Callable[
+            [], list[dict[str, Any]]]) -> None:
+        object.__setattr__(self, "reading", reading)
+        object.__setattr__(self, "_items", items)
+
+    @property
+    def items(self) -> list[dict[str, Any]]:
+        """The items of this reading."""
+        if callable(self._items):
+            object.__setattr__(self, "_items", self._items())
+        assert isinstance(self._items, list)
+        return self._items
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -145,6 +160,15 @@ class Recoveries:
         """Note recovery ``notes[code]`` at ``line``, with the ints its message needs."""
         self._ints.extend((line, a, b))
         self._codes.append(code)
+
+    def insert(self, line: int, code: int, a: int = 0, b: int = 0) -> None:
+        """:meth:`add`, in line order: after every recovery noted on ``line`` or before it."""
+        ints, codes = self._ints, self._codes
+        index = len(codes)
+        while index and ints[3 * (index - 1)] > line:
+            index -= 1
+        ints[3 * index:3 * index] = array(ints.typecode, (line, a, b))
+        codes.insert(index, code)
 
     def kinds(self) -> set[RecoveryKind]:
         """The kinds of recovery noted, building none."""

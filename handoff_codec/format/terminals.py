@@ -69,7 +69,7 @@ PATTERNS: dict[str, dict[str, str]] = {
         'JSON_LINE':
             '(?P<json_n>[0-9]+)\\. (?P<json>\\{[^\n]*)\n',
         'KNOWN_LINE':
-            '(?P<known_n>[0-9]+)\\. (?P<known_role>user|assistant|system|developer): ?(?P<known_content>[^\n]*)\n',
+            '(?P<known_n>[0-9]+)\\. (?P<known_role>user|assistant|system|developer):(?! ?\\[) ?(?P<known_content>[^\n]*)\n',
         'KNOWN_ROLE':
             '(?:assistant|developer|system|user)',
         'LEGACY_JSON':

@@ -5,11 +5,11 @@ The one rule a grammar cannot state (docs/spec.md, "Numbering"):
 1. The run: lines numbered n, n+1, n+2, ... from the body's first line (n is
    1 unless records before it are gone). Of several such runs, the one with
    the most lines shaped like records wins, then the one whose lines come
-   first: a line that repeats the number of a record above is out of sequence.
-   Lines inside a summary quoted in content (between its own start and end
-   marker lines) are content, never records. Every line of the run starts a
-   record: a raw writer's content that continues the sequence cannot be told
-   from records (inherently ambiguous, and stated so).
+   first: a line that repeats the number of a record above is out of
+   sequence. Lines inside a summary quoted in content (between its own start
+   and end marker lines) are content, never records. Every line of the run
+   starts a record: a raw writer's content that continues the sequence
+   cannot be told from records (inherently ambiguous, and stated so).
 2. The evidence: the forms of the run's records (and any line that is not
    numbered) rule writers out (:mod:`.generations`).
 3. Every other numbered line: a record of its own when every writer left
@@ -19,8 +19,9 @@ The one rule a grammar cannot state (docs/spec.md, "Numbering"):
    like a record (the as-numbered reading is then a candidate), and a record
    of its own after any other record (no writer spills there).
 
-Memory stays a small multiple of the input: only the numbered lines are
-kept, as offsets and numbers in arrays of ints.
+When every numbered line is in the run (the usual legacy text), nothing
+depends on the evidence: the records are read first and the evidence taken
+from them (:func:`sign` is the one definition of a record's signs).
 """
 
 from __future__ import annotations
@@ -36,12 +37,18 @@ from .vocabulary import ITEM_TYPES, KNOWN_ROLES, WORD
 
 TYPE_CHECKING = False  # typing is not imported at run time (see ..models)
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Callable, Iterable, MutableSequence
 
     from .lines import Line
 
 __all__ = ["Numbered", "Numbering", "every_line", "int_array", "numbering", "shaped", "sign",
            "typed_value"]
+
+# A body of up to this many lines keeps the fields of each line (they are
+# read once, by one findall); a longer one keeps only the offsets and numbers
+# of its numbered lines (memory stays a small multiple of the text) and
+# matches a line again when it is read.
+_KEEP_FIELDS = 4096
 
 
 def int_array(bound: int, values: Iterable[int] = ()) -> array[int]:
@@ -50,13 +57,9 @@ def int_array(bound: int, values: Iterable[int] = ()) -> array[int]:
 
 
 @functools.cache
-def _after_line_break() -> re.Pattern[str]:
-    """A line break, then a record number: its matches start every numbered line but the
-    first (``RECORD_NUMBER`` of grammar/legacy.lark)."""
-    return re.compile(r"\n([0-9]+)\.")
-
-
-_FIRST = re.compile(r"([0-9]+)\.")
+def _numbered_lines() -> re.Pattern[str]:
+    """``RECORD_NUMBER`` of grammar/legacy.lark: where a numbered line starts, its number."""
+    return re.compile(r"^([0-9]+)\.", re.MULTILINE)
 
 
 @functools.cache
@@ -66,37 +69,64 @@ def _marker_lines(start: str, end: str) -> re.Pattern[str]:
 
 
 class Numbered:
-    """The numbered lines of the body ``text[begin:end]``: offsets and numbers, as int arrays.
+    """The numbered lines of the body ``text[begin:end]``: their offsets and numbers.
 
-    ``line_at(start)`` gives the :data:`~.lines.Line` that starts at an offset
-    (the fast tokenizer's match, or the Lark reference's token).
+    ``tokens`` are the body's lines by offset (the Lark reference's); without
+    them the fast tokenizer's pattern reads them. ``unnumbered`` counts the
+    lines that are not numbered.
     """
 
-    __slots__ = ("begin", "end", "line_at", "numbers", "starts", "text")
+    __slots__ = ("begin", "end", "fields", "line_at", "numbers", "starts", "text",
+                 "unnumbered")
+
+    starts: MutableSequence[int]
+    numbers: MutableSequence[int]
+    fields: list[Line] | None
 
     def __init__(self, text: str, begin: int, end: int,
-                 line_at: Callable[[str, int], Line] = _lines.line_at) -> None:
-        self.text, self.begin, self.end, self.line_at = text, begin, end, line_at
-        self.starts = int_array(end)
-        self.numbers = array("q")
-        start, number = self.starts.append, self.numbers.append
-        first = _FIRST.match(text, begin, end)
-        if first is not None:
-            start(begin)
-            number(_lines.number(first[1]))
-        for match in _after_line_break().finditer(text, begin, end):
-            start(match.start() + 1)
-            number(_lines.number(match[1]))
+                 tokens: dict[int, Line] | None = None) -> None:
+        self.text, self.begin, self.end = text, begin, end
+        self.line_at: Callable[[str, int], Line] = _lines.line_at
+        lines = text.count("\n", begin, end)
+        if tokens is not None:
+            self.line_at = lambda _text, at: tokens[at]
+            self._keep(list(tokens.values()), list(tokens))
+        elif lines <= _KEEP_FIELDS:
+            found: list[Line] = _lines.line_pattern().findall(text, begin, end)
+            starts, find, pos = [], text.find, begin
+            for _ in found:
+                starts.append(pos)
+                pos = find("\n", pos) + 1
+            self._keep(found, starts)
+        else:
+            self.fields = None
+            self.starts, self.numbers = int_array(end), array("q")
+            start, number = self.starts.append, self.numbers.append
+            for match in _numbered_lines().finditer(text, begin, end):
+                start(match.start())
+                number(_lines.number(match[1]))
+            self.unnumbered = lines - len(self.starts)
+
+    def _keep(self, found: list[Line], starts: list[int]) -> None:
+        numbered = [index for index, line in enumerate(found) if line[0]]
+        self.fields = [found[index] for index in numbered]
+        self.starts = [starts[index] for index in numbered]
+        self.numbers = [_lines.number(line[0]) for line in self.fields]
+        self.unnumbered = len(found) - len(numbered)
 
     def __len__(self) -> int:
         return len(self.starts)
 
     def line(self, index: int) -> Line:
+        """The fields of numbered line ``index``."""
+        if self.fields is not None:
+            return self.fields[index]
         return self.line_at(self.text, self.starts[index])
 
-    def unnumbered(self) -> bool:
-        """Whether a body line is not numbered: content that a raw writer spilled."""
-        return self.text.count("\n", self.begin, self.end) != len(self.starts)
+    def in_order(self) -> bool:
+        """Whether the numbered lines are numbered 1, 2, 3, ... from the body's first line."""
+        return bool(self.starts) and self.starts[0] == self.begin and all(
+            map(int.__eq__, self.numbers, range(1, len(self.numbers) + 1)))
 
     def inside_quoted_summaries(self, start: str, end: str) -> bytearray:
         """1 for each numbered line between a quoted summary's own marker lines."""
@@ -135,15 +165,19 @@ def typed_value(line: Line, max_depth: int) -> dict[str, object] | None:
     return whole_object(line[6], max_depth)
 
 
-def sign(line: Line, alone: bool, max_depth: int) -> int:
-    """The :class:`Sign` flags of the record that starts with ``line``; ``alone`` when the
-    next line starts a record too (the record is that one line)."""
+def sign(line: Line, alone: bool, max_depth: int, value: object = None) -> int:
+    """The :class:`Sign` flags of the record that starts with ``line``.
+
+    ``alone`` when the record is that one line (the next line starts a record,
+    or the body ends); ``value`` the record's JSON object, when it was read.
+    """
     kind = _lines.kind(line)
     if kind == _lines.KNOWN:
         return Sign.EMPTY_TURN if alone and not line[2] else 0
     if kind == _lines.JSON:
-        value = whole_object(line[3], max_depth)
         if value is None:
+            value = whole_object(line[3], max_depth)
+        if not isinstance(value, dict):
             return 0
         content = value.get("content")
         if "role" in value and isinstance(content, str) and ("\n" in content or "\r" in content):
@@ -154,7 +188,7 @@ def sign(line: Line, alone: bool, max_depth: int) -> int:
     if kind == _lines.PLAIN:
         if line[5] and line[4] in KNOWN_ROLES:
             return Sign.NAMED
-        if alone and typed_value(line, max_depth) is not None:
+        if alone and (value is not None or typed_value(line, max_depth) is not None):
             return Sign.TYPED
     return 0
 
@@ -165,16 +199,17 @@ class Numbering:
     ``heads`` are indexes into the :class:`Numbered` lines; ``renumbered``
     the heads whose number does not follow (with the number expected);
     ``doubtful`` the lines read as content that would read as records
-    alone (``ambiguous``); ``writers`` the writers the evidence leaves.
+    alone (``ambiguous``); ``writers`` the writers the evidence leaves, or
+    None when the numbering did not depend on them (the records then say).
     """
 
     __slots__ = ("doubtful", "expected", "heads", "inside", "renumbered", "writers")
 
-    def __init__(self, heads: array[int], writers: tuple[Generation, ...],
+    def __init__(self, heads: MutableSequence[int], writers: tuple[Generation, ...] | None,
                  inside: bytearray) -> None:
         self.heads, self.writers, self.inside = heads, writers, inside
-        self.renumbered = int_array(len(heads))
-        self.expected = array("q")
+        self.renumbered: list[int] = []
+        self.expected: list[int] = []
         self.doubtful = int_array(len(heads))
 
 
@@ -218,46 +253,42 @@ def numbering(lines: Numbered, start: str, end: str, max_depth: int) -> Numberin
     """The records of a body whose first line is numbered (rules 1 to 3)."""
     count = len(lines)
     inside = lines.inside_quoted_summaries(start, end)
-    numbers = lines.numbers
-    in_order = not any(inside) and numbers[0] == 1 and all(
-        numbers[index] == index + 1 for index in range(count))
-    run = int_array(count, range(count)) if in_order else _run(lines, inside)
-    outside = count - sum(inside)
+    if lines.in_order() and not any(inside):
+        return Numbering(range(count), None, inside)  # type: ignore[arg-type]
+    run = _run(lines, inside)
+    if len(run) == count - sum(inside):  # every numbered line is in the run
+        return _renumbered(lines, Numbering(run, None, inside))
     # The evidence: the run's records, and whether any line is not numbered.
-    signs = Sign.SPILLED if lines.unnumbered() else 0
+    signs = Sign.SPILLED if lines.unnumbered else 0
     is_head = bytearray(count)
     for head in run:
         is_head[head] = 1
     for position, head in enumerate(run):
-        nxt = run[position + 1] if position + 1 < len(run) else -1
         after = lines.text.find("\n", lines.starts[head]) + 1
-        alone = (after == lines.end) if nxt < 0 else (after == lines.starts[nxt])
-        signs |= sign(lines.line(head), alone, max_depth)
+        following = lines.starts[run[position + 1]] if position + 1 < len(run) else lines.end
+        signs |= sign(lines.line(head), after == following, max_depth)
     writers = candidates(signs)
-    if len(run) == outside:  # every numbered line is in the run: nothing to decide
-        result = Numbering(run, writers, inside)
-    elif writers and all(writer.escapes_line_breaks for writer in writers):
+    if writers and all(writer.escapes_line_breaks for writer in writers):
         return every_line(lines, inside, writers)
-    else:
-        heads = int_array(count)
-        result = Numbering(heads, writers, inside)
-        spills = False  # whether the record above can hold content that spilled
-        for index in range(count):
-            if inside[index]:
-                continue
-            line = lines.line(index)
-            if is_head[index] or not spills:
-                heads.append(index)
-                kind = _lines.kind(line)
-                spills = kind == _lines.KNOWN or (kind == _lines.PLAIN and typed_value(
-                    line, max_depth) is None)
-            elif shaped(line) or _lines.kind(line) == _lines.PLAIN:
-                result.doubtful.append(index)
+    heads = int_array(count)
+    result = Numbering(heads, writers, inside)
+    spills = False  # whether the record above can hold content that spilled
+    for index in range(count):
+        if inside[index]:
+            continue
+        line = lines.line(index)
+        if is_head[index] or not spills:
+            heads.append(index)
+            kind = _lines.kind(line)
+            spills = kind == _lines.KNOWN or (kind == _lines.PLAIN and typed_value(
+                line, max_depth) is None)
+        elif shaped(line) or _lines.kind(line) == _lines.PLAIN:
+            result.doubtful.append(index)
     return _renumbered(lines, result)
 
 
 def every_line(lines: Numbered, inside: bytearray,
-               writers: tuple[Generation, ...]) -> Numbering:
+               writers: tuple[Generation, ...] | None) -> Numbering:
     """Every numbered line (but those inside quoted summaries) a record: the reading
     of a writer that escapes line breaks, and the as-numbered candidate."""
     count = len(lines)

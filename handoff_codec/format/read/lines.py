@@ -104,6 +104,24 @@ def line_pattern() -> re.Pattern[str]:
 
 
 @functools.cache
+def usual_pattern() -> re.Pattern[str]:
+    """The usual lines, for the one pass: ``KNOWN_LINE``, ``JSON_LINE``, or any line.
+
+    ``findall`` gives ``(number, known_role, known_content, json, line)``: the
+    first four as in :data:`Line`, for a line of the first two kinds; for any
+    other, only ``line``, the whole line.
+    """
+    parts = []
+    for name, prefix in (("KNOWN_LINE", "known"), ("JSON_LINE", "json")):
+        pattern = grammar.terminal(name, "legacy").pattern
+        head = f"(?P<{prefix}_n>[0-9]+)\\. "
+        if not pattern.startswith(head):
+            raise AssertionError(f"{name} {pattern!r} does not start with {head!r}")
+        parts.append(pattern[len(head):])
+    return re.compile(f"([0-9]+)\\. (?:{'|'.join(parts)})|(?P<line>[^\\n]*)\\n")
+
+
+@functools.cache
 def _match() -> Callable[[str, int], re.Match[str] | None]:
     return line_pattern().match
 

@@ -11,11 +11,12 @@ goes through the same steps:
 4. the records and their content (``records.py``);
 5. the report (``Decoded``): the writer, the recoveries, the other readings.
 
-A body whose every line is a current-format record (a known role, a JSON
-object, or a `role (name): content` record), numbered 1, 2, 3, ... leaves
-nothing to decide in steps 3 and 4: the fast engine reads it in one pass of
-the same lines (:meth:`Reader.current`); tests check that this pass gives
-what the steps give, and the Lark reference always takes the steps.
+A summary in the codec's own envelope whose every line is a current-format
+record (a known role, a JSON object, or a `role (name): content` record),
+numbered 1, 2, 3, ... leaves nothing to decide in steps 3 and 4: the fast
+engine reads it in one pass of the same line terminals (``Reader.current``);
+tests check that this pass gives what the steps give (the Lark reference
+always takes the steps).
 
 ``strict=True`` accepts only the current format (``grammar/summary.lark``):
 the same pass, and an error where it stops.
@@ -25,14 +26,14 @@ from __future__ import annotations
 
 import functools
 
-from .. import limits
+from .. import grammar, limits
 from ..errors import DecodeError, DecodeReason, ReadFailure
 from ..report import Candidate, Decoded, Format
 from . import evidence, reference
 from .envelope import Envelope, splitter
 from .generations import candidates, label
 from .json_record import json_object, strict_scanner
-from .lines import line_pattern
+from .lines import line_pattern, usual_pattern
 from .notes import Code
 from .records import RecordReader, new_recoveries
 from .vocabulary import SHARED_ROLES
@@ -94,16 +95,14 @@ class Reader:
         self.literals, self.max_depth, self.max_records = literals, max_depth, max_records
         self.start, self.end = values["START_MARKER"], values["END_MARKER"]
         self.split = splitter(values["PREAMBLE"], self.start, self.end)
-        self.current = _current_pass(max_depth, max_records)
+        self.current = _current_pass(values["PREAMBLE"], self.start, self.end, max_depth,
+                                     max_records)
 
     # ------------------------------------------------------------ the entry points
     def items(self, text: str, engine: Engine = "fast") -> list[Item]:
         """The items of the lenient reading (``loads``)."""
         if engine == "fast":
-            envelope = self._envelope(text)
-            if envelope.empty:
-                return []
-            items = self.current(text, envelope.begin, envelope.stop, False)
+            items = self.current(text, False)
             if items is not None:
                 return items
         return self._read(text, engine).items
@@ -111,29 +110,21 @@ class Reader:
     def decode(self, text: str, engine: Engine = "fast") -> Decoded:
         """The lenient reading with its report (``decode``)."""
         if engine == "fast":
-            envelope = self._envelope(text)
-            if not envelope.legacy_preamble:  # else the report notes it
-                if envelope.empty:
-                    return Decoded(items=[], format=Format.CURRENT, recoveries=[])
-                items = self.current(text, envelope.begin, envelope.stop, False)
-                if items is not None:
-                    return Decoded(items=items, format=Format.CURRENT, recoveries=[])
+            items = self.current(text, False)
+            if items is not None:
+                return Decoded(items=items, format=Format.CURRENT, recoveries=[])
         return self._read(text, engine).decoded()
 
     def strict(self, text: str, engine: Engine = "fast") -> list[Item]:
         """The items of a current-format summary (``loads(strict=True)``); DecodeError else."""
-        self._check_records(text)
-        if engine == "lark":
-            check_engine(engine)
-            return reference.strict_items(text, self.literals, self.max_depth)
-        envelope = self.split(text)
-        if envelope is not None and not envelope.legacy_preamble:
-            if envelope.empty:
-                return []
-            items = self.current(text, envelope.begin, envelope.stop, True)
+        if engine == "fast":
+            items = self.current(text, True)
             if items is not None:
                 return items
-        raise self._strict_error(text, envelope)
+        self._check_records(text)
+        if engine == "lark":
+            return reference.strict_items(text, self.literals, self.max_depth)
+        raise self._strict_error(text, self.split(text))
 
     # ------------------------------------------------------------ the steps
     def _check_records(self, text: str) -> None:
@@ -151,11 +142,10 @@ class Reader:
     def _read(self, text: str, engine: Engine) -> _Reading:
         """Steps 3 to 5 on the lines of the fast tokenizer or of the Lark reference."""
         check_engine(engine)
-        line_at: Callable[[str, int], Line] | None = None
+        tokens: dict[int, Line] | None = None
         if engine == "lark":
             self._check_records(text)
-            envelope, found = reference.legacy_lines(text, self.literals)
-            line_at = lambda _text, start: found[start]  # noqa: E731
+            envelope, tokens = reference.legacy_lines(text, self.literals)
         else:
             envelope = self._envelope(text)
         recoveries = new_recoveries(text)
@@ -164,38 +154,35 @@ class Reader:
         if envelope.empty:
             return _Reading([], recoveries, candidates(0), ())
         try:
-            return self._records(text, envelope, recoveries, line_at)
+            return self._records(text, envelope, recoveries, tokens)
         except ReadFailure as failure:
             raise failure.at(text) from None
 
     def _records(self, text: str, envelope: Envelope, recoveries: Any,
-                 line_at: Callable[[str, int], Line] | None) -> _Reading:
-        lines = evidence.Numbered(text, envelope.begin, envelope.stop,
-                                  *(() if line_at is None else (line_at,)))
+                 tokens: dict[int, Line] | None) -> _Reading:
+        lines = evidence.Numbered(text, envelope.begin, envelope.stop, tokens)
         if not len(lines) or lines.starts[0] != envelope.begin:
             raise DecodeError("text before the first record", text, envelope.begin,
                               ("record 1",), DecodeReason.NUMBERING)
         numbering = evidence.numbering(lines, self.start, self.end, self.max_depth)
-        lists = any(writer.lists_after_colon for writer in numbering.writers)
-        records = RecordReader(lines, recoveries, self.max_depth, lists)
+        records = RecordReader(lines, recoveries, self.max_depth)
         items = records.read(numbering, envelope.first_line)
-        candidates: list[Candidate] = []
+        writers = numbering.writers
+        if writers is None:  # the numbering did not depend on them: the records say
+            writers = candidates(records.signs)
+        listed = records.settle_lists(any(writer.lists_after_colon for writer in writers))
+        found: list[Candidate] = []
         if len(numbering.doubtful):
-            as_numbered = evidence.every_line(lines, numbering.inside, numbering.writers)
-            other = RecordReader(lines, new_recoveries(text), self.max_depth, lists)
-            candidates.append(Candidate(reading="every numbered line a record, as an edited "
-                                        "summary would be", items=other.read(
-                                            as_numbered, envelope.first_line)))
-        if records.listed:
-            import copy
-
-            listed = copy.deepcopy(items)
-            for index, parts in records.listed:
-                listed[index]["content"] = parts
-            candidates.append(Candidate(reading="JSON arrays of content parts as list "
-                                        "content, as openai-agents 0.6 to 0.17.0 wrote it",
-                                        items=listed))
-        return _Reading(items, recoveries, numbering.writers, tuple(candidates))
+            as_numbered = evidence.every_line(lines, numbering.inside, writers)
+            found.append(Candidate(
+                reading="every numbered line a record, as an edited summary would be",
+                items=lambda: RecordReader(lines, new_recoveries(text), self.max_depth).read(
+                    as_numbered, envelope.first_line)))
+        if listed:
+            found.append(Candidate(
+                reading="JSON arrays of content parts as list content, as openai-agents 0.6 "
+                        "to 0.17.0 wrote it", items=_with_lists(items, listed)))
+        return _Reading(items, recoveries, writers, tuple(found))
 
     def _strict_error(self, text: str, envelope: Envelope | None) -> DecodeError:
         """Why a strict read fails: the parser's syntax error first, then the first record
@@ -219,61 +206,103 @@ class Reader:
         raise AssertionError("a strict read stopped on a text it reads")  # pragma: no cover
 
 
-def _current_pass(max_depth: int, max_records: int) -> Callable[[str, int, int, bool],
-                                                                 list[Item] | None]:
-    """The one-pass reading of a body of current-format records numbered 1, 2, 3, ...
+# Each record number as text, for the one pass to compare with: grown to the
+# longest body it has read (at most ``max_records`` strings).
+_NUMBERS = ["0"]
 
-    ``current(text, begin, stop, strict)`` gives the items, or None at the
-    first line that leaves something to decide (any other kind of line, a
-    number out of sequence, a JSON record that is not a whole RFC 8259 object
-    within ``max_depth``, more than ``max_records`` records). Leniently, also
-    at a role that is not a known one (a `type: {json}` record, or a name that
-    holds ":" or "(") or content that starts with "[" (it may be list
-    content): steps 3 to 5 decide those.
+
+def _with_lists(items: list[Item], listed: list[tuple[int, list[Any]]]) -> list[Item]:
+    """A copy of ``items`` with the content of each listed item replaced by its list."""
+    import copy
+
+    copied = copy.deepcopy(items)
+    for index, parts in listed:
+        copied[index]["content"] = parts
+    return copied
+
+
+def _current_pass(preamble: str, start: str, end: str, max_depth: int,
+                  max_records: int) -> Callable[[str, bool], list[Item] | None]:
+    """The one-pass reading of a current-format summary: the envelope compared as strings,
+    then a body of current-format records numbered 1, 2, 3, ...
+
+    ``current(text, strict)`` gives the items, or None for any text that leaves
+    something to decide (the steps then read it, or say why not): another
+    envelope, a line that is no ``KNOWN_LINE``, ``JSON_LINE`` or
+    ``PLAIN_LINE``, a number out of sequence, a JSON record that is not a whole
+    RFC 8259 object within ``max_depth``, more than ``max_records`` records.
+    Leniently also a role that is not a known one (a `type: {json}` record, or
+    a name that holds ":" or "(") or content that starts with "[" (it may be
+    list content).
+
+    One ``findall`` of :func:`~.lines.usual_pattern` reads the usual lines
+    (``KNOWN_LINE`` and ``JSON_LINE``); any other line is matched with
+    ``PLAIN_LINE`` itself.
     """
-    findall = line_pattern().findall
+    head, tail = f"{preamble}\n{start}\n", "\n" + end
+    signed, _ = grammar.signature_parts()
+    signature = grammar.terminal("_SIGNATURE").match
+    empty = grammar.literal("EMPTY_TRANSCRIPT") + "\n"
+    findall = usual_pattern().findall
+    plain = grammar.terminal("PLAIN_LINE", "legacy").fullmatch
     scan = strict_scanner()
     roles = dict(SHARED_ROLES)
     shared = roles.get
     deep = 2 * max_depth + 1  # JSON this long may nest deeper than max_depth
-    chunk = _CHUNK
+    chunk, numbers = _CHUNK, _NUMBERS
 
-    def current(text: str, begin: int, stop: int, strict: bool) -> list[Item] | None:
+    def current(text: str, strict: bool) -> list[Item] | None:
+        if not text.startswith(head):
+            return None
+        pos = len(head)
+        if text.startswith(signed, pos):
+            match = signature(text, pos)
+            if match is not None:
+                pos = match.end()
+        stop = len(text) - len(tail) + 1  # just after the line break before the end marker
+        if stop <= pos or not text.endswith(tail):
+            return None
+        if text.startswith(empty, pos):
+            return [] if stop == pos + len(empty) else None
         items: list[Item] = []
         append = items.append
-        count, pos = 0, begin
+        count = 0
         while pos < stop:
             cut = text.find("\n", pos + chunk, stop) + 1 or stop
             found = findall(text, pos, cut)
-            if count + len(found) > max_records:
-                return None
-            for (number, role, content, source, other, name, other_content, bare, _bare_name,
-                 dotted, _text) in found:
-                count += 1
-                if number != str(count):
+            if count + len(found) >= len(numbers):
+                if count + len(found) > max_records:
                     return None
+                numbers.extend(map(str, range(len(numbers), count + len(found) + 1)))
+            for number, role, content, source, line in found:
+                count += 1
                 if role:  # KNOWN_LINE
-                    if content[:1] == "[" and not strict:
+                    if number != numbers[count]:
                         return None
                     append({"role": roles[role], "content": content})
                 elif source:  # JSON_LINE
+                    if number != numbers[count]:
+                        return None
                     if len(source) > deep and source.count("{") + source.count("[") > max_depth:
                         return None
                     try:
-                        value, end = scan(source, 0)
+                        value, at = scan(source, 0)
                     except (StopIteration, ValueError, RecursionError):
                         return None
-                    if end != len(source) or type(value) is not dict:
+                    if at != len(source) or type(value) is not dict:
                         return None
                     append(value)
-                elif not bare and not dotted:  # PLAIN_LINE (or an empty role)
-                    if not strict and (other not in roles or other_content[:1] == "["):
+                else:  # PLAIN_LINE, or no current record
+                    fields = plain(line + "\n")
+                    if fields is None or fields["plain_n"] != numbers[count]:
                         return None
-                    other = shared(other, other)
-                    append({"role": other, "content": other_content} if not name
-                           else {"role": other, "name": name, "content": other_content})
-                else:  # BARE_LINE, NUMBERED_LINE or TEXT_LINE (no number)
-                    return None
+                    role, name, content = fields.group("plain_role", "plain_name",
+                                                       "plain_content")
+                    if not strict and (role not in roles or content[:1] == "["):
+                        return None
+                    role = shared(role, role)
+                    append({"role": role, "content": content} if name is None
+                           else {"role": role, "name": name, "content": content})
             pos = cut
         return items
 

@@ -28,9 +28,10 @@ import re
 
 from .. import grammar
 from ..errors import DecodeReason, ReadFailure
-from ..report import Recoveries
+from ..report import Recoveries as _Recoveries
 from . import lines as _lines
-from .evidence import typed_value
+from .evidence import sign, typed_value
+from .generations import Sign
 from .json_record import json_object, json_value, whole_object
 from .notes import NOTES, Code
 from .vocabulary import CONTENT_PART_TYPES, KNOWN_ROLES, SHARED_ROLES
@@ -39,6 +40,7 @@ TYPE_CHECKING = False  # typing is not imported at run time (see ..models)
 if TYPE_CHECKING:
     from typing import Any
 
+    from ..report import Recoveries
     from .evidence import Numbered, Numbering
 
 __all__ = ["Item", "RecordReader", "content_parts"]
@@ -69,20 +71,20 @@ def content_parts(content: str) -> list[Any] | None:
 class RecordReader:
     """Reads the records of one body into items, noting every recovery.
 
-    ``lists`` says whether a writer the evidence leaves wrote list content as
-    a JSON array after the colon; ``listed`` then collects the index of every
-    item whose content may be such a list, with the list.
+    ``signs`` collects the :class:`~.generations.Sign` of each record read;
+    ``listed`` the index of every item whose content may be a list, with its
+    line, where its content starts and the list (the content rule decides
+    on them once the writers are known).
     """
 
-    __slots__ = ("lines", "listed", "lists", "max_depth", "note", "recoveries", "text")
+    __slots__ = ("lines", "listed", "max_depth", "note", "recoveries", "signs", "text")
 
-    def __init__(self, lines: Numbered, recoveries: Recoveries, max_depth: int,
-                 lists: bool) -> None:
+    def __init__(self, lines: Numbered, recoveries: Recoveries, max_depth: int) -> None:
         self.lines, self.text, self.max_depth = lines, lines.text, max_depth
         self.recoveries = recoveries
         self.note = recoveries.add
-        self.lists = lists
-        self.listed: list[tuple[int, list[Any]]] = []
+        self.signs = Sign.SPILLED if lines.unnumbered else 0
+        self.listed: list[tuple[int, int, int, list[Any]]] = []
 
     def read(self, numbering: Numbering, first_line: int) -> list[Item]:
         """The items of the records that start on ``numbering.heads``; the body's first
@@ -94,20 +96,23 @@ class RecordReader:
         doubtful = iter(numbering.doubtful)
         doubt = next(doubtful, -1)
         line, at = first_line, lines.begin  # the line number of offset ``at``
+        count = text.count
+        last = len(heads) - 1
         for position, head in enumerate(heads):
             start = starts[head]
-            stop = starts[heads[position + 1]] if position + 1 < len(heads) else lines.end
-            line += text.count("\n", at, start)
+            stop = starts[heads[position + 1]] if position < last else lines.end
+            line += count("\n", at, start)
             at = start
-            expected = renumbered.get(head)
-            if expected is not None:
-                note(line, Code.RENUMBERED, start, expected)
+            if renumbered:
+                expected = renumbered.get(head)
+                if expected is not None:
+                    note(line, Code.RENUMBERED, start, expected)
             self.record(items, lines.line(head), start, stop, line)
             while doubt >= 0 and starts[doubt] < stop:  # lines of this record's content
                 if starts[doubt] > start:
                     pos = starts[doubt]
                     end = text.find("\n", pos, pos + 60)
-                    note(line + text.count("\n", start, pos), Code.AMBIGUOUS_CONTENT, pos,
+                    note(line + count("\n", start, pos), Code.AMBIGUOUS_CONTENT, pos,
                          60 if end < 0 else end - pos)
                 doubt = next(doubtful, -1)
         return items
@@ -117,34 +122,42 @@ class RecordReader:
         """Append the item of the record ``text[start:stop]`` (its head line ``head``, on
         ``line``) to ``items``; nothing when it is no record."""
         text, note = self.text, self.note
-        kind = _lines.kind(head)
         after = text.index("\n", start) + 1  # where the lines below the head start
-        spilled = text.count("\n", after, stop)
-        if kind == _lines.KNOWN:
-            content = head[2] if not spilled else head[2] + text[after - 1:stop - 1]
+        spilled = text.count("\n", after, stop) if after < stop else 0
+        role = head[1]
+        if role:  # KNOWN_LINE, the usual record
             if spilled:
                 note(line, Code.CONTINUATION, spilled)
-            self.append_message(items, {"role": SHARED_ROLES[head[1]], "content": content},
-                                after - 1 - len(head[2]), line)
+                content = head[2] + text[after - 1:stop - 1]
+            else:
+                content = head[2]
+                if not content:
+                    self.signs |= Sign.EMPTY_TURN
+            items.append({"role": SHARED_ROLES[role], "content": content})
             return
+        kind = _lines.kind(head)
         if kind == _lines.PLAIN:
             typed = typed_value(head, self.max_depth) if not spilled else None
             if typed is not None:
                 note(line, Code.TYPED_RECORD, text.index(". ", start) + 2, len(head[4]))
+                self.signs |= sign(head, True, self.max_depth, typed)
                 typed["type"] = head[4]
                 items.append(typed)
                 return
+            self.signs |= sign(head, not spilled, self.max_depth)
             self.plain(items, start, stop, line, spilled)
             return
         if kind == _lines.JSON:
-            self.json(items, head[3], start, line)
+            self.json(items, head, start, line)
         elif kind == _lines.BARE:
             note(line, Code.BARE_ROLE)
+            self.signs |= Sign.BARE_ROLE
             role = SHARED_ROLES[head[7]]
             items.append({"role": role, "content": ""} if not head[8]
                          else {"role": role, "name": head[8], "content": ""})
-        else:  # NUMBERED: no record
-            note(line, Code.UNRECOGNISED, start, min(after - 1 - start, 60))
+        else:  # NUMBERED: a record only if its lines hold `role: content` (a name that spilled)
+            self.plain(items, start, stop, line, spilled)
+            return
         self.unrecognised(after, stop, line + 1)
 
     def unrecognised(self, pos: int, stop: int, line: int) -> None:
@@ -160,8 +173,7 @@ class RecordReader:
         text = self.text
         match = _legacy("LEGACY_PLAIN").fullmatch(text, start, stop - 1)
         if match is None:  # no ":" on the record's lines: not a record
-            self.note(line, Code.UNRECOGNISED, start, min(text.index("\n", start) - start, 60))
-            self.unrecognised(text.index("\n", start) + 1, stop, line + 1)
+            self.unrecognised(start, stop, line)
             return
         role, name, content = match.group("role", "name", "content")
         if role not in KNOWN_ROLES and (name is None or role.count("(") != role.count(")")):
@@ -179,10 +191,13 @@ class RecordReader:
         role = SHARED_ROLES.get(role, role)
         item = {"role": role, "content": content} if name is None \
             else {"role": role, "name": name, "content": content}
-        self.append_message(items, item, match.start("content"), line)
+        if content[:1] == "[":
+            self.maybe_list(len(items), content, match.start("content"), line)
+        items.append(item)
 
-    def json(self, items: list[Item], source: str, start: int, line: int) -> None:
-        """A JSON record (``source``, on the line that starts at ``start``)."""
+    def json(self, items: list[Item], head: _lines.Line, start: int, line: int) -> None:
+        """A JSON record (``head``, on the line that starts at ``start``)."""
+        source = head[3]
         value = whole_object(source, self.max_depth)
         if value is None:
             at = self.text.index("{", start)
@@ -195,20 +210,28 @@ class RecordReader:
                 self.note(line, Code.NOT_JSON)
                 self.plain(items, start, self.text.index("\n", start) + 1, line, 0)
                 return
+        self.signs |= sign(head, True, self.max_depth, value)
         items.append(value)
 
-    def append_message(self, items: list[Item], item: Item, at: int, line: int) -> None:
-        """Append a message read from a plain record; its content starts at offset ``at``."""
-        content = item["content"]
-        if self.lists and content[:1] == "[":
-            parts = content_parts(content)
-            if parts is not None:
-                end = self.text.find("\n", at, at + 60)
-                self.note(line, Code.AMBIGUOUS_LIST, at, 60 if end < 0 else end - at)
-                self.listed.append((len(items), parts))
-        items.append(item)
+    def maybe_list(self, index: int, content: str, at: int, line: int) -> None:
+        """Content that starts with "[": held, with where it is, when it is an array of
+        content parts (the content rule decides once the writers are known)."""
+        parts = content_parts(content)
+        if parts is not None:
+            self.listed.append((index, line, at, parts))
+
+    def settle_lists(self, lists: bool) -> list[tuple[int, list[Any]]]:
+        """Note ``ambiguous`` on each held list when a writer wrote lists after the colon
+        (``lists``), in line order with the other notes; the lists noted, by item."""
+        if not lists or not self.listed:
+            return []
+        text, recoveries = self.text, self.recoveries
+        for _, line, at, _ in self.listed:
+            end = text.find("\n", at, at + 60)
+            recoveries.insert(line, Code.AMBIGUOUS_LIST, at, 60 if end < 0 else end - at)
+        return [(index, parts) for index, _, _, parts in self.listed]
 
 
 def new_recoveries(text: str) -> Recoveries:
     """An empty compact list of recoveries for ``text``, with the reader's notes."""
-    return Recoveries(text, NOTES)
+    return _Recoveries(text, NOTES)
