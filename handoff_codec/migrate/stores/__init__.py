@@ -94,11 +94,13 @@ class StoreError(Exception):
 
 
 class StoreRefusal(StoreError):
-    """The store exists but the run refused, or stopped, without changing it.
+    """The store exists but the run refused, or stopped part-way.
 
     Open writers, hard links, a read-only file, another migration holding the
     lock, a store that changed under the run, a table whose rows cannot be
-    addressed. The store is as it was; the CLI prints it and exits 1.
+    addressed: the store is as it was. A server-store run stopped part-way
+    (a full disk under its backup file) says what it had committed and how to
+    go on. The CLI prints it and exits 1.
     """
 
 
