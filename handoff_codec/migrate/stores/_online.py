@@ -32,7 +32,7 @@ from typing import Any, ClassVar, NamedTuple
 
 from pydantic import BaseModel, Field
 
-from . import PlaceholderReport, StoreError, StoreReport, UntouchedRow
+from . import PlaceholderReport, StoreError, StoreRefusal, StoreReport, UntouchedRow
 from ._backup import Backup, BackupWriter, read_backup
 from ._capacity import within_capacity
 from ._open import Connect, ForgetReport, for_workers
