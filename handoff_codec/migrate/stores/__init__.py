@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from ._rows import RowOutcome
 
 __all__ = [
+    "BackupWriter",
     "Change",
     "ChangedRow",
     "EncryptedRule",
@@ -64,6 +65,7 @@ __all__ = [
 # Public names defined in the store modules, imported when first used (the store
 # modules import this one).
 _LAZY = {"read_backup": "._backup", "Backup": "._backup", "BackupRecord": "._backup",
+         "BackupWriter": "._backup",
          "RowRule": "._rows", "RowOutcome": "._rows", "RowStatus": "._rows",
          "Row": "._protocol", "Change": "._protocol", "Shard": "._protocol",
          "MigrateOptions": "._options", "mask_url": "._urls", "open_store": "._open",

@@ -49,8 +49,9 @@ from pathlib import Path
 from typing import Any
 
 from . import StoreError
+from ._protocol import Change
 
-__all__ = ["BACKUP_FORMAT", "Backup", "BackupRecord", "BackupWriter", "read_backup"]
+__all__ = ["BACKUP_FORMAT", "Backup", "BackupRecord", "BackupWriter", "key_json", "read_backup"]
 
 BACKUP_FORMAT = 1
 _MODE = 0o600
@@ -58,6 +59,11 @@ _MODE = 0o600
 
 def _now() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def key_json(key: Sequence[Any]) -> list[Any]:
+    """A row's key as a backup record holds it (bytes as text, as ``row_key`` reads it)."""
+    return [k.decode("utf-8", "surrogateescape") if isinstance(k, bytes) else k for k in key]
 
 
 def _line(record: dict[str, Any]) -> bytes:
@@ -276,6 +282,20 @@ class BackupWriter:
                 return
             end = start
         raise StoreError(f"{where}: not a handoff-codec backup file (no whole line)")
+
+    @classmethod
+    def for_read_repair(cls, path: str | os.PathLike[str], store: str, kind: str
+                        ) -> BackupWriter:
+        """The writer of ``UpgradingSession(write_back=True, backup_file=path)``: creates the
+        file, or appends to one of the same store (read-repair in several processes
+        shares it), in this format, so ``migrate --restore`` reads it."""
+        header = {"store": store, "kind": kind, "shard": "0/1", "written_by": "read-repair"}
+        return cls(Path(os.path.abspath(path)), header, append=True, shared=True)
+
+    def write_changes(self, changes: Sequence[Change]) -> None:
+        """Append the record of each change (its row's old bytes and the new) and fsync."""
+        self.write([(key_json(c.row.key), c.row.session_id, c.row.value, c.new)
+                    for c in changes])
 
     def write(self, rows: Sequence[tuple[list[Any], str, bytes, bytes]]) -> None:
         """Append ``(key, session_id, old, new)`` records and fsync them."""

@@ -33,7 +33,7 @@ from typing import Any, ClassVar, NamedTuple
 from pydantic import BaseModel, Field
 
 from . import PlaceholderReport, StoreError, StoreRefusal, StoreReport, UntouchedRow
-from ._backup import Backup, BackupWriter, read_backup
+from ._backup import Backup, BackupWriter, key_json, read_backup
 from ._capacity import within_capacity
 from ._open import Connect, ForgetReport, for_workers
 from ._options import MigrateOptions
@@ -70,7 +70,7 @@ class ServerReport(StoreReport):
 
     def count_row(self, row: Row, outcome: RowOutcome) -> None:
         """Count one row's outcome (a migrated one as written), with the row's key."""
-        self.count(outcome, _row_number(row), _key_json(row.key))
+        self.count(outcome, _row_number(row), key_json(row.key))
 
     def count_lost(self) -> None:
         """A row that changed between the read and the swap: scanned, left alone."""
@@ -228,10 +228,6 @@ def _backup_path(options: MigrateOptions, scope: str) -> tuple[Path, bool]:
     return path, False
 
 
-def _key_json(key: tuple[Any, ...]) -> list[Any]:
-    return [k.decode("utf-8", "surrogateescape") if isinstance(k, bytes) else k for k in key]
-
-
 def _row_number(row: Row) -> int:
     last = row.key[-1]
     return last if isinstance(last, int) else 0
@@ -376,7 +372,7 @@ def _run_batch(run: _Run, batch: Batch, rule: Callable[[Row], RowOutcome]) -> No
             outcomes.append(outcome)
     report.batches += 1
     if changes and writer is not None:
-        writer.write([(_key_json(change.row.key), change.row.session_id, change.row.value,
+        writer.write([(key_json(change.row.key), change.row.session_id, change.row.value,
                        change.new) for change in changes])
         if str(writer.path) not in report.backups:
             report.backups.append(str(writer.path))
