@@ -173,3 +173,23 @@ def test_a_restore_of_a_file_the_store_no_longer_records_is_not_refused(
     restored = run_migrate(url, "--restore", str(backup), check_code=0)
     assert restored["restored"] == migrated and store.rows() == original
     assert os.path.exists(backup)
+
+
+def test_a_full_disk_under_a_sqlite_file_exits_1_and_leaves_it_unchanged(
+        tmp_path: Path, small_disk: Path) -> None:
+    from tests.support.migrate_support import CRAFTED, PLAIN, make_session_db, snapshot
+
+    require_legacy_reader()
+    db = small_disk / "s.db"
+    make_session_db(db, {"s": [item for n in range(100) for item in (PLAIN[n % 5],
+                                                                      CRAFTED[n % 4])]})
+    copy = tmp_path / "copy.db"
+    copy.write_bytes(db.read_bytes())  # read later: opening the file here would create its -shm
+    free = os.statvfs(small_disk)
+    (small_disk / "filler").write_bytes(b"x" * (free.f_bavail * free.f_frsize))  # all of it
+    result = run_cli_here(str(db), check_code=1)
+    [line] = result.stderr.strip().splitlines()
+    assert line.startswith(f"handoff-codec: error: {db}: ")
+    assert line.endswith("; nothing was written")
+    (small_disk / "filler").unlink()
+    assert snapshot(db) == snapshot(copy)
