@@ -185,8 +185,8 @@ class BackupWriter:
     maybe in several processes) creates the file or appends to one of the same
     store, with no segment markers. Before it appends, a writer cuts off a last
     record cut short (``notes`` says so). ``records`` counts the file's whole
-    records once it has written (this run's and those before them), ``id`` is
-    the file's id.
+    records once it has written (this run's and those before them; a shared
+    writer counts its own), ``id`` is the file's id.
     """
 
     def __init__(self, path: Path, header: dict[str, Any], *, append: bool,
