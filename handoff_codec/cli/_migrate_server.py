@@ -133,4 +133,6 @@ def restore_summary(report: Any) -> str:
     return (f"{report.path} (restore)\n  rows in backup:   {report.rows}\n"
             f"  restored:         {report.restored}\n"
             f"  already old:      {report.already_old}\n"
-            f"  changed since:    {report.changed_since} (left as they are)\n")
+            f"  changed since:    {report.changed_since} (left as they are)\n"
+            + (f"  missing:          {report.missing} (records the backup should hold)\n"
+               if report.missing else ""))

@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import os
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
@@ -412,22 +413,36 @@ class UpgradingSession(_SessionABC):
     legacy summary also rewrites the session's stored rows, each by compare-and-swap
     (a row changed meanwhile is left alone), for ``SQLAlchemySession``,
     ``SQLiteSession`` (file databases), ``RedisSession``, and ``EncryptedSession``
-    around one of those. Write-back needs the store's extra (``[postgres]``,
-    ``[mysql]``, ``[redis]``) and runs in a worker thread; a ``RedisSession``'s rows
-    are written through the session's own client (its TLS, socket and credentials).
-    A row too long for its MySQL/MariaDB column is not written back (a
-    ``RuntimeWarning`` says so); the canonical items are returned all the same.
+    around one of those. ``backup_file=PATH`` is required with it: each row is
+    appended to PATH (the migration's backup format: key, old and new bytes) and
+    fsynced before it changes, so ``handoff-codec migrate --restore PATH STORE``
+    undoes the write-back; sessions (and processes) may share one file. Write-back
+    needs the store's extra (``[postgres]``, ``[mysql]``, ``[redis]``) and runs in a
+    worker thread; a ``RedisSession``'s rows are written through the session's own
+    client (its TLS, socket and credentials). A row too long for its MySQL/MariaDB
+    column is not written back (a ``RuntimeWarning`` says so); the canonical items
+    are returned all the same.
 
-        session = UpgradingSession(SQLAlchemySession.from_url("s1", url=...), write_back=True)
+        session = UpgradingSession(SQLAlchemySession.from_url("s1", url=...), write_back=True,
+                                   backup_file="/backups/read-repair.jsonl")
         await Runner.run(agent, "Hello", session=session)
     """
 
     def __init__(self, inner: Any, *, codec: Codec | None = None,
-                 write_back: bool = False) -> None:
+                 write_back: bool = False, backup_file: str | os.PathLike[str] | None = None
+                 ) -> None:
+        if write_back and backup_file is None:
+            raise ValueError("UpgradingSession(write_back=True) needs backup_file=PATH: each "
+                             "row is appended there before it is rewritten, so that "
+                             "`handoff-codec migrate --restore PATH STORE` can undo it")
+        if backup_file is not None and not write_back:
+            raise ValueError("backup_file= goes with write_back=True")
         self.inner = inner
         self.session_id: str = inner.session_id
         self._codec = _active_codec(codec)
         self._write_back = write_back
+        self._backup_file = backup_file
+        self._backup: Any = None
         self._store: Any = None
         if write_back:
             self._store_factory()  # fail now, not at the first read, when unsupported
@@ -473,11 +488,29 @@ class UpgradingSession(_SessionABC):
     async def _rewrite_redis_rows(self, session: Any) -> None:
         """Write back through the session's own async client: its TLS, socket and credentials
         are the application's, never rebuilt from host and port."""
+        import asyncio
+
         from ..migrate.stores import rewrite_redis_session
 
         _, rule = self._store_factory()
-        await rewrite_redis_session(session._redis, session._messages_key, self.session_id,
-                                    rule)
+        client = session._redis
+        kwargs = client.connection_pool.connection_kwargs
+        where = (f"unix://{kwargs['path']}?db={kwargs.get('db', 0)}" if "path" in kwargs else
+                 f"redis://{kwargs.get('host', 'localhost')}:{kwargs.get('port', 6379)}/"
+                 f"{kwargs.get('db', 0)}")
+        backup = self._backup_writer(where, "redis")
+        await rewrite_redis_session(client, session._messages_key, self.session_id, rule,
+                                    before=lambda changes: asyncio.to_thread(
+                                        backup.write_changes, changes))
+
+    def _backup_writer(self, where: str, kind: str) -> Any:
+        """The writer of ``backup_file`` (opened at its first write)."""
+        if self._backup is None:
+            from ..migrate.stores import BackupWriter
+
+            assert self._backup_file is not None
+            self._backup = BackupWriter.for_read_repair(self._backup_file, where, kind)
+        return self._backup
 
     async def add_items(self, items: list[TResponseInputItem]) -> None:
         await self.inner.add_items(items)
@@ -532,6 +565,8 @@ class UpgradingSession(_SessionABC):
             if new is not None and not self._too_long(row, new):
                 changes.append(Change(row, new))
         if changes:
+            # Backed up and fsynced before any row changes: --restore undoes it.
+            self._backup_writer(self._store.where, self._store.kind).write_changes(changes)
             self._store.commit(changes, None)
 
     def _too_long(self, row: Any, new: bytes) -> bool:
@@ -548,10 +583,14 @@ class UpgradingSession(_SessionABC):
         return reason is not None
 
     def close_write_back(self) -> None:
-        """Close the write-back connection (the inner session is the caller's to close)."""
+        """Close the write-back connection and backup file (the inner session is the
+        caller's to close)."""
         if self._store is not None:
             self._store.close()
             self._store = None
+        if self._backup is not None:
+            self._backup.close()
+            self._backup = None
 
 
 __all__ += ["UpgradingSession"]

@@ -112,7 +112,8 @@ def test_upgrading_session_returns_canonical_items_and_skips_the_write_back(
         async def read() -> list[Any]:
             engine = create_async_engine(store.async_url)
             try:
-                session = UpgradingSession(store._sessions(engine, "big"), write_back=True)
+                session = UpgradingSession(store._sessions(engine, "big"), write_back=True,
+                                           backup_file=tmp_path / "read-repair.jsonl")
                 try:
                     return list(await session.get_items())
                 finally:

@@ -99,9 +99,11 @@ async def _write_back(make_client: Any) -> tuple[list[Any], list[bytes]]:
     try:
         inner = RedisSession("s", redis_client=client, key_prefix="tls-test")
         await inner.add_items([PLAIN[0], LEGACY])
-        session = UpgradingSession(inner, write_back=True)
+        backup = Path(tempfile.mkdtemp(prefix="hc-backup-")) / "read-repair.jsonl"
+        session = UpgradingSession(inner, write_back=True, backup_file=backup)
         items = list(await session.get_items())
         session.close_write_back()
+        shutil.rmtree(backup.parent)
         raw = await client.lrange("tls-test:s:messages", 0, -1)
         return items, [bytes(value) for value in raw]
     finally:
@@ -163,7 +165,7 @@ def test_write_back_around_a_unix_socket_session() -> None:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def test_write_back_around_a_sqlalchemy_session_uses_its_own_engine() -> None:
+def test_write_back_around_a_sqlalchemy_session_uses_its_own_engine(tmp_path: Path) -> None:
     """The application's engine reaches the server only through its ``connect_args``
     (the URL names a host that does not resolve): a write-back that succeeds used that
     engine, not one rebuilt from its URL."""
@@ -186,7 +188,8 @@ def test_write_back_around_a_sqlalchemy_session_uses_its_own_engine() -> None:
             engine = create_async_engine(unreachable, connect_args={"host": "127.0.0.1"})
             try:
                 inner = SQLAlchemySession("s", engine=engine)
-                session = UpgradingSession(inner, write_back=True)
+                session = UpgradingSession(inner, write_back=True,
+                                           backup_file=tmp_path / "read-repair.jsonl")
                 items = list(await session.get_items())
                 session.close_write_back()
                 return items

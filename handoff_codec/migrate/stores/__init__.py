@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from ._rows import RowOutcome
 
 __all__ = [
+    "BackupWriter",
     "Change",
     "ChangedRow",
     "EncryptedRule",
@@ -64,6 +65,7 @@ __all__ = [
 # Public names defined in the store modules, imported when first used (the store
 # modules import this one).
 _LAZY = {"read_backup": "._backup", "Backup": "._backup", "BackupRecord": "._backup",
+         "BackupWriter": "._backup",
          "RowRule": "._rows", "RowOutcome": "._rows", "RowStatus": "._rows",
          "Row": "._protocol", "Change": "._protocol", "Shard": "._protocol",
          "MigrateOptions": "._options", "mask_url": "._urls", "open_store": "._open",
@@ -94,11 +96,13 @@ class StoreError(Exception):
 
 
 class StoreRefusal(StoreError):
-    """The store exists but the run refused, or stopped, without changing it.
+    """The store exists but the run refused, or stopped part-way.
 
     Open writers, hard links, a read-only file, another migration holding the
     lock, a store that changed under the run, a table whose rows cannot be
-    addressed. The store is as it was; the CLI prints it and exits 1.
+    addressed: the store is as it was. A server-store run stopped part-way
+    (a full disk under its backup file) says what it had committed and how to
+    go on. The CLI prints it and exits 1.
     """
 
 

@@ -32,8 +32,8 @@ from typing import Any, ClassVar, NamedTuple
 
 from pydantic import BaseModel, Field
 
-from . import PlaceholderReport, StoreError, StoreReport, UntouchedRow
-from ._backup import BackupWriter, read_backup
+from . import PlaceholderReport, StoreError, StoreRefusal, StoreReport, UntouchedRow
+from ._backup import Backup, BackupWriter, key_json, read_backup
 from ._capacity import within_capacity
 from ._open import Connect, ForgetReport, for_workers
 from ._options import MigrateOptions
@@ -70,7 +70,7 @@ class ServerReport(StoreReport):
 
     def count_row(self, row: Row, outcome: RowOutcome) -> None:
         """Count one row's outcome (a migrated one as written), with the row's key."""
-        self.count(outcome, _row_number(row), _key_json(row.key))
+        self.count(outcome, _row_number(row), key_json(row.key))
 
     def count_lost(self) -> None:
         """A row that changed between the read and the swap: scanned, left alone."""
@@ -111,10 +111,12 @@ class RestoreReport(BaseModel):
     restored: int = 0
     already_old: int = 0  # rows that already held their old value (never changed, or twice)
     changed_since: int = 0  # rows holding neither value: left alone
+    missing: int = 0  # records the store's checkpoint says a file held, and it lacks
+    warnings: list[str] = Field(default_factory=list)
 
     @property
     def ok(self) -> bool:
-        return self.changed_since == 0
+        return self.changed_since == 0 and self.missing == 0
 
 
 class OnlineOptions:
@@ -226,10 +228,6 @@ def _backup_path(options: MigrateOptions, scope: str) -> tuple[Path, bool]:
     return path, False
 
 
-def _key_json(key: tuple[Any, ...]) -> list[Any]:
-    return [k.decode("utf-8", "surrogateescape") if isinstance(k, bytes) else k for k in key]
-
-
 def _row_number(row: Row) -> int:
     last = row.key[-1]
     return last if isinstance(last, int) else 0
@@ -266,50 +264,107 @@ def _run_shard(store: ServerStore, options: MigrateOptions,
         prepare(shard)
     with store.lock(shard):
         position: Any = None
-        checkpoint = store.load_checkpoint(shard) if options.resume else None
-        if checkpoint is not None and checkpoint.done:
+        checkpoint = _earlier_checkpoint(store, shard, options.resume)
+        if checkpoint is not None and options.resume and checkpoint.done:
             # Its figures are an earlier run's: run the shard again, and report this run.
             report.warnings.append(f"shard {shard} had finished before; --resume ran it "
                                    "again from the start")
-        elif checkpoint is not None:
-            report = ServerReport.model_validate(checkpoint.report)
+        elif checkpoint is not None and options.resume:
+            try:
+                report = ServerReport.model_validate(checkpoint.report)
+            except ValueError:
+                raise _unreadable(store, shard) from None
             report.resumed = True
             position = checkpoint.position
-        writer: BackupWriter | None = None
+        run = _Run(store, report, None,
+                   dict(checkpoint.backups) if checkpoint is not None else {})
         if options.backup:
             scope = _scope(store, options, shard)
             backup, _ = _backup_path(options, scope)
             header = {"store": store.where, "kind": store.kind, "shard": str(shard)}
-            writer = BackupWriter(backup, header, append=options.resume,
-                                  on_create=lambda path: record_backup(scope, path))
-        stalled = False  # a row could not be read (cannot decrypt): progress stops there
+            run.writer = BackupWriter(backup, header, append=options.resume,
+                                      on_create=lambda path: record_backup(scope, path))
         counted, seen = report.sessions or 0, set[str]()  # a resumed run's sessions add up
-        with writer or contextlib.nullcontext():
-            for batch in store.batches(position, options.batch_size, shard):
-                seen.update(row.session_id for row in batch.rows)
-                report.sessions = counted + len(seen)
-                stalled = _run_batch(store, batch, rule, report, writer, stalled)
-                if options.pause:
-                    time.sleep(options.pause)
-            if stalled:
+        with run.writer or contextlib.nullcontext():
+            try:
+                for batch in store.batches(position, options.batch_size, shard):
+                    seen.update(row.session_id for row in batch.rows)
+                    report.sessions = counted + len(seen)
+                    _run_batch(run, batch, rule)
+                    if options.pause:
+                        time.sleep(options.pause)
+            except OSError as exc:
+                raise run.stopped(exc) from None
+            finally:
+                if run.writer is not None:
+                    report.warnings += run.writer.notes
+            if run.stalled:
                 report.warnings.append(
                     "some rows could not be read (cannot decrypt: wrong key or corrupt token); "
                     "no progress was recorded past the first of them, so a run with the right "
                     "key (--resume included) reads them again")
             else:
-                store.commit([], lambda _: Checkpoint(None, True,
-                                                      report.model_dump(mode="json")))
+                store.commit([], lambda _: run.checkpoint(None, True))
     return report
 
 
-def _run_batch(store: ServerStore, batch: Batch, rule: Callable[[Row], RowOutcome],
-               report: ServerReport, writer: BackupWriter | None, stalled: bool) -> bool:
-    """Migrate one batch; whether progress has stalled (this batch or an earlier one)."""
+def _earlier_checkpoint(store: ServerStore, shard: Shard, resume: bool) -> Checkpoint | None:
+    """The shard's checkpoint: to resume from, or (a new run) for the backup files it
+    records, which the new run's checkpoint carries on. A new run passes over a
+    checkpoint it cannot read."""
+    try:
+        return store.load_checkpoint(shard)
+    except ValueError:
+        if resume:
+            raise _unreadable(store, shard) from None
+        return None
+
+
+def _unreadable(store: ServerStore, shard: Shard) -> StoreError:
+    return StoreError(f"{store.where}: the checkpoint of shard {shard} cannot be read (edited "
+                      "or planted?); nothing was written. Run without --resume, or "
+                      "--forget first")
+
+
+class _Run:
+    """One shard's run in progress: its report, backup writer and what it committed."""
+
+    def __init__(self, store: ServerStore, report: ServerReport, writer: BackupWriter | None,
+                 backups: dict[str, int]) -> None:
+        self.store, self.report, self.writer = store, report, writer
+        self.backups = backups  # backup file id -> records written before their rows changed
+        self.committed = 0  # rows this process changed
+        self.stalled = False  # a row could not be read (cannot decrypt): progress stops there
+
+    def checkpoint(self, position: Any, done: bool) -> Checkpoint:
+        writer = self.writer
+        if writer is not None and writer.id is not None:
+            self.backups[writer.id] = writer.records
+        return Checkpoint(position, done, self.report.model_dump(mode="json"),
+                          dict(self.backups))
+
+    def stopped(self, exc: OSError) -> OSError | StoreRefusal:
+        """The error for a run that a full disk (or another I/O error) stopped part-way."""
+        writer, report = self.writer, self.report
+        if writer is None or (not self.committed and not report.resumed):
+            return exc  # the store is unchanged: "nothing was written"
+        path = str(writer.path)
+        earlier = " (and the runs it resumed changed more)" if report.resumed else ""
+        return StoreRefusal(
+            f"{exc.filename or path}: {exc.strerror or exc}: the run stopped part-way; it had "
+            f"changed and committed {self.committed} rows{earlier}, each with its old value in "
+            f"the backup file {path}. Make room, then run the same command with --resume to "
+            f"go on, or --restore {path} to put them back")
+
+
+def _run_batch(run: _Run, batch: Batch, rule: Callable[[Row], RowOutcome]) -> None:
+    """Migrate one batch (``run.stalled``: progress has stalled, here or earlier)."""
+    store, report, writer = run.store, run.report, run.writer
     changes: list[Change] = []
     outcomes: list[RowOutcome] = []
     for row in batch.rows:
         outcome = within_capacity(store, rule(row))  # a row too long for its column: kept
-        stalled = stalled or outcome.unreadable
+        run.stalled = run.stalled or outcome.unreadable
         if outcome.new is None:
             report.count_row(row, outcome)
         else:
@@ -317,7 +372,7 @@ def _run_batch(store: ServerStore, batch: Batch, rule: Callable[[Row], RowOutcom
             outcomes.append(outcome)
     report.batches += 1
     if changes and writer is not None:
-        writer.write([(_key_json(change.row.key), change.row.session_id, change.row.value,
+        writer.write([(key_json(change.row.key), change.row.session_id, change.row.value,
                        change.new) for change in changes])
         if str(writer.path) not in report.backups:
             report.backups.append(str(writer.path))
@@ -331,14 +386,14 @@ def _run_batch(store: ServerStore, batch: Batch, rule: Callable[[Row], RowOutcom
                 report.written = True
             else:
                 report.count_lost()
-        return Checkpoint(batch.position, False, report.model_dump(mode="json"))
+        return run.checkpoint(batch.position, False)
 
-    if stalled:
+    if run.stalled:
         written = store.commit(changes, None)
         settle(written)  # counted; the checkpoint it returns is not saved
     else:
-        store.commit(changes, settle)
-    return stalled
+        written = store.commit(changes, settle)
+    run.committed += sum(written)
 
 
 def restore(url: str, options: MigrateOptions, connect: Connect,
@@ -355,7 +410,11 @@ def restore(url: str, options: MigrateOptions, connect: Connect,
         report = RestoreReport(path=store.where, backups=list(backups))
         for path in backups:
             _restore_file(store, Path(path), options.batch_size, report)
-        _forget(store, options, ForgetReport(path=store.where))
+        if report.missing:
+            report.warnings.append("the store's migration state is kept, to check the "
+                                   "complete backup file against: restore from it too")
+        else:
+            _forget(store, options, ForgetReport(path=store.where))
         return report
     finally:
         store.close()
@@ -380,8 +439,32 @@ def _forget(store: ServerStore, options: MigrateOptions, report: ForgetReport
     return report
 
 
+def _written_before(store: ServerStore, backup: Backup) -> int | None:
+    """How many records of ``backup`` the store's checkpoint says were written before their
+    rows changed (None: the store no longer records the file, or it has no id)."""
+    if backup.id is None:
+        return None
+    index, _, count = str(backup.header.get("shard", "0/1")).partition("/")
+    try:
+        checkpoint = store.load_checkpoint(Shard(int(index), int(count)))
+    except ValueError:
+        return None
+    return None if checkpoint is None else checkpoint.backups.get(backup.id)
+
+
 def _restore_file(store: ServerStore, path: Path, size: int, report: RestoreReport) -> None:
     backup = read_backup(path)
+    if backup.torn is not None:
+        report.warnings.append(backup.torn)
+    expected = _written_before(store, backup)
+    if expected is not None and expected > len(backup.records):
+        lost = expected - len(backup.records)
+        report.missing += lost
+        report.warnings.append(
+            f"{path}: {lost} records are missing: the store's checkpoint says {expected} "
+            f"were written to this file before their rows changed, and it holds "
+            f"{len(backup.records)} (a copy cut short?); the rows it holds are restored, "
+            "the others stay migrated")
     # Newest first, should a row appear twice (a batch backed up by a killed run, then
     # again by its resume): the oldest record's ``old`` is what ends up in the row.
     changes = [Change(Row(store.row_key(record.key), record.session_id, record.new),

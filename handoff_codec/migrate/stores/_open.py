@@ -180,9 +180,23 @@ class FileStore:
         return migrate_jsonl(self.path, options=self.options)
 
     def restore(self, backups: Sequence[str]) -> Any:
+        """A SQLite file's row backups (``UpgradingSession`` write-back, or a run through
+        its ``sqlite:///`` URL) are restored through that URL; a migration's own backup
+        of a file store is a whole copy, put back with mv."""
+        from ._backup import read_backup
+
+        if self.kind == "sqlite":
+            try:
+                for backup in backups:
+                    read_backup(backup)
+            except StoreError:
+                pass
+            else:
+                return OnlineStore(f"sqlite:///{self.path.resolve()}", self.options,
+                                   _connect_sql, None, where=str(self.path)).restore(backups)
         raise StoreError(f"{self.path}: the backup of a file store is a whole copy "
                          f"({self.path.name}.bak-<UTC time>): put it back with mv; --restore "
-                         "is for server stores")
+                         "is for server stores and for row backups (UpgradingSession's)")
 
     def forget(self) -> ForgetReport:
         return ForgetReport(path=self.where)  # a file store keeps no migration state

@@ -14,7 +14,7 @@ import hashlib
 import json
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from ._rows import Prefilter, RowOutcome, RowRule
@@ -89,19 +89,36 @@ class Batch(NamedTuple):
 
 @dataclass(frozen=True)
 class Checkpoint:
-    """Where a shard's run stands: its position (None when done) and its report so far."""
+    """Where a shard's run stands: its position (None when done) and its report so far.
+
+    ``backups`` maps the id of each backup file the shard's runs wrote to the
+    number of its records written before their rows changed: saved with the
+    rows (in their transaction, where the store has one), it is what a restore
+    checks a backup file against.
+    """
 
     position: Position
     done: bool
     report: dict[str, Any]
+    backups: dict[str, int] = field(default_factory=dict)
 
     def dumps(self) -> str:
-        return json.dumps({"position": self.position, "done": self.done, "report": self.report})
+        data = {"position": self.position, "done": self.done, "report": self.report}
+        if self.backups:
+            data["backups"] = self.backups
+        return json.dumps(data)
 
     @classmethod
     def loads(cls, text: str | bytes) -> Checkpoint:
         data = json.loads(text)
-        return cls(position=data["position"], done=data["done"], report=data["report"])
+        if not isinstance(data, dict) or not isinstance(data.get("done"), bool) or \
+                not isinstance(data.get("report"), dict) or "position" not in data:
+            raise ValueError("not a checkpoint")
+        backups = data.get("backups")
+        kept = ({k: v for k, v in backups.items() if isinstance(k, str) and type(v) is int
+                 and v >= 0} if isinstance(backups, dict) else {})
+        return cls(position=data["position"], done=data["done"], report=data["report"],
+                   backups=kept)
 
 
 Settle = Callable[[list[bool]], Checkpoint]

@@ -243,11 +243,18 @@ class SQLAlchemyStore:
         table, pk = self._table, self._pk
         ids = [change.row.key[0] for change in changes]
         if self.dialect == "sqlite":
+            # Compared as bytes and written in the cell's own storage class: a BLOB cell
+            # (which never equals TEXT in SQLite) stays a BLOB, TEXT stays TEXT.
+            data = table.c.message_data
+            new = sa.bindparam("new", type_=sa.LargeBinary)
             statement = (sa.update(table).where(pk == sa.bindparam("k"))
-                         .where(table.c.message_data == sa.bindparam("old"))
-                         .values(message_data=sa.bindparam("new")))
-            return [conn.execute(statement, {"k": c.row.key[0], "old": c.row.value.decode(),
-                                             "new": c.new.decode()}).rowcount == 1
+                         .where(sa.cast(data, sa.LargeBinary)
+                                == sa.bindparam("old", type_=sa.LargeBinary))
+                         .values(message_data=sa.case(
+                             (sa.func.typeof(data) == "blob", sa.cast(new, sa.LargeBinary)),
+                             else_=sa.cast(new, sa.Text))))
+            return [conn.execute(statement, {"k": c.row.key[0], "old": c.row.value,
+                                             "new": c.new}).rowcount == 1
                     for c in changes]
         current = dict(conn.execute(
             sa.select(pk, self._data_column()).where(self._in_keys())

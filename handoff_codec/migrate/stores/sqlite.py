@@ -214,6 +214,8 @@ class _Run:
         except sqlite3.DatabaseError as exc:
             if self.dry_run and (hot := _hot_journal(self.db, exc)) is not None:
                 raise hot from None
+            if isinstance(exc, sqlite3.OperationalError):  # locked, disk full, I/O error
+                raise StoreRefusal(f"{self.db}: {exc}; nothing was written") from None
             raise StoreError(f"{self.db}: {exc}") from None
         conn.execute("BEGIN" if self.dry_run else "BEGIN IMMEDIATE")
         try:
