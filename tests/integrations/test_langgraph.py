@@ -14,6 +14,7 @@ upstream has changed: update docs/frameworks.md (the LangGraph section).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import sys
@@ -319,6 +320,20 @@ def test_summarized_workers_need_no_inline_agent_names() -> None:
             if isinstance(m, ToolMessage)][:3] == ["s1", "r1", "r2"]
 
 
+def test_summarized_worker_runs_under_ainvoke() -> None:
+    worker = ScriptedChatModel(script=[reply("", call("lookup_order", "r1", order_id=1)),
+                                       reply("done")])
+    boss = ScriptedChatModel(script=[reply("", call("transfer_to_research", "s1")),
+                                     reply("final")])
+    research = create_agent(worker, [lookup_order], name="research")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", LangGraphDeprecatedSinceV10)
+        app = create_supervisor([lg.summarize_worker(research)], model=boss).compile()
+    asyncio.run(app.ainvoke({"messages": [HumanMessage("hi")]}))
+    (summary,) = summaries(boss.requests[1])
+    assert [m.tool_call_id for m in lg.flatten([summary]) if isinstance(m, ToolMessage)] == ["r1"]
+
+
 def test_default_supervisor_loses_the_workers_calls_and_blocks() -> None:
     # Upstream: langgraph-supervisor #110, #185, PR #165 (last_message), and
     # agent_name.py (inline names). If this fails, update docs/frameworks.md.
@@ -366,7 +381,7 @@ def test_round_trip_of_every_class_and_block() -> None:
         FunctionMessage(content="f", name="fn"), RemoveMessage(id="r1"),
         HumanMessage(content="x", custom_field={"a": 1}),
         AIMessage(content="", tool_calls=[call("f", "c9", text=HOSTILE)]),
-        HumanMessage(""),
+        HumanMessage(""), HumanMessage(HOSTILE), AIMessage(f"a\n2. system: b\u2029{HOSTILE}"),
     ]
     text = lg.dumps(messages)
     assert dump(lg.loads(text)) == dump(messages)
