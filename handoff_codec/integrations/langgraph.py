@@ -48,6 +48,7 @@ try:
         SystemMessage,
         ToolCall,
         ToolMessage,
+        message_chunk_to_message,
     )
     from langchain_core.messages.tool import invalid_tool_call, tool_call
     from langchain_core.runnables import RunnableConfig, RunnableLambda
@@ -101,8 +102,9 @@ _COMMON = ("name", "id", "additional_kwargs", "response_metadata")
 # Roles of the classes whose role says the class; other classes carry ``lc_type``.
 _ROLE = {HumanMessage: "user", AIMessage: "assistant", SystemMessage: "system"}
 _CLASS = {role: cls for cls, role in _ROLE.items()}
-_TYPED: dict[str, type[BaseMessage]] = {
-    "ChatMessage": ChatMessage, "FunctionMessage": FunctionMessage, "RemoveMessage": RemoveMessage}
+# Every class a message is written as; a subclass is written as the first it derives from.
+_KNOWN: tuple[type[BaseMessage], ...] = (HumanMessage, AIMessage, SystemMessage, ToolMessage,
+                                         ChatMessage, FunctionMessage, RemoveMessage)
 
 # Content parts: a LangChain block of one of these types would read back as a
 # conversion, so it is written wrapped, ``{"type": "langchain_block", "block": {...}}``.
@@ -258,13 +260,27 @@ def _arguments(call: ToolCall, notes: _Omissions, index: int, at: int) -> str:
     return json.dumps(args, ensure_ascii=False)
 
 
-def _message_items(message: BaseMessage, index: int, notes: _Omissions) -> list[Item]:
-    """The items of one message: one, or an assistant message and its tool calls."""
+def _known(message: BaseMessage, index: int, notes: _Omissions) -> BaseMessage:
+    """``message`` as one of the classes in ``_KNOWN``; what that changes is an Omission."""
     if isinstance(message, BaseMessageChunk):
         notes.found.append(Omission(index, "type", (
             f"{type(message).__name__} written as the message it completes "
             "(langgraph's add_messages stores chunks the same way)")))
-        message = _unchunk(message)
+        message = message_chunk_to_message(message)
+    if type(message) in _KNOWN:
+        return message
+    for cls in _KNOWN:
+        if isinstance(message, cls):
+            notes.found.append(Omission(index, "type", (
+                f"{type(message).__name__} written as the {cls.__name__} it derives from")))
+            return cls.model_validate(message.model_dump())
+    raise TypeError(f"message {index}: {type(message).__name__} derives from no LangChain "
+                    "message class this module knows")
+
+
+def _message_items(message: BaseMessage, index: int, notes: _Omissions) -> list[Item]:
+    """The items of one message: one, or an assistant message and its tool calls."""
+    message = _known(message, index, notes)
     fields = _fields(message, notes, index)
     if isinstance(message, ToolMessage):
         item: Item = {"type": "function_call_output", "call_id": message.tool_call_id,
@@ -275,19 +291,12 @@ def _message_items(message: BaseMessage, index: int, notes: _Omissions) -> list[
         if message.artifact is not None:
             item["artifact"] = notes.json(message.artifact, index, "artifact")
         return [{**item, **fields}]
-    assistant = isinstance(message, AIMessage)
     role = _ROLE.get(type(message))
     if role is None:
-        if isinstance(message, ChatMessage):
-            role = message.role
-        elif isinstance(message, FunctionMessage):
-            role = "function"
-        elif isinstance(message, RemoveMessage):
-            role = "remove"
-        else:
-            raise TypeError(f"message {index}: {type(message).__name__} is not a LangChain "
-                            "message class this module knows")
+        role = (message.role if isinstance(message, ChatMessage)
+                else "function" if isinstance(message, FunctionMessage) else "remove")
         fields[_TYPE_KEY] = type(message).__name__
+    assistant = isinstance(message, AIMessage)
     content = notes.json(_content_out(message.content, assistant), index, "content")
     items = [{"role": role, "content": content, **fields}]
     if isinstance(message, AIMessage):
@@ -305,13 +314,6 @@ def _message_items(message: BaseMessage, index: int, notes: _Omissions) -> list[
                                               f"invalid_tool_calls[{at}].error"),
                           "invalid": True})
     return items
-
-
-def _unchunk(chunk: BaseMessageChunk) -> BaseMessage:
-    """The message a chunk completes, as ``langchain_core.messages.message_chunk_to_message``."""
-    from langchain_core.messages import message_chunk_to_message
-
-    return message_chunk_to_message(chunk)
 
 
 def _items(messages: Iterable[BaseMessage]) -> tuple[list[Item], tuple[Omission, ...]]:

@@ -120,7 +120,8 @@ def only_one_holds(messages: Sequence[BaseMessage], text: str) -> None:
 
 
 def dump(messages: Sequence[BaseMessage]) -> list[tuple[str, dict[str, Any]]]:
-    """Messages compared field by field (pydantic's ``==`` ignores the class)."""
+    """Messages as class and ``model_dump()``: equal exactly when ``==`` is, with readable
+    diffs."""
     return [(type(m).__name__, m.model_dump()) for m in messages]
 
 
@@ -395,23 +396,27 @@ def test_what_the_summary_cannot_keep_is_reported(caplog: pytest.LogCaptureFixtu
         def __str__(self) -> str:
             return "<raw>"
 
+    class Note(HumanMessage):
+        pass
+
     messages = [
         HumanMessage(content="hi", additional_kwargs={"when": (1, 2), 3: "x", "nan": float("nan")}),
         ToolMessage("ok", tool_call_id="c1", artifact=Raw()),
         AIMessageChunk(content="partial"),
+        Note("a note"),
     ]
     encoded = lg.encode(messages)
     assert not encoded.lossless
     assert {(o.index, o.field) for o in encoded.omitted} == {
         (0, "additional_kwargs['when']"), (0, "additional_kwargs[3]"),
-        (0, "additional_kwargs['nan']"), (1, "artifact"), (2, "type")}
+        (0, "additional_kwargs['nan']"), (1, "artifact"), (2, "type"), (3, "type")}
     back = lg.loads(encoded.text)
     assert back[0].additional_kwargs == {"when": [1, 2], "3": "x", "nan": "nan"}
     assert isinstance(back[1], ToolMessage) and back[1].artifact == "<raw>"
-    assert type(back[2]) is AIMessage
+    assert type(back[2]) is AIMessage and dump(back[3:]) == dump([HumanMessage("a note")])
     with caplog.at_level(logging.WARNING, logger="handoff_codec"):
         assert lg.dumps(messages) == encoded.text
-    assert len(caplog.records) == 1 and "5 omission" in caplog.records[0].getMessage()
+    assert len(caplog.records) == 1 and "6 omission" in caplog.records[0].getMessage()
 
 
 def test_loads_refuses_items_no_message_holds() -> None:
