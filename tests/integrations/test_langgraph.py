@@ -403,7 +403,7 @@ def test_what_the_summary_cannot_keep_is_reported(caplog: pytest.LogCaptureFixtu
         HumanMessage(content="hi", additional_kwargs={"when": (1, 2), 3: "x", "nan": float("nan")}),
         ToolMessage("ok", tool_call_id="c1", artifact=Raw()),
         AIMessageChunk(content="partial"),
-        Note("a note"),
+        Note(content="a note"),
     ]
     encoded = lg.encode(messages)
     assert not encoded.lossless
