@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 pytest.importorskip("agent_framework")
 pytest.importorskip("agent_framework_orchestrations")
 
-from agent_framework import Content, Message  # noqa: E402
+from agent_framework import Agent, AgentSession, Content, Message, SessionContext  # noqa: E402
 
 import handoff_codec  # noqa: E402
 from handoff_codec.integrations import Encoded  # noqa: E402
@@ -212,6 +212,46 @@ def test_the_summary_role_is_user_or_assistant() -> None:
     as_user = summary_message([message])
     assert [c.type for c in as_user.contents] == ["text", "uri"]
     assert dicts(loads(as_user.contents[0].text or "")) == dicts([message])
+
+
+def test_a_message_said_again_is_logged_again() -> None:
+    history = quiet()
+    a, b = (Agent(client=ScriptedChatClient([]), name=name) for name in "ab")
+
+    async def before(agent: Agent, *messages: Message) -> list[Message]:
+        context = SessionContext(input_messages=list(messages))
+        await history.before_run(agent=agent, session=AgentSession(), context=context, state={})
+        return context.input_messages
+
+    first, again = Message("user", ["go on"]), Message("user", ["go on"])
+    assert asyncio.run(before(a, first)) == [first]
+    # B is handed A's input and, after it, the same words said anew: both are the conversation.
+    assert asyncio.run(before(b, first, again)) == [first, again]
+    assert history.conversation == [first, again]
+
+
+def test_the_summary_records_are_responses_items() -> None:
+    clients = run([quiet()])
+    text = clients["c"].requests[0][0].contents[0].text or ""
+    records = handoff_codec.loads(text)
+    assert records[1] == {"role": "assistant", "name": "a", "content": [
+        {"type": "output_text", "text": "Let me look."},
+        {"type": "output_text", "text": "And try a refund."}]}
+    calls = [r for r in records if r.get("type") == "function_call"]
+    assert [(r["call_id"], r["name"], r["arguments"]) for r in calls] == [
+        ("t1", "lookup_order", {"order_id": 42}), ("t2", "refund", '{"order_id": 42}'),
+        ("h1", "handoff_to_b", {}), ("h2", "handoff_to_c", "{}")]
+    outputs = [r for r in records if r.get("type") == "function_call_output"]
+    assert [(r["call_id"], r["output"]) for r in outputs][:2] == [
+        ("t1", "order 42: charged twice, 10:00 and 10:05"), ("t2", "Error: Function failed.")]
+    assert outputs[1]["exception"] == MARKER
+    assert records[6] == {"role": "assistant", "name": "a",
+                          "content": "Order 42 was charged twice; the refund needs approval."}
+    assert records[7]["content"][1] == {"type": "input_image", "image_url": IMAGE,
+                                        "media_type": "image/png"}
+    assert records[8] == {"type": "reasoning", "author": "a",
+                          "text": "Approving refunds is billing's job."}
+    assert f"7. assistant (a): {records[6]['content']}" in text.splitlines()
 
 
 # ------------------------------------------------------------------ conversion reports
