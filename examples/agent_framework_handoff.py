@@ -20,13 +20,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from agent_framework_scripted import build_workflow, run_conversation  # noqa: E402
+from agent_framework_scripted import build_workflow, run_conversation
 
-from handoff_codec.integrations.agent_framework import (  # noqa: E402
+from handoff_codec.integrations.agent_framework import (
     HandoffHistoryProvider,
     loads,
 )
-from handoff_codec.integrations.report import Encoded  # noqa: E402
+from handoff_codec.integrations.report import Encoded
 
 
 async def main() -> None:

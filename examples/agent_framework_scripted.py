@@ -49,7 +49,7 @@ QUESTION = f"Was order 42 charged twice? {HOSTILE}"
 
 class ScriptedChatClient(FunctionInvocationLayer[Any], ChatMiddlewareLayer[Any],
                          BaseChatClient[Any]):
-    """Answers each model call with the next scripted message; ``requests`` and ``options`` hold what it was sent."""
+    """Answers each call with the next scripted message; records ``requests`` and ``options``."""
 
     def __init__(self, replies: Iterable[Message]) -> None:
         super().__init__()

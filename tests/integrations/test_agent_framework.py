@@ -23,19 +23,19 @@ from hypothesis import strategies as st
 pytest.importorskip("agent_framework")
 pytest.importorskip("agent_framework_orchestrations")
 
-from agent_framework import Agent, AgentSession, Content, Message, SessionContext  # noqa: E402
+from agent_framework import Agent, AgentSession, Content, Message, SessionContext
 
-import handoff_codec  # noqa: E402
-from handoff_codec.integrations import Encoded  # noqa: E402
-from handoff_codec.integrations.agent_framework import (  # noqa: E402
+import handoff_codec
+from handoff_codec.integrations import Encoded
+from handoff_codec.integrations.agent_framework import (
     HandoffHistoryProvider,
     dumps,
     encode,
     loads,
     summary_message,
 )
-from tests.support.profiles import examples  # noqa: E402
-from tests.support.strategies import json_values, texts  # noqa: E402
+from tests.support.profiles import examples
+from tests.support.strategies import json_values, texts
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "examples"))
@@ -117,7 +117,7 @@ def test_the_receiver_is_sent_the_whole_conversation_as_one_user_message() -> No
 def test_no_system_message_or_instruction_carries_the_summary() -> None:
     clients = run([quiet()])
     for client in clients.values():
-        for messages, options in zip(client.requests, client.options):
+        for messages, options in zip(client.requests, client.options, strict=True):
             for message in messages:
                 if message.role in ("system", "developer"):
                     assert handoff_codec.DEFAULT_START not in message.text
@@ -289,7 +289,7 @@ def test_foreign_records_are_refused_by_name() -> None:
                                 "arguments": "{}"}))) == dicts(
         [Message("user", ["hi"]),
          Message("assistant", [Content.from_function_call("c", "f", arguments="{}")])])
-    for items, match in [
+    cases: list[tuple[tuple[dict[str, Any], ...], str]] = [
         (({"type": "program"},), "unknown item type 'program'"),
         (({"role": "user", "content": "a", "same_message": True},), "no message precedes"),
         (({"role": "user", "content": "a"}, {"role": "tool", "content": "b",
@@ -297,10 +297,11 @@ def test_foreign_records_are_refused_by_name() -> None:
         (({"role": "user", "content": "a", "extra": 1},), "unknown keys"),
         (({"role": "user", "content": [{"type": "input_image"}]},), "image_url"),
         (({"role": "user", "content": [{"type": "nonsense", "x": 1}]},), "not an agent_framework"),
-    ]:
+    ]
+    for items, match in cases:
         with pytest.raises(ValueError, match=match):
             loads(summary(*items))
-    with pytest.raises(TypeError, match="not an agent_framework.Message"):
+    with pytest.raises(TypeError, match=r"not an agent_framework\.Message"):
         encode([{"role": "user", "content": "hi"}])  # type: ignore[list-item]
 
 
