@@ -63,7 +63,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess by th
 from ..format import Codec, default_codec
 from .report import Encoded, Omission, warn_if_omitted
 
-__all__ = ["HandoffHistoryProvider", "dumps", "encode", "loads", "summary_message"]
+__all__ = ["HandoffHistoryProvider", "dumps", "encode", "is_summary", "loads", "summary_message"]
 
 logger = logging.getLogger("handoff_codec")
 
@@ -467,6 +467,15 @@ def summary_message(
         parts += [content for message in messages if message.role == "user"
                   for content in message.contents if content.type in MEDIA_TYPES]
     return Message(role, parts)
+
+
+def is_summary(message: Message, *, codec: Codec | None = None) -> bool:
+    """Whether ``message`` is a summary message: a user or assistant message whose first
+    part is a text in the codec's envelope (as :func:`summary_message` writes it)."""
+    first = message.contents[0] if message.contents else None
+    if message.role not in ("user", "assistant") or first is None or first.type != "text":
+        return False
+    return (codec or default_codec).is_summary({"role": "assistant", "content": first.text})
 
 
 # ------------------------------------------------------------------ the drop-in provider

@@ -31,6 +31,7 @@ from handoff_codec.integrations.agent_framework import (
     HandoffHistoryProvider,
     dumps,
     encode,
+    is_summary,
     loads,
     summary_message,
 )
@@ -211,6 +212,8 @@ def test_the_summary_role_is_user_or_assistant() -> None:
     assert as_assistant.role == "assistant" and [c.type for c in as_assistant.contents] == ["text"]
     as_user = summary_message([message])
     assert [c.type for c in as_user.contents] == ["text", "uri"]
+    assert is_summary(as_user) and is_summary(as_assistant) and not is_summary(message)
+    assert not is_summary(Message("system", as_user.contents))
     assert dicts(loads(as_user.contents[0].text or "")) == dicts([message])
 
 
