@@ -35,6 +35,7 @@ providers may set), ``resolve_agent_id`` and ``clean_conversation_for_handoff``
 
 from __future__ import annotations
 
+import bisect
 import json
 import logging
 import math
@@ -553,13 +554,17 @@ class HandoffHistoryProvider(ContextProvider):
         """Log the new inputs; replace the cleaned history with one summary when it is lossy."""
         me = resolve_agent_id(agent)
         start = self._seen.get(me, 0)
-        known = len(self._log)
+        # Where each message this agent may be handed back sits in the log, in order.
+        places: dict[str | None, list[int]] = {}
+        for k in range(start, len(self._log)):
+            places.setdefault(self._log[k].echo(me), []).append(k)
         at = start
         own: list[Message] = []
         unplaced: list[str] = []
         for message in context.input_messages:
-            key = _key(message)
-            found = next((k for k in range(at, known) if self._log[k].echo(me) == key), None)
+            candidates = places.get(_key(message), [])
+            n = bisect.bisect_left(candidates, at)
+            found = candidates[n] if n < len(candidates) else None
             if found is None:
                 if message.role != "user":
                     unplaced.append(message.role)
