@@ -72,8 +72,7 @@ def run(providers: list[Any], scripts: dict[str, list[Message]] | None = None,
 
 def quiet() -> HandoffHistoryProvider:
     """A provider whose reports are kept, not logged."""
-    provider = HandoffHistoryProvider(on_report=lambda report: None)
-    return provider
+    return HandoffHistoryProvider(on_report=lambda report: None)
 
 
 # ------------------------------------------------------------------ the workflow, end to end
