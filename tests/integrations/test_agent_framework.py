@@ -86,7 +86,7 @@ def test_the_receiver_is_sent_the_whole_conversation_as_one_user_message() -> No
     assert [c.type for c in summary.contents] == ["text", "uri"]
     assert summary.contents[1].uri == IMAGE  # the image, as a part of the user message
     text = summary.contents[0].text or ""
-    assert text.startswith(handoff_codec.DEFAULT_PREAMBLE)
+    assert text.startswith(handoff_codec.format.DEFAULT_PREAMBLE)
 
     got = loads(text)
     # Everything A and B said and did, in order, exactly as their responses held it.
@@ -120,8 +120,8 @@ def test_no_system_message_or_instruction_carries_the_summary() -> None:
         for messages, options in zip(client.requests, client.options, strict=True):
             for message in messages:
                 if message.role in ("system", "developer"):
-                    assert handoff_codec.DEFAULT_START not in message.text
-            assert handoff_codec.DEFAULT_START not in str(options.get("instructions"))
+                    assert handoff_codec.format.DEFAULT_START not in message.text
+            assert handoff_codec.format.DEFAULT_START not in str(options.get("instructions"))
 
 
 def test_b_is_sent_what_a_did_and_a_keeps_its_own_history() -> None:
@@ -132,7 +132,7 @@ def test_b_is_sent_what_a_did_and_a_keeps_its_own_history() -> None:
     assert [c.call_id for c in contents(got, "function_call")] == ["t1", "t2", "h1"]
     # A runs three model calls; no other agent has spoken, so A is never sent a summary.
     for messages in clients["a"].requests:
-        assert not any(handoff_codec.DEFAULT_START in m.text for m in messages)
+        assert not any(handoff_codec.format.DEFAULT_START in m.text for m in messages)
     assert clients["a"].requests[2][-1].contents[1].uri == IMAGE
 
 

@@ -83,7 +83,8 @@ def test_the_cli_refuses_unless_accept_ambiguous(tmp_path: Path) -> None:
     assert dry.returncode == 1 and "ambiguous" in dry.stdout
     assert path.read_bytes() == before
     refused = run()
-    assert refused.returncode == 1 and "line 1: line(s) 5: two readings of the text remain" in refused.stdout
+    assert refused.returncode == 1
+    assert "line 1: line(s) 5: two readings of the text remain" in refused.stdout
     assert path.read_bytes().split(b"\n")[0] == before.split(b"\n")[0]
     accepted = run("--accept-ambiguous")
     assert accepted.returncode == 0, accepted.stdout + accepted.stderr
