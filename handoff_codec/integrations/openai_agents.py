@@ -178,11 +178,12 @@ def make_history_mapper(
     that moment, so ``set_conversation_history_wrappers`` is followed (wrappers
     that cannot be markers give the default ones, and a ``wrappers`` fallback).
 
-    ``trust`` is ``flatten``'s: ``"signed"`` (the default when ``codec`` has a
-    key) expands only the summary messages whose signature verifies; any other
-    is forwarded verbatim at its place, never expanded and never signed, and
-    counted as ``untrusted`` in the report. ``"signed"`` without a key or
-    ``verify_keys`` raises ValueError here, never in the handoff.
+    A signing ``codec`` (one with a key or ``verify_keys``) is refused with
+    ValueError unless ``trust="any"``: the SDK expands every earlier summary,
+    signed or not, before it calls a mapper, so a signed mapper would sign
+    the turns of an unsigned lookalike summary. :func:`nest_input_filter`
+    checks signatures itself; ``trust="any"`` says the caller signs what it
+    writes and trusts whatever it reads.
 
     The mapper returns the summary message (more than one when a limit
     splits it), with media messages and unwritable items forwarded at their
@@ -198,6 +199,12 @@ def make_history_mapper(
     (see docs/security.md); use :func:`nest_input_filter` for those.
     """
     _check_trust(codec, trust)
+    if codec is not None and (codec.key is not None or codec.verify_keys) and trust != "any":
+        raise ValueError(
+            "a history mapper cannot check signatures: the Agents SDK expands every earlier "
+            "summary, signed or not, before it calls the mapper, so it would sign the turns "
+            "of an unsigned lookalike; use nest_input_filter(codec=...) instead, or pass "
+            "trust='any' to sign what is written without checking what is read")
 
     def handoff_codec_history_mapper(
         transcript: list[TResponseInputItem],

@@ -28,6 +28,7 @@ import functools
 
 from .. import grammar, limits
 from ..errors import DecodeError, DecodeReason, ReadFailure
+from ..limits import depth_exceeded_at
 from ..report import Candidate, Decoded, Format
 from . import evidence, reference
 from .envelope import Envelope, splitter
@@ -124,7 +125,7 @@ class Reader:
         self._check_records(text)
         if engine == "lark":
             return reference.strict_items(text, self.literals, self.max_depth)
-        raise self._strict_error(text, self.split(text))
+        return self._strict_read(text)
 
     # ------------------------------------------------------------ the steps
     def _check_records(self, text: str) -> None:
@@ -184,31 +185,34 @@ class Reader:
                         "to 0.17.0 wrote it", items=_with_lists(items, listed)))
         return _Reading(items, recoveries, writers, tuple(found))
 
-    def _strict_error(self, text: str, envelope: Envelope | None) -> DecodeError:
-        """Why a strict read fails: the parser's syntax error first, then the first record
-        out of sequence or not an RFC 8259 JSON object."""
+    def _strict_read(self, text: str) -> list[Item]:
+        """A strict read line by line, for the text the one pass gave up on: the items, or the
+        parser's syntax error first, then the first record out of sequence or not an RFC
+        8259 JSON object within ``max_depth``."""
+        envelope = self.split(text)
         syntax = reference.syntax_error(text, self.literals, "summary")
-        if syntax is not None or envelope is None:
-            return syntax or DecodeError("malformed summary", text, 0, (), DecodeReason.SYNTAX)
-        pos = envelope.begin
-        for count, line in enumerate(line_pattern().finditer(text, envelope.begin,
-                                                             envelope.stop), 1):
-            fields: Line = line.groups("")  # type: ignore[assignment]
-            if fields[0] != str(count):
-                return DecodeError(f"record number {fields[0]!r} out of sequence", text, pos,
-                                   (f"record {count}",), DecodeReason.NUMBERING)
-            if fields[3]:
+        if syntax is not None or envelope is None or envelope.legacy_preamble:
+            raise syntax or DecodeError("malformed summary", text, 0, (), DecodeReason.SYNTAX)
+        if envelope.empty:
+            return []
+        items: list[Item] = []
+        for count, match in enumerate(line_pattern().finditer(text, envelope.begin,
+                                                              envelope.stop), 1):
+            line: Line = match.groups("")  # type: ignore[assignment]
+            if line[0] != str(count):
+                raise DecodeError(f"record number {line[0]!r} out of sequence", text,
+                                  match.start(), (f"record {count}",), DecodeReason.NUMBERING)
+            if line[3]:  # JSON_LINE (the parser read every line as a record)
                 try:
-                    json_object(fields[3], line.start(4), self.max_depth)
+                    items.append(json_object(line[3], match.start(4), self.max_depth))
                 except ReadFailure as failure:
-                    return failure.at(text)
-            pos = line.end()
-        raise AssertionError("a strict read stopped on a text it reads")  # pragma: no cover
-
-
-# Each record number as text, for the one pass to compare with: grown to the
-# longest body it has read (at most ``max_records`` strings).
-_NUMBERS = ["0"]
+                    raise failure.at(text) from None
+            else:
+                role, name, content = (line[1], "", line[2]) if line[1] else line[4:7]
+                role = SHARED_ROLES.get(role, role)
+                items.append({"role": role, "content": content} if not name
+                             else {"role": role, "name": name, "content": content})
+        return items
 
 
 def _with_lists(items: list[Item], listed: list[tuple[int, list[Any]]]) -> list[Item]:
@@ -219,6 +223,11 @@ def _with_lists(items: list[Item], listed: list[tuple[int, list[Any]]]) -> list[
     for index, parts in listed:
         copied[index]["content"] = parts
     return copied
+
+
+# Each record number as text, for the one pass to compare with: grown to the
+# longest body it has read (at most ``max_records`` strings).
+_NUMBERS = ["0"]
 
 
 def _current_pass(preamble: str, start: str, end: str, max_depth: int,
@@ -272,8 +281,10 @@ def _current_pass(preamble: str, start: str, end: str, max_depth: int,
             found = findall(text, pos, cut)
             if count + len(found) >= len(numbers):
                 if count + len(found) > max_records:
-                    return None
+                    return None  # the steps check the limit, and say so
                 numbers.extend(map(str, range(len(numbers), count + len(found) + 1)))
+            elif count + len(found) > max_records:
+                return None
             for number, role, content, source, line in found:
                 count += 1
                 if role:  # KNOWN_LINE
@@ -283,7 +294,8 @@ def _current_pass(preamble: str, start: str, end: str, max_depth: int,
                 elif source:  # JSON_LINE
                     if number != numbers[count]:
                         return None
-                    if len(source) > deep and source.count("{") + source.count("[") > max_depth:
+                    if len(source) > deep and source.count("{") + source.count("[") > max_depth \
+                            and depth_exceeded_at(source, max_depth) is not None:
                         return None
                     try:
                         value, at = scan(source, 0)

@@ -32,7 +32,13 @@ from handoff_codec.integrations.openai_agents import (  # noqa: E402
     make_history_mapper,
     nest_input_filter,
 )
-from tests.integrations.openai_agents._handoffs import Item, Nest, via_filter, via_mapper  # noqa: E402
+from tests.integrations.openai_agents._handoffs import (  # noqa: E402
+    INTEGRATIONS,
+    Item,
+    Nest,
+    via_filter,
+    via_mapper,
+)
 from tests.integrations.openai_agents._one_handoff import last_agent_input  # noqa: E402
 from tests.support.sdk import sdk_flatten  # noqa: E402
 
@@ -307,7 +313,9 @@ def test_signed_summaries_under_multi_line_wrappers_verify(
                   end=MULTI_LINE[1], key=b"k" * 32)
     items = [{"role": "user", "content": "hi"}]
     reports: list[HandoffReport] = []
-    out = integration(codec, reports)([codec.summarize(items)])
+    # A mapper cannot check signatures (it is refused without trust="any").
+    trust = {"trust": "any"} if integration is INTEGRATIONS["mapper"] else {}
+    out = integration(codec, reports, **trust)([codec.summarize(items)])
     assert codec.verify(out[0]["content"]) and sdk_flatten(out) == items
     assert codec.flatten(out, trust="signed") == items and reports[0].untrusted == 0
 
