@@ -1,0 +1,1 @@
+"""Tests of the framework integrations in ``handoff_codec.integrations``."""
