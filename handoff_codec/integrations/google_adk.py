@@ -1,16 +1,17 @@
 """Google ADK handoffs (``pip install 'handoff-codec[google-adk]'``).
 
 ``dumps(events)`` / ``loads(text)``
-    ADK ``Event``s to one summary text and back, exactly: what
-    ``Event.model_dump(mode="json")`` holds reads back equal. Each event becomes
+    ADK ``Event``s to one summary text and back, exactly: every event reads
+    back equal to what it was (``model_dump()`` compared). Each event becomes
     Responses-API-like items, in the order of its content's parts: text and
-    media parts one message (``{"role": "user"|"assistant", "content": ...}``),
-    a ``function_call`` and a ``function_call_output`` item per call and result
-    (``call_id``, ``name``, ``arguments``/``output`` as the JSON objects ADK
-    holds), a ``reasoning`` item per thought. The first item of each event
-    holds the event's other fields under ``"event"``. ``encode`` reports, as
-    an :class:`Omission`, each value that does not read back as it was (one
-    that is not JSON, a non-finite float, a tuple...).
+    media parts one message (``{"role": "user"|"assistant", "content": ...}``,
+    inline bytes as a ``data:`` URL), a ``function_call`` and a
+    ``function_call_output`` item per call and result (``call_id``, ``name``,
+    ``arguments``/``output`` the JSON objects ADK holds), a ``reasoning`` item
+    per thought. The first item of each event holds the event's other fields
+    under ``"event"``. ``encode`` reads every event back as it writes it and
+    reports, as an :class:`Omission`, each value that does not come back as it
+    was (one that is not JSON, a non-finite float, a tuple...).
 
 ``HandoffHistoryPlugin``
     The drop-in piece, one line in the app::
@@ -19,18 +20,20 @@
 
     ADK hands another agent's events on as user-role "For context:" text
     (``google/adk/flows/llm_flows/context/_fencing.py`` in google-adk 2.13):
-    thoughts, whitespace-only text and call ids are dropped and arguments are
-    written with Python ``str()``. Before each model call the plugin replaces
-    each run of those renderings in the request with one user message holding
-    the summary of the same events, exact, and their media as parts. The
-    user's and the current agent's own contents stay as ADK built them.
+    thoughts, whitespace-only text and call ids are dropped and arguments and
+    results are written with Python ``str()``. Before each model call the
+    plugin replaces each run of those renderings in the request with one user
+    message (:func:`summary_message`): the summary of the same events, exact,
+    with their images and files as parts of that message. The user's and the
+    current agent's own contents stay as ADK built them. :func:`read_summary`
+    reads such a message back.
 
 Private use: ADK has no public way to tell which contents of a request render
 another agent's events. The plugin asks ADK's own renderer,
 ``google.adk.flows.llm_flows.context._fencing._present_other_agent_message``,
 what each event became and finds that in the request; this is the one use of
 a private ADK name in the package, tested against google-adk 2.13.0. Without
-it (another ADK version) ``dumps``/``loads`` work and the plugin refuses to
+it (another ADK version) the other functions work and the plugin refuses to
 start, with that reason.
 
 This module imports ``google.adk`` when it is imported.
@@ -72,7 +75,15 @@ try:  # the one private ADK name (see the module docstring)
 except ImportError:  # pragma: no cover - google-adk other than the versions tested
     _adk_rendering = None
 
-__all__ = ["HandoffHistoryPlugin", "HistoryReport", "dumps", "encode", "loads"]
+__all__ = [
+    "HandoffHistoryPlugin",
+    "HistoryReport",
+    "dumps",
+    "encode",
+    "loads",
+    "read_summary",
+    "summary_message",
+]
 
 Item = dict[str, Any]
 Json = dict[str, Any]
@@ -87,6 +98,8 @@ EVENT_KEY = "event"
 EVENT_ONLY = "adk_event"
 # A part that is none of text, a thought, media, a call or a result.
 OTHER_PART = "adk_part"
+# In the plugin's summary: an image or file attached to the summary message.
+ATTACHED = "attached_media"
 _TEXT_TYPES = {"user": "input_text", "assistant": "output_text"}
 
 
@@ -134,8 +147,13 @@ def _media(part: types.Part, dumped: Json) -> Json | None:
     return None
 
 
-def _part_items(parts: Sequence[types.Part], dumps_: Sequence[Json], role: str) -> list[Item]:
-    """The items of one event's parts, in order (see the module docstring)."""
+def _part_items(parts: Sequence[types.Part], dumps_: Sequence[Json], role: str,
+                attachments: list[types.Part] | None) -> list[Item]:
+    """The items of one event's parts, in order (see the module docstring).
+
+    With ``attachments``, each image or file part is appended to it and its
+    content part is ``{"type": "attached_media", "index": k}``, k its place there.
+    """
     items: list[Item] = []
     message: Item | None = None
     for part, dumped in zip(parts, dumps_, strict=True):
@@ -168,6 +186,9 @@ def _part_items(parts: Sequence[types.Part], dumps_: Sequence[Json], role: str) 
             element = _media(part, rest)
             if element is None:
                 item, rest = {"type": OTHER_PART, "part": rest}, {}
+            elif attachments is not None:  # the part itself, all its fields, goes along
+                attachments.append(part.model_copy())
+                element, rest = {"type": ATTACHED, "index": len(attachments) - 1}, {}
         if element is not None:
             if rest:
                 element["part"] = rest
@@ -189,7 +210,7 @@ def _part_items(parts: Sequence[types.Part], dumps_: Sequence[Json], role: str) 
     return items
 
 
-def _event_items(event: Event) -> list[Item]:
+def _event_items(event: Event, attachments: list[types.Part] | None) -> list[Item]:
     """The items of one event; its fields (parts excepted) on the first."""
     envelope: Json = event.model_dump(mode="json", exclude_defaults=True, fallback=_not_json)
     content = event.content
@@ -201,7 +222,7 @@ def _event_items(event: Event) -> list[Item]:
             role = "user" if content.role == "user" else "assistant"
         else:
             role = "user" if event.author == "user" else "assistant"
-        items = _part_items(content.parts, dumped["parts"], role)
+        items = _part_items(content.parts, dumped["parts"], role, attachments)
     elif content is not None:  # parts None or []: say which
         envelope["content"]["parts"] = [] if content.parts is not None else None
     if not items:
@@ -274,7 +295,21 @@ def _with(part: Json, field: str, value: Any) -> Json:
     return part
 
 
-def _message_parts(item: Mapping[str, Any]) -> list[Json]:
+def _attached(element: Mapping[str, Any], attachments: Sequence[types.Part] | None) -> Json:
+    """The part an ``attached_media`` content part stands for."""
+    if attachments is None:
+        raise _ItemError("an attached medium, and no attachments to read it from "
+                         "(read a summary message with read_summary)")
+    index = element.get("index")
+    if set(element) != {"type", "index"} or type(index) is not int or not (
+            0 <= index < len(attachments)):
+        raise _ItemError(f"no attachment {index!r}")
+    part: Json = attachments[index].model_dump(mode="json", exclude_defaults=True)
+    return part
+
+
+def _message_parts(item: Mapping[str, Any], attachments: Sequence[types.Part] | None
+                   ) -> list[Json]:
     _expect(set(item) <= {"role", "content"}, f"unexpected keys in a message: {sorted(item)}")
     _expect(item.get("role") in _TEXT_TYPES, "a message's role must be 'user' or 'assistant'")
     content = item.get("content")
@@ -290,6 +325,8 @@ def _message_parts(item: Mapping[str, Any]) -> list[Json]:
                     and isinstance(element.get("text"), str),
                     f"unexpected keys in a text part: {sorted(element)}")
             part = _with(_rest(element), "text", element["text"])
+        elif element.get("type") == ATTACHED:
+            part = _attached(element, attachments)
         else:
             part = _media_part(element)
         parts.append(part)
@@ -308,11 +345,12 @@ def _call_part(item: Mapping[str, Any], field: str, value_key: str, adk_key: str
     return _with(_rest(item), field, inner)
 
 
-def _item_parts(item: Mapping[str, Any]) -> list[Json]:
+def _item_parts(item: Mapping[str, Any], attachments: Sequence[types.Part] | None
+                ) -> list[Json]:
     """The ADK parts (as JSON) one item stands for."""
     kind = item.get("type")
     if kind is None and "role" in item:
-        return _message_parts(item)
+        return _message_parts(item, attachments)
     if kind == "function_call":
         return [_call_part(item, "function_call", "arguments", "args")]
     if kind == "function_call_output":
@@ -347,7 +385,8 @@ def _event(envelope: Json, parts: list[Json]) -> Event:
     return Event.model_validate_json(json.dumps(data))
 
 
-def _events_of(items: Iterable[Mapping[str, Any]]) -> list[Event]:
+def _events_of(items: Iterable[Mapping[str, Any]],
+               attachments: Sequence[types.Part] | None = None) -> list[Event]:
     events: list[Event] = []
     envelope: Json | None = None
     parts: list[Json] = []
@@ -366,7 +405,7 @@ def _events_of(items: Iterable[Mapping[str, Any]]) -> list[Event]:
                     continue
             else:
                 _expect(envelope is not None, "the first item of an event holds 'event'")
-            parts.extend(_item_parts(item))
+            parts.extend(_item_parts(item, attachments))
         except ValueError as exc:
             raise ValueError(f"item {index}: {exc}") from exc
     if envelope is not None:
@@ -413,35 +452,45 @@ def _reason(before: Any, after: Any) -> str:
     return f"reads back as {after!r:.60}"
 
 
-def _check(event: Event, items: list[Item], index: int) -> list[Omission]:
+def _check(event: Event, items: list[Item], index: int,
+           attachments: Sequence[types.Part] | None) -> list[Omission]:
     """An Omission for each field of ``event`` that ``items`` do not give back as it was."""
     try:
-        (back,) = _events_of(items)
+        (back,) = _events_of(items, attachments)
     except ValueError as exc:  # a value JSON turned into something ADK refuses
         return [Omission(index, "event", f"does not read back: {exc}")]
-    omitted = [Omission(index, path, _reason(before, after))
-               for path, before, after in _differences(event.model_dump(), back.model_dump(), "")]
+    before, after = event.model_dump(), back.model_dump()
+    omitted = [] if before == after else [
+        Omission(index, path, _reason(one, other))
+        for path, one, other in _differences(before, after, "")]
     if type(event) is not Event:
         omitted.append(Omission(index, "type", f"a {type(event).__name__} reads back as an Event"))
     return omitted
 
 
 # ------------------------------------------------------------------ public
-def encode(messages: Iterable[Event], *, codec: Codec | None = None) -> Encoded:
-    """The summary of ADK events, and what it does not keep.
-
-    Raises TypeError for an item that is not an ``Event``, and the codec's
-    EncodeError (a ValueError) for a summary over its limits.
-    """
+def _encode(messages: Iterable[Event], attachments: list[types.Part] | None
+            ) -> tuple[list[Item], list[Omission]]:
+    """The items of ``messages``, and an Omission for what they do not give back."""
     items: list[Item] = []
     omitted: list[Omission] = []
     for index, event in enumerate(messages):
         if not isinstance(event, Event):
             raise TypeError(f"message {index} is a {type(event).__name__}, not a "
                             "google.adk.events.Event")
-        event_items = _event_items(event)
-        omitted += _check(event, event_items, index)
+        event_items = _event_items(event, attachments)
+        omitted += _check(event, event_items, index, attachments)
         items += event_items
+    return items, omitted
+
+
+def encode(messages: Iterable[Event], *, codec: Codec | None = None) -> Encoded:
+    """The summary of ADK events, and what it does not keep.
+
+    Raises TypeError for an item that is not an ``Event``, and the codec's
+    EncodeError (a ValueError) for a summary over its limits.
+    """
+    items, omitted = _encode(messages, None)
     return Encoded((codec or default_codec).dumps(items), tuple(omitted))
 
 
@@ -459,6 +508,35 @@ def loads(text: str, *, codec: Codec | None = None) -> list[Event]:
     naming the item) for text that does not hold ADK events.
     """
     return _events_of((codec or default_codec).loads(text))
+
+
+def summary_message(messages: Iterable[Event], *, codec: Codec | None = None,
+                    attach_media: bool = True) -> tuple[types.Content, Encoded]:
+    """The user message that hands ``messages`` on, as :class:`HandoffHistoryPlugin` writes it.
+
+    Its first part is the summary text. With ``attach_media``, each image or
+    file part of the events follows it as a part of its own, and the text
+    holds ``{"type": "attached_media", "index": k}`` in its place (k from 0),
+    so inline bytes are not written as base64 text; without, the message is
+    the text of :func:`encode`. Also the text and what it does not keep.
+    """
+    attachments: list[types.Part] | None = [] if attach_media else None
+    items, omitted = _encode(messages, attachments)
+    text = (codec or default_codec).dumps(items)
+    message = types.Content(role="user", parts=[types.Part(text=text), *(attachments or [])])
+    return message, Encoded(text, tuple(omitted))
+
+
+def read_summary(message: types.Content, *, codec: Codec | None = None) -> list[Event]:
+    """The ADK events of a summary message (:func:`summary_message`, the plugin's).
+
+    Raises ValueError as :func:`loads` does, and for an attachment the
+    message does not have.
+    """
+    parts = message.parts or []
+    if not parts or parts[0].text is None:
+        raise ValueError("a summary message starts with the summary text")
+    return _events_of((codec or default_codec).loads(parts[0].text), parts[1:])
 
 
 # ------------------------------------------------------------------ the plugin
@@ -653,7 +731,6 @@ class HandoffHistoryPlugin(BasePlugin):
         for run in runs:
             chosen: list[Event] = []
             where: list[int] = []
-            media: list[types.Part] = []
             for index, _ in run:
                 event = events[index]
                 parts = event.content.parts if event.content and event.content.parts else []
@@ -670,17 +747,15 @@ class HandoffHistoryPlugin(BasePlugin):
                     event = event.model_copy(update={"content": content})
                 chosen.append(event)
                 where.append(index)
-                media += [part.model_copy() for part in kept
-                          if not part.thought and (part.inline_data or part.file_data)]
             positions = [position for _, position in run if position is not None]
             if not chosen:  # only thoughts, dropped: ADK's renderings of them go too
                 replaced.update(dict.fromkeys(positions))
                 continue
-            encoded = encode(chosen, codec=self.codec)
+            message, encoded = summary_message(chosen, codec=self.codec,
+                                               attach_media=self.attach_media)
             omitted += [Omission(where[o.index], o.field, o.reason) for o in encoded.omitted]
             summarized += len(chosen)
-            parts_out = [types.Part(text=encoded.text), *(media if self.attach_media else [])]
-            replaced[positions[0]] = types.Content(role="user", parts=parts_out)
+            replaced[positions[0]] = message
             replaced.update(dict.fromkeys(positions[1:]))
         out: list[types.Content] = []
         for position, content in enumerate(contents):

@@ -41,6 +41,8 @@ from handoff_codec.integrations.google_adk import (
     dumps,
     encode,
     loads,
+    read_summary,
+    summary_message,
 )
 from tests.support.profiles import examples
 from tests.support.strategies import json_values, texts
@@ -193,7 +195,7 @@ def _parts(event: Event) -> list[types.Part]:
 
 def _decoded(sent: Sent) -> list[Event]:
     """The events of every summary a request holds."""
-    return [event for summary in _summaries(sent) for event in loads(_text(summary))]
+    return [event for summary in _summaries(sent) for event in read_summary(summary)]
 
 
 def _summaries(sent: Sent) -> list[types.Content]:
@@ -238,10 +240,10 @@ def test_support_model_is_sent_every_event_exactly(plugin_run: Run) -> None:
     assert sent.contents[2] == events[4].content
     first, second = _summaries(sent)
     assert [sent.contents[1], sent.contents[3]] == [first, second]
-    assert _json(loads(_text(first))) == _json(events[1:4])
+    assert _json(read_summary(first)) == _json(events[1:4])
     # The thought is left out (RunConfig.include_thoughts_from_other_agents is False), and said.
     expected = [_without_thoughts(events[5]), *events[6:9]]
-    assert _json(loads(_text(second))) == _json(expected)
+    assert _json(read_summary(second)) == _json(expected)
     assert not any(ADK_QUOTE in text or THOUGHT in text for text in _texts(sent.contents))
     assert "CONVERSATION HISTORY" not in sent.system_instruction
     report = plugin_run.reports[-1]
@@ -263,11 +265,12 @@ def test_calls_results_blocks_and_media_reach_the_receiver(plugin_run: Run) -> N
     assert results["call-weather"] == {"city": "Paris", "forecast": f"sunny {HOSTILE}", "days": 2}
     assert [part.text for part in _parts(decoded[0])[:3]] == [
         "Let me look that up.", " \n ", "Two lookups at once."]
-    # Billing's image: in the summary, and attached to the same user message for the model.
+    # Billing's image: a part of the summary message, which the text refers to.
     second = _summaries(sent)[1]
     assert second.parts is not None and sent.contents[2].parts is not None
     assert second.parts[1].inline_data == types.Blob(data=PNG, mime_type="image/png")
-    assert f"data:image/png;base64,{base64.b64encode(PNG).decode()}" in _text(second)
+    assert '{"index": 0, "type": "attached_media"}' in _text(second)
+    assert base64.b64encode(PNG).decode() not in _text(second)
     # The user's image stays a part of the user's own message.
     assert sent.contents[2].parts[1].file_data == types.FileData(file_uri=CHART_URL,
                                                                   mime_type="image/png")
@@ -314,7 +317,7 @@ def test_include_thoughts_keeps_them_exactly() -> None:
                                  RunConfig(include_thoughts_from_other_agents=True))):
         sent = run.support.sent[-1]
         second = _summaries(sent)[1]
-        assert _json(loads(_text(second))) == _json(run.events[5:9])
+        assert _json(read_summary(second)) == _json(run.events[5:9])
         assert run.reports[-1].omitted == () and run.reports[-1].thoughts == 1
 
 
@@ -362,7 +365,7 @@ def test_an_event_adk_leaves_out_joins_the_summary_next_to_it(default_run: Run) 
     contents, report = plugin.rewrite(default_run.support.sent[-1].contents, events, "support",
                                       include_thoughts=True)
     second = _summaries(Sent(contents, ""))[1]
-    assert _json(loads(_text(second))) == _json(events[5:10])
+    assert _json(read_summary(second)) == _json(events[5:10])
     assert report.thoughts == 2
 
 
@@ -379,7 +382,22 @@ def test_plugin_falls_back_to_adk_and_says_why(caplog: pytest.LogCaptureFixture)
 
 def test_plugin_without_attached_media() -> None:
     run = run_conversation([HandoffHistoryPlugin(attach_media=False)])
-    assert [len(s.parts or []) for s in _summaries(run.support.sent[-1])] == [1, 1]
+    summaries = _summaries(run.support.sent[-1])
+    assert [len(summary.parts or []) for summary in summaries] == [1, 1]
+    assert f"data:image/png;base64,{base64.b64encode(PNG).decode()}" in _text(summaries[1])
+    assert _json(loads(_text(summaries[1]))) == _json(
+        [_without_thoughts(run.events[5]), *run.events[6:9]])
+
+
+def test_attached_media_need_their_message(plugin_run: Run) -> None:
+    second = _summaries(plugin_run.support.sent[-1])[1]
+    with pytest.raises(ValueError, match="item 2: an attached medium, and no attachments"):
+        loads(_text(second))
+    cut = types.Content(role="user", parts=(second.parts or [])[:1])
+    with pytest.raises(ValueError, match="item 2: no attachment 0"):
+        read_summary(cut)
+    with pytest.raises(ValueError, match="starts with the summary text"):
+        read_summary(types.Content(role="user", parts=[]))
 
 
 # ------------------------------------------------------------------ dumps / loads
@@ -554,6 +572,18 @@ def test_property_round_trip_is_exact(messages: list[Event]) -> None:
     back = loads(encoded.text)
     assert _json(back) == _json(messages)
     assert [event.model_dump() for event in back] == [event.model_dump() for event in messages]
+
+
+@examples(100)
+@given(st.lists(events(), max_size=4))
+def test_property_summary_message_round_trip_is_exact(messages: list[Event]) -> None:
+    message, encoded = summary_message(messages)
+    assert encoded.omitted == ()
+    assert message.role == "user" and message.parts is not None
+    assert message.parts[0].text == encoded.text
+    attached = message.parts[1:]
+    assert all(part.inline_data or part.file_data for part in attached)
+    assert _json(read_summary(message)) == _json(messages)
 
 
 @examples(100)
