@@ -341,6 +341,7 @@ def _call_part(item: Mapping[str, Any], field: str, value_key: str, adk_key: str
     inner = dict(inner)
     for ours, theirs in (("call_id", "id"), ("name", "name"), (value_key, adk_key)):
         if ours in item:
+            _expect(theirs not in inner, f"'{field}' repeats {theirs!r}")
             inner[theirs] = item[ours]
     return _with(_rest(item), field, inner)
 
