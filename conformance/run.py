@@ -6,13 +6,19 @@
 
 CMD is a shell-split command line. A decoder reads a summary on stdin and
 writes the JSON array of items on stdout (or an object ``{"items": [...],
-"recoveries": [{"line", "kind", "lost"}, ...]}``), exit 0; for text it must
-refuse it exits 1. An encoder reads a JSON array of items on stdin and writes
-the summary text on stdout. conformance/README.md states the whole protocol.
+"recoveries": [{"line", "kind", "lost"}, ...]}``), exit 0. For text it must
+refuse it exits 65 (``REFUSED``) and writes one JSON object, ``{"error":
+{"line": L, "column": C, "reason": "..."}}``; any other outcome (another
+exit status, a refusal without that object, a timeout) is a crash, and a
+crash fails every vector, refused ones included. An encoder reads a JSON
+array of items on stdin and writes the summary text on stdout.
+conformance/README.md states the whole protocol.
 
 One line per failure (the vector, what was expected, what came back), then
-``N passed, M failed`` (``, K skipped`` when vectors were not scored); the
-exit status is 0 iff M is 0. Standard library only, so any port can run it.
+``N passed, M failed`` (``, K skipped`` when vectors were not scored, and
+what the other mode's vectors would add: ``; 79 encode vectors not run
+(they need --encoder)``); the exit status is 0 iff M is 0. Standard library
+only, so any port can run it.
 """
 
 from __future__ import annotations
@@ -34,6 +40,10 @@ HERE = Path(__file__).resolve().parent
 # A program under test, as a function: stdin bytes -> (exit status, stdout, stderr).
 Call = Callable[[bytes], "tuple[int, bytes, bytes]"]
 
+# A decoder's exit status for text it refuses (sysexits.h's EX_DATAERR: "the input
+# data was incorrect"); 1, 2 and 101 are what runtimes exit with when a program
+# crashes (Python, Node and Java; Go; Rust), so none of them can mean a refusal.
+REFUSED = 65
 DECODE_CATEGORIES = ("decode/valid", "decode/invalid", "decode/legacy")
 ENCODE_CATEGORIES = ("encode",)
 UNSCORED = "impl-defined"
@@ -61,11 +71,14 @@ class Result:
     failures: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     per_category: dict[str, list[int]] = field(default_factory=dict)
+    not_run: str = ""  # the other mode's vectors this run left out, said on the last line
 
     def summary(self) -> str:
-        """The last line: ``N passed, M failed`` and, when any, ``, K skipped``."""
+        """The last line: ``N passed, M failed``, ``, K skipped`` when any, and the vectors
+        of the other mode that were not run."""
         line = f"{self.passed} passed, {self.failed} failed"
-        return line + (f", {self.skipped} skipped" if self.skipped else "")
+        line += f", {self.skipped} skipped" if self.skipped else ""
+        return line + (f"; {self.not_run}" if self.not_run else "")
 
 
 def category_of(name: str) -> str:
@@ -134,36 +147,84 @@ def show(value: object) -> str:
 
 
 def _recovery_set(value: object) -> list[tuple[int, str, bool]] | None:
+    """The recoveries as sorted (line, kind, lost), or None unless each is a
+    ``{"line": int, "kind": str, "lost": bool}`` (booleans, not ``"true"`` or 1)."""
     if not isinstance(value, list):
         return None
     out = []
     for r in value:
-        if (not isinstance(r, dict) or not isinstance(r.get("line"), int)
-                or not isinstance(r.get("kind"), str)):
+        if not isinstance(r, dict):
             return None
-        out.append((r["line"], r["kind"], bool(r.get("lost", False))))
+        line, kind, lost = r.get("line"), r.get("kind"), r.get("lost")
+        if (not isinstance(line, int) or isinstance(line, bool) or line < 1
+                or not isinstance(kind, str) or not isinstance(lost, bool)):
+            return None
+        out.append((line, kind, lost))
     return sorted(out)
+
+
+def refusal(code: int, out: bytes) -> dict[str, object] | None:
+    """The error object of a refusal (exit ``REFUSED``, ``{"error": {"line", "column",
+    "reason"}}`` on stdout), or None when the outcome is no refusal."""
+    if code != REFUSED:
+        return None
+    try:
+        doc = json.loads(out.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return None
+    error = doc.get("error") if isinstance(doc, dict) and set(doc) == {"error"} else None
+    if not isinstance(error, dict):
+        return None
+    places = [error.get("line"), error.get("column")]
+    if not all(p is None or (isinstance(p, int) and not isinstance(p, bool) and p >= 1)
+               for p in places):
+        return None
+    reason = error.get("reason")
+    return error if isinstance(reason, str) and reason.strip() else None
+
+
+def _crash(code: int, out: bytes, err: bytes) -> str:
+    """What a crash looked like, for a failure line."""
+    if code == REFUSED:
+        return (f"exit {REFUSED} without the error object {{\"error\": {{\"line\", "
+                f"\"column\", \"reason\"}}}} (a crash), stdout {show(out)}")
+    return f"exit {code} (a crash), stderr {show(err.strip())}"
+
+
+def _refused(error: dict[str, object]) -> str:
+    line, column = error.get("line"), error.get("column")
+    place = f" at {line}:{column}" if line is not None else ""
+    return f"refused{place}: {show(error.get('reason'))}"
 
 
 def _check_decoded(vector: Vector, code: int, out: bytes, err: bytes) -> str | None:
     """None when the decoder did what ``vector`` asks, else the failure line."""
     name = vector.name
+    error = refusal(code, out)
     if vector.category == "decode/invalid":
-        if code == 1:
+        if error is not None:
             return None
-        got = f"exit {code}" + (f", stdout {show(out)}" if code == 0 else f", stderr {show(err)}")
-        return f"FAIL {name}: expected exit 1 (refused), got {got}"
+        got = f"exit 0, stdout {show(out)}" if code == 0 else _crash(code, out, err)
+        return f"FAIL {name}: expected a refusal (exit {REFUSED} with an error object), got {got}"
+    if error is not None:
+        return f"FAIL {name}: expected exit 0 with the items, got {_refused(error)}"
     if code != 0:
-        return (f"FAIL {name}: expected exit 0 with the items, got exit {code}, "
-                f"stderr {show(err.strip())}")
+        return f"FAIL {name}: expected exit 0 with the items, got {_crash(code, out, err)}"
     try:
         doc = json.loads(out.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
         return f"FAIL {name}: expected a JSON array on stdout, got {show(out)} ({exc})"
     recoveries = None
-    if isinstance(doc, dict) and "items" in doc:
+    if isinstance(doc, dict):
+        if "items" not in doc:
+            return (f"FAIL {name}: expected a JSON array, or an object with items and "
+                    f"recoveries, got {show(doc)}")
         recoveries = doc.get("recoveries")
         doc = doc["items"]
+        if not isinstance(recoveries, list):
+            return (f"FAIL {name}: expected recoveries as a list of {{line, kind, lost}} (a "
+                    "decoder that reports none writes the bare array), got "
+                    f"{show(recoveries)}")
     assert vector.expected is not None
     expected = json.loads(vector.expected.read_text(encoding="utf-8"))
     if not same(doc, expected):
@@ -175,7 +236,8 @@ def _check_decoded(vector: Vector, code: int, out: bytes, err: bytes) -> str | N
         want = json.loads(vector.recoveries.read_text(encoding="utf-8"))
     got_set, want_set = _recovery_set(recoveries), _recovery_set(want)
     if got_set is None:
-        return f"FAIL {name}: expected recoveries as [{{line, kind, lost}}], got {show(recoveries)}"
+        return (f"FAIL {name}: expected recoveries as [{{line: integer, kind: string, lost: "
+                f"boolean}}], got {show(recoveries)}")
     if got_set != want_set:
         return (f"FAIL {name}: expected recoveries {show([list(r) for r in want_set or []])}, "
                 f"got {show([list(r) for r in got_set])}")
@@ -193,14 +255,17 @@ def _check_encoded(vector: Vector, code: int, out: bytes, err: bytes) -> str | N
     return None
 
 
-def _note_unscored(vector: Vector, code: int, out: bytes, err: bytes) -> str:
+def _note_unscored(vector: Vector, code: int, out: bytes, err: bytes) -> str | None:
+    """What the decoder did with an unscored vector; None for a crash (a failure)."""
     if code == 0:
         return f"NOTE {vector.name}: accepted, {show(out.decode('utf-8', 'replace').strip())}"
-    return f"NOTE {vector.name}: refused (exit {code})"
+    error = refusal(code, out)
+    return None if error is None else f"NOTE {vector.name}: {_refused(error)}"
 
 
 def run(vectors: Iterable[Vector], call: Call, mode: str, *, jobs: int = 1) -> Result:
-    """Run every vector through ``call`` and score it; impl-defined vectors are skipped."""
+    """Run every vector through ``call`` and score it; impl-defined vectors are skipped,
+    unless the program crashes on one (a failure: accepting and refusing are its choice)."""
     vectors = list(vectors)
     result = Result()
 
@@ -212,8 +277,16 @@ def run(vectors: Iterable[Vector], call: Call, mode: str, *, jobs: int = 1) -> R
     for vector, (code, out, err) in outcomes:
         counts = result.per_category.setdefault(vector.category, [0, 0])
         if vector.category == UNSCORED:
-            result.skipped += 1
-            result.notes.append(_note_unscored(vector, code, out, err))
+            note = _note_unscored(vector, code, out, err)
+            if note is not None:  # the implementation's choice, either way
+                result.skipped += 1
+                result.notes.append(note)
+                continue
+            # A crash is no choice: it fails an unscored vector too.
+            counts[1] += 1
+            result.failed += 1
+            result.failures.append(f"FAIL {vector.name}: expected the items or a refusal, got "
+                                   f"{_crash(code, out, err)}")
             continue
         check = _check_decoded if mode == "decoder" else _check_encoded
         failure = check(vector, code, out, err)
@@ -272,6 +345,12 @@ def main(argv: list[str] | None = None) -> int:
                      + (f" matching {args.only}" if only else ""))
     result = run(vectors, command_call(args.decoder or args.encoder, args.timeout), mode,
                  jobs=args.jobs)
+    other = "encoder" if mode == "decoder" else "decoder"
+    left_out = discover(root, other, only)
+    if left_out:
+        noun = "encode" if other == "encoder" else "decode"
+        vectors_ = "vector" if len(left_out) == 1 else "vectors"
+        result.not_run = f"{len(left_out)} {noun} {vectors_} not run (they need --{other})"
     for line in result.failures:
         print(line)
     if args.verbose:

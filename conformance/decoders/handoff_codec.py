@@ -4,11 +4,14 @@
     python conformance/decoders/handoff_codec.py            # lenient: every known writer
     python conformance/decoders/handoff_codec.py --strict   # the current format only
 
-Exit 0 with ``{"items": [...], "recoveries": [...]}`` on stdout, or exit 1
-when the text is refused: it is not a summary, or it does not follow the
-format (``DecodeError``). stdin that is a JSON object is a whole message; its
-content (a string or a list of output_text parts) is read if the message is a
-summary, and refused if it is not.
+Exit 0 with ``{"items": [...], "recoveries": [...]}`` on stdout, or exit 65
+(the protocol's refusal) with ``{"error": {"line": L, "column": C, "reason":
+R}}`` when the text is refused: it is not a summary (line and column null),
+or it does not follow the format (``DecodeError``, with its place). stdin
+that is a JSON object is a whole message; its content (a string or a list of
+output_text parts) is read if the message is a summary, and refused if it is
+not. Anything else this program does wrong is a crash (a traceback, exit 1),
+never a refusal.
 """
 
 from __future__ import annotations
@@ -25,13 +28,19 @@ if sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(
 import handoff_codec
 from handoff_codec.format.content import as_text_message
 
+REFUSED = 65  # the protocol's exit status for refused text (conformance/README.md)
 
-def _text(data: bytes) -> str | None:
-    """The summary text on stdin, or None when stdin holds no summary."""
+
+class _NoSummary(Exception):
+    """stdin holds no summary at all (the reason is the message)."""
+
+
+def _text(data: bytes) -> str:
+    """The summary text on stdin; _NoSummary when stdin holds none."""
     try:
         text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
+    except UnicodeDecodeError as exc:
+        raise _NoSummary(f"not UTF-8 (invalid byte at offset {exc.start})") from None
     if not text.startswith("{"):
         return text
     try:
@@ -39,23 +48,31 @@ def _text(data: bytes) -> str | None:
     except (ValueError, RecursionError):
         return text
     if not isinstance(message, dict):
-        return None
+        raise _NoSummary("a JSON value that is no message")
     message = dict(as_text_message(message))
     if not handoff_codec.format.default_codec.is_summary(message):
-        return None
+        raise _NoSummary("a message that is not a summary")
     content: str = message["content"]
     return content
 
 
+def refuse(reason: str, line: int | None = None, column: int | None = None
+           ) -> tuple[int, bytes]:
+    """The protocol's refusal: exit 65, and the error object on stdout."""
+    error = {"line": line, "column": column, "reason": reason}
+    return REFUSED, json.dumps({"error": error}, ensure_ascii=False).encode("utf-8")
+
+
 def decode(data: bytes, *, strict: bool = False) -> tuple[int, bytes]:
     """(exit status, stdout) for stdin ``data``, as the protocol wants them."""
-    text = _text(data)
-    if text is None:
-        return 1, b""
+    try:
+        text = _text(data)
+    except _NoSummary as exc:
+        return refuse(str(exc))
     try:
         report = handoff_codec.decode(text, strict=strict)
-    except handoff_codec.DecodeError:
-        return 1, b""
+    except handoff_codec.DecodeError as exc:
+        return refuse(exc.msg, exc.line, exc.column)
     doc: dict[str, Any] = {
         "items": report.items,
         "recoveries": [{"line": r.line, "kind": str(r.kind), "lost": r.lost}

@@ -6,9 +6,11 @@ as the content of an assistant message (or, when stdin is a JSON object, that
 message as it is), the function every release from 0.6.0 on calls when it
 nests a handoff. The release's own answer decides:
 
-* exit 1 (refused) when the reader does not take the message for a summary
-  (``_extract_nested_history_transcript`` gives None: the message comes back
-  as it was);
+* a refusal (exit 65 with ``{"error": {"line": null, "column": null,
+  "reason": ...}}``, the protocol's) when the reader does not take the
+  message for a summary (``_extract_nested_history_transcript`` gives None:
+  the message comes back as it was), or raises (the handoff then fails with
+  that exception instead of giving items; the reason names it);
 * exit 0 with the items it returned otherwise.
 
 The SDK reports no recoveries, so stdout is the bare JSON array.
@@ -22,6 +24,12 @@ import sys
 from typing import Any
 
 os.environ.setdefault("OPENAI_AGENTS_DISABLE_TRACING", "1")
+REFUSED = 65  # the protocol's exit status for refused text (conformance/README.md)
+
+
+def _refuse(reason: str) -> tuple[int, bytes, bytes]:
+    error = {"line": None, "column": None, "reason": reason}
+    return REFUSED, json.dumps({"error": error}).encode("utf-8"), b""
 
 
 def _message(data: bytes) -> dict[str, Any] | None:
@@ -45,13 +53,13 @@ def decode(data: bytes) -> tuple[int, bytes, bytes]:
 
     message = _message(data)
     if message is None:
-        return 1, b"", b"not UTF-8"
+        return _refuse("not UTF-8")
     try:
         if history._extract_nested_history_transcript(message) is None:
-            return 1, b"", b""
+            return _refuse("not taken for a summary: the message is kept as it is")
         items = history._flatten_nested_history_messages([message])
-    except Exception as exc:  # a reader that raises refuses the text
-        return 1, b"", f"{type(exc).__name__}: {exc}".encode()
+    except Exception as exc:  # a reader that raises gives no items: the text is refused
+        return _refuse(f"the reader raised {type(exc).__name__}: {exc}")
     return 0, json.dumps(items, ensure_ascii=False, default=str).encode("utf-8"), b""
 
 

@@ -3,23 +3,16 @@
 Each subcommand lives in its own module here and exposes
 ``register(subparsers)``, which adds its parser and sets ``func(args) -> int``.
 
-Exit codes, the same for every subcommand (see docs/cli.md):
+Exit codes, the same for every subcommand: :data:`EXIT_CODES`, printed by
+``handoff-codec --help`` and copied in docs/cli.md.
 
-====  ==========================================================
-0     ok
-1     invalid input, or problems found (``CliError``)
-2     usage: bad arguments, or a FILE/PATH that does not exist
-3     a lossy read (``decode`` without ``--allow-loss``)
-4     ``migrate``: the store's server cannot be reached (retry later)
-====  ==========================================================
-
-Errors print one line on stderr, ``handoff-codec: error: ...``. With
-``--json`` they also come as one JSON object on stdout,
-``{"error": {"exit": N, "message": "..."}}``, so stdout always holds exactly
-one JSON document. That holds for an error no subcommand foresaw too: it is
-reported the same way, with exit 1, never as a traceback. Characters a stream
-cannot hold (a lone surrogate, or non-ASCII on a stream that is not UTF-8)
-are escaped, never a crash (see ``_io``).
+Errors print one line on stderr, ``handoff-codec: error: ...``; a usage
+error prints argparse's usage line before it. With ``--json`` they also come
+as one JSON object on stdout, ``{"error": {"exit": N, "message": "..."}}``,
+so stdout always holds exactly one JSON document. That holds for an error no
+subcommand foresaw too: it is reported the same way, with exit 1, never as a
+traceback. Characters a stream cannot hold (a lone surrogate, or non-ASCII on
+a stream that is not UTF-8) are escaped, never a crash (see ``_io``).
 """
 
 from __future__ import annotations
@@ -29,49 +22,125 @@ import importlib
 import os
 import re
 import sys
+import textwrap
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
-__all__ = ["EXIT_LOSSY", "EXIT_OK", "EXIT_PROBLEMS", "EXIT_UNREACHABLE", "EXIT_USAGE",
-           "CliError", "main"]
+__all__ = ["EXIT_CODES", "EXIT_INTERRUPTED", "EXIT_LOSSY", "EXIT_OK", "EXIT_PROBLEMS",
+           "EXIT_UNREACHABLE", "EXIT_USAGE", "CliError", "main"]
 
 COMMANDS = ("encode", "decode", "validate", "migrate", "replay")
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, EXIT_LOSSY, EXIT_UNREACHABLE = 0, 1, 2, 3, 4
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a process Ctrl-C stopped
+
+# The exit-code table: one row per kind of outcome (a code may have several).
+EXIT_CODES: tuple[tuple[int, str], ...] = (
+    (EXIT_OK, "ok: encode wrote the summary; decode read it losing nothing; validate found "
+              "no error; replay wrote the request; migrate left every summary current (a dry "
+              "run: would)"),
+    (EXIT_PROBLEMS, "invalid input: binary, not UTF-8, empty or over 64 MiB; not JSON (an "
+                    "integer of more than 4,300 digits included); a duplicate JSON key; not a "
+                    "summary; items that cannot be encoded, or a summary stdout cannot hold; "
+                    "or an error no subcommand foresaw (unexpected TypeError: ...)"),
+    (EXIT_PROBLEMS, "problems found: validate or replay found an error; migrate left a row "
+                    "untouched or saw one change under it, or refused (open writers, a lock) "
+                    "or failed, and wrote nothing"),
+    (EXIT_USAGE, "usage, refused before anything is touched: an unknown flag or subcommand "
+                 "(flags are never abbreviated), a bad value, a FILE or STORE that does not "
+                 "exist, is a directory or is no store (a text file), a flag only server "
+                 "stores take given with a file, an unknown URL scheme or URL option, a "
+                 "missing driver, a bad JOB_COMPLETION_INDEX, a backup file that exists; and, "
+                 "once connected, a missing table or a shard another run holds"),
+    (EXIT_LOSSY, "lossy read: decode read the summary but information is missing (the items "
+                 "are printed all the same; --allow-loss exits 0)"),
+    (EXIT_UNREACHABLE, "store unreachable: migrate could not reach the store's server; this "
+                       "attempt changed nothing; retry later (with --resume if a run had "
+                       "started)"),
+    (EXIT_INTERRUPTED, "interrupted (Ctrl-C); migrate says how to continue (the --resume "
+                       "command)"),
+)
+
+# The forms of migrate's STORE, for the top-level help (a test checks the schemes
+# against the registered stores).
+STORE_FORMS = ("a JSONL file of items, a SQLiteSession database, or a URL: postgresql://, "
+               "postgres://, mysql://, mariadb://, sqlite:///, redis://, rediss://, unix://")
+
 # The positional arguments that name an input, checked before a subcommand runs.
 _PATH_ARGUMENTS = ("file", "path")
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
 
 
 class CliError(Exception):
-    """A one-line error for the user; ``main`` prints it and exits with ``code``."""
+    """A one-line error for the user; ``main`` prints it and exits with ``code``.
 
-    def __init__(self, message: str, code: int = EXIT_PROBLEMS) -> None:
+    ``usage``: argparse's usage line, printed before the error (usage errors).
+    """
+
+    def __init__(self, message: str, code: int = EXIT_PROBLEMS, *,
+                 usage: str | None = None) -> None:
         super().__init__(message)
         self.code = code
+        self.usage = usage
 
 
 class _Parser(argparse.ArgumentParser):
-    """An ArgumentParser whose usage errors ``main`` reports (as JSON with ``--json``)."""
+    """An ArgumentParser that never abbreviates a flag, and whose usage errors ``main``
+    reports: argparse's usage line, then one error line (as JSON too with ``--json``)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["allow_abbrev"] = False
+        super().__init__(*args, **kwargs)
+        self.commands: dict[str, argparse.ArgumentParser] = {}
 
     def error(self, message: str) -> NoReturn:
-        raise CliError(f"{self.prog}: {message}", EXIT_USAGE)
+        command = self.prog.removeprefix("handoff-codec").strip()
+        raise CliError(f"{command}: {message}" if command else message, EXIT_USAGE,
+                       usage=self.format_usage())
+
+    def parse(self, arguments: Sequence[str]) -> argparse.Namespace:
+        """``parse_args``, with arguments no parser knows reported by their subcommand."""
+        args, extra = self.parse_known_args(arguments)
+        if extra:
+            parser = self.commands.get(getattr(args, "command", None) or "", self)
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        return args
 
 
-def _parser() -> argparse.ArgumentParser:
+def _epilog() -> str:
+    lines = ["exit codes:"]
+    for code, meaning in EXIT_CODES:
+        lines += textwrap.wrap(meaning, 78, initial_indent=f"  {code:<5}",
+                               subsequent_indent=" " * 7)
+    return "\n".join(lines)
+
+
+def _parser() -> _Parser:
     from .._version import __version__
 
     parser = _Parser(
         prog="handoff-codec",
-        description="Encode, decode, migrate and validate nested handoff-history summaries.",
-        epilog="exit codes: 0 ok, 1 invalid input or problems found, 2 usage "
-               "(including a missing path), 3 lossy read, 4 store unreachable (migrate)",
+        description="Encode, decode, migrate and validate nested handoff-history summaries. "
+                    "FILE is a path, or - (the default) for standard input. migrate's STORE "
+                    f"is {STORE_FORMS}.",
+        epilog=_epilog(),
+        formatter_class=_Formatter,
     )
     parser.add_argument("--version", action="version", version=f"handoff-codec {__version__}")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
                                        parser_class=_Parser)
     for name in COMMANDS:
         importlib.import_module(f"{__name__}._{name}").register(subparsers)
+        parser.commands[name] = subparsers.choices[name]
     return parser
+
+
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    """The epilog as written (the exit-code table); the description wrapped."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if text.startswith("exit codes:"):
+            return text
+        return textwrap.fill(text, width, initial_indent=indent, subsequent_indent=indent)
 
 
 def _check_paths(args: argparse.Namespace) -> None:
@@ -102,15 +171,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     as_json = "--json" in arguments
     with safe_streams():
         try:
-            args = _parser().parse_args(arguments)
+            args = _parser().parse(arguments)
             as_json = bool(getattr(args, "json", False))
             _check_paths(args)
             code: int = args.func(args)
         except CliError as exc:
+            if exc.usage:
+                sys.stderr.write(exc.usage)
             return report_error(str(exc), exc.code, as_json=as_json)
         except KeyboardInterrupt:
-            print("handoff-codec: interrupted", file=sys.stderr)
-            return 130
+            return report_error("interrupted", EXIT_INTERRUPTED, as_json=as_json)
         except Exception as exc:  # a case no subcommand foresaw: one line, not a traceback
             detail = str(exc) or "no message"
             return report_error(f"unexpected {type(exc).__name__}: {detail}", EXIT_PROBLEMS,

@@ -7,27 +7,35 @@ exits 3 unless ``--allow-loss``; the items are printed either way.
 
 ``--json`` prints ``{"items": [...], "format": F, "recoveries": [{"line",
 "kind", "message", "lost"}, ...], "writers": [...], "unkept": [...],
-"candidates": [{"reading", "items"}, ...]}`` instead of the bare items. For a
-text outside the current format, stderr names the writers the text allows
-(``FILE: written by: ...``) and what they could not keep (``FILE: cannot
-hold: ...``), and each other reading an ``ambiguous`` recovery stands for.
+"candidates": [{"reading", "items"}, ...]}`` and the keys of every report
+(``_report``: each recovery is a problem, an ``error`` when it makes the read
+lossy) instead of the bare items. For a text outside the current format,
+stderr names the writers the text allows (``FILE: written by: ...``) and what
+they could not keep (``FILE: cannot hold: ...``), and each other reading an
+``ambiguous`` recovery stands for. On stderr the report ends with its counts,
+``FILE: N items; R recoveries (L lost)``, and after a lossy read the command
+that accepts it (``next:``).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
+from typing import Any
 
-from ..format import DecodeError
+from ..format import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START, DecodeError, RecoveryKind
 from . import EXIT_LOSSY, EXIT_OK, CliError
 from ._io import add_input_argument, add_json_argument, load_json, read_text, write_json
 from ._options import add_codec_options, codec_from
+from ._report import next_line, problem, shape
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "decode", help="read a summary back into items (JSON)",
+        usage="%(prog)s [options] [FILE]",
         description="Read a summary back into items. Recoveries go to stderr; a lossy "
                     "read exits 3 unless --allow-loss.")
     add_input_argument(parser)
@@ -54,6 +62,23 @@ def _summary_text(name: str, text: str) -> str:
     return text
 
 
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def _accept_command(args: argparse.Namespace) -> str:
+    """This command line with ``--allow-loss``: the next step after a lossy read."""
+    words = ["handoff-codec", "decode", "--allow-loss"]
+    words += [flag for flag, on in (("--strict", args.strict), ("--json", args.json)) if on]
+    for name, default in (("preamble", DEFAULT_PREAMBLE), ("start", DEFAULT_START),
+                          ("end", DEFAULT_END)):
+        if getattr(args, name) != default:
+            words += [f"--{name}", getattr(args, name)]
+    if args.file != "-":
+        words.append(args.file)
+    return shlex.join(words)
+
+
 def run(args: argparse.Namespace) -> int:
     codec = codec_from(args)
     name = "<stdin>" if args.file == "-" else args.file
@@ -67,19 +92,35 @@ def run(args: argparse.Namespace) -> int:
         print(f"{name}: written by: {'; or '.join(decoded.writers)}", file=sys.stderr)
     for unkept in decoded.unkept:
         print(f"{name}: cannot hold: {unkept}", file=sys.stderr)
+    problems = []
     for recovery in decoded.recoveries:
         print(f"{name}:{recovery.line}: {recovery.kind.value}: {recovery.message}",
               file=sys.stderr)
+        lossy = recovery.lost or recovery.kind is RecoveryKind.UNRECOGNISED
+        problems.append(problem(f"line {recovery.line}", recovery.kind.value,
+                                recovery.message, "error" if lossy else "info",
+                                line=recovery.line))
     for candidate in decoded.candidates:
-        print(f"{name}: another reading ({candidate.reading}): {len(candidate.items)} "
-              "item(s); --json gives its items", file=sys.stderr)
+        print(f"{name}: another reading ({candidate.reading}): "
+              f"{len(candidate.items)} item(s); --json gives its items", file=sys.stderr)
+    lost = sum(p["severity"] == "error" for p in problems)
+    lossy_read = not (decoded.lossless and decoded.complete)
+    code = EXIT_LOSSY if lossy_read and not args.allow_loss else EXIT_OK
+    following = _accept_command(args) if code == EXIT_LOSSY else None
     if args.json:
-        write_json(decoded.model_dump(mode="json"))
+        report: dict[str, Any] = decoded.model_dump(mode="json")
+        report.update(shape(exit_code=code, items=len(decoded.items), problems=problems,
+                            counts={"recoveries": len(problems), "lost": lost},
+                            next_command=following))
+        write_json(report)
     else:
         write_json(decoded.items)
-    lossy = not (decoded.lossless and decoded.complete)
-    if lossy and not args.allow_loss:
+    print(f"{name}: {_plural(len(decoded.items), 'item')}; "
+          f"{len(problems)} recover{'y' if len(problems) == 1 else 'ies'} ({lost} lost)",
+          file=sys.stderr)
+    if code == EXIT_LOSSY:
         print(f"{name}: the read lost information (see above); --allow-loss accepts it",
               file=sys.stderr)
-        return EXIT_LOSSY
-    return EXIT_OK
+    for line in next_line(following):
+        print(line, file=sys.stderr)
+    return code

@@ -15,7 +15,8 @@ from ._options import add_codec_options, codec_from
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("encode", help="write the summary text for a list of items")
+    parser = subparsers.add_parser("encode", help="write the summary text for a list of items",
+                                   usage="%(prog)s [options] [FILE]")
     add_input_argument(parser)
     parser.add_argument("--message", action="store_true",
                         help="write the assistant message as JSON instead of the text")
@@ -26,7 +27,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     codec = codec_from(args)
-    items = read_items(args.file)
+    items = read_items(args.file, then="handoff-codec encode")
     try:
         if args.message:
             write_json(codec.summarize(items))

@@ -16,12 +16,14 @@ import codecs
 import json
 import os
 import re
+import shlex
 import stat
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from typing import Any, BinaryIO, TextIO
 
+from ..format import DEFAULT_END, DEFAULT_START
 from ..format.write import SURROGATE
 from . import EXIT_USAGE, CliError
 
@@ -53,7 +55,7 @@ def add_input_argument(parser: Any) -> None:
 def _read_bounded(name: str, stream: BinaryIO, limit: int) -> bytes:
     info = os.fstat(stream.fileno())
     if stat.S_ISDIR(info.st_mode):
-        raise CliError(f"{name}: is a directory")
+        raise CliError(f"{name}: is a directory, not a file", EXIT_USAGE)
     if stat.S_ISREG(info.st_mode) and info.st_size > limit:
         raise CliError(f"{name}: file too large ({info.st_size} bytes; the limit is {limit})")
     data = stream.read(limit + 1)
@@ -76,7 +78,7 @@ def read_text(name: str, *, limit: int = MAX_INPUT_BYTES) -> str:
     except FileNotFoundError:
         raise CliError(f"{name}: no such file", EXIT_USAGE) from None
     except IsADirectoryError:
-        raise CliError(f"{name}: is a directory") from None
+        raise CliError(f"{name}: is a directory, not a file", EXIT_USAGE) from None
     except OSError as exc:
         raise CliError(f"{name}: {exc.strerror or exc}") from None
     if b"\x00" in data:
@@ -87,20 +89,79 @@ def read_text(name: str, *, limit: int = MAX_INPUT_BYTES) -> str:
         raise CliError(f"{name}: not UTF-8 (invalid byte at offset {exc.start})") from None
 
 
-def load_json(where: str, text: str) -> Any:
+class _DuplicateKey(ValueError):
+    """An object that names one key twice (json keeps the last value, silently)."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        raise _DuplicateKey
+    return value
+
+
+# A JSON string, or one character of JSON's structure; anything else is skipped.
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]', re.S)
+
+
+def duplicate_key(text: str) -> tuple[str, int] | None:
+    """The first key an object of the JSON ``text`` names twice, and its offset; or None."""
+    stack: list[set[str] | None] = []  # per open object, its keys; None for an array
+    expect_key = False
+    for match in _TOKEN.finditer(text):
+        token = match.group()
+        if token == "{":
+            stack.append(set())
+            expect_key = True
+        elif token == "[":
+            stack.append(None)
+        elif token in "]}":
+            if stack:
+                stack.pop()
+            expect_key = False
+        elif token == ",":
+            expect_key = bool(stack) and stack[-1] is not None
+        elif token == ":":
+            expect_key = False
+        elif expect_key and stack and (keys := stack[-1]) is not None:
+            key = json.loads(token)
+            if key in keys:
+                return key, match.start()
+            keys.add(key)
+            expect_key = False
+    return None
+
+
+def _column(text: str, offset: int) -> tuple[int, int]:
+    """The 1-based line and column of ``offset`` in ``text``."""
+    line_start = text.rfind("\n", 0, offset) + 1
+    return text.count("\n", 0, offset) + 1, offset - line_start + 1
+
+
+def load_json(where: str, text: str, *, line: int | None = None) -> Any:
     """``json.loads(text)``; a CliError for what json refuses that is not a syntax error.
 
     ``json.JSONDecodeError`` (a syntax error) is raised as it is, for the
-    caller to word or to try another reading. ``where`` names the input.
+    caller to word or to try another reading. ``where`` names the input;
+    ``line`` is the line ``text`` is in it (JSON Lines). An object that names
+    a key twice is refused, with the key and its line and column: json would
+    keep the last value and drop the other without a word.
     """
+    at = where if line is None else f"{where}:{line}"
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError:
         raise
+    except _DuplicateKey:
+        key, offset = duplicate_key(text) or ("?", 0)
+        row, column = _column(text, offset)
+        place = f"{where}:{row if line is None else line}:{column}"
+        raise CliError(f"{place}: invalid JSON: the key {json.dumps(key)} appears twice in "
+                       "one object (which value is meant?)") from None
     except RecursionError:
-        raise CliError(f"{where}: JSON nested too deeply") from None
+        raise CliError(f"{at}: JSON nested too deeply") from None
     except ValueError as exc:  # int(): more digits than sys.get_int_max_str_digits()
-        raise CliError(f"{where}: invalid JSON: {_number_error(exc)}") from None
+        raise CliError(f"{at}: invalid JSON: {_number_error(exc)}") from None
 
 
 def _number_error(exc: ValueError) -> str:
@@ -110,20 +171,38 @@ def _number_error(exc: ValueError) -> str:
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 
-def read_items(name: str) -> list[dict[str, Any]]:
-    """Items from a JSON list, a single JSON object, or JSON Lines."""
+def read_items(name: str, *, then: str | None = None) -> list[dict[str, Any]]:
+    """Items from a JSON list, a single JSON object, or JSON Lines.
+
+    Text that is no JSON but holds a summary's envelope is refused with the
+    command that reads it into items: ``handoff-codec decode FILE``, piped into
+    ``then`` (the command that wanted the items) when given.
+    """
     text = read_text(name)
     if not text.strip():
         raise CliError(f"{name}: empty input, expected JSON or JSON Lines items")
     try:
         value = load_json(name, text)
     except json.JSONDecodeError:
-        value = _json_lines(name, text)
+        try:
+            value = _json_lines(name, text)
+        except CliError as exc:
+            if not _summary_text(text):
+                raise
+            decode = shlex.join(["handoff-codec", "decode", *([] if name == "-" else [name])])
+            run = f"{decode} | {then}" if then else decode
+            raise CliError(f"{exc}; this is a summary's text, not items: read it into items "
+                           f"first with `{run}`") from None
     items = value if isinstance(value, list) else [value]
     for index, item in enumerate(items):
         if not isinstance(item, dict):
             raise CliError(f"{name}: item {index} is {type(item).__name__}, expected an object")
     return items
+
+
+def _summary_text(text: str) -> bool:
+    """Whether ``text`` holds a summary's envelope (the default markers): only to say so."""
+    return DEFAULT_START in text and DEFAULT_END in text
 
 
 def _json_lines(name: str, text: str) -> list[Any]:
@@ -132,7 +211,7 @@ def _json_lines(name: str, text: str) -> list[Any]:
         if not line.strip():
             continue
         try:
-            items.append(load_json(f"{name}:{number}", line))
+            items.append(load_json(name, line, line=number))
         except json.JSONDecodeError as exc:
             raise CliError(f"{name}:{number}:{exc.colno}: invalid JSON: {exc.msg}") from None
     return items

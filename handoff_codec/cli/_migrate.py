@@ -4,19 +4,28 @@ Exit codes (the project's table): 0 when every summary is current afterwards
 (or would be, in a dry run); 1 when a row or summary was left untouched, the
 run refused (open writers, hard links, a read-only file, another migration
 holding the lock) or failed, and nothing was written; 2 for usage errors (bad
-flags, a missing file, a file that is not a session database or JSONL,
-missing tables, an unsupported URL scheme, a missing driver); 4 when the
-store's server cannot be reached (worth retrying). A migration never exits 3:
-it never reads lossily (a summary it cannot read in full is left untouched
-and exits 1). Every store, a file path or a URL, is opened by
-``stores.open_store`` with the one ``MigrateOptions`` built from the flags
-(:func:`options_from`), and every report is printed in one shape.
+flags, a missing file, a directory or a text file, flags only a server store
+takes given with a file, an unsupported URL scheme or URL option, a missing
+driver, a backup file that exists; once connected, missing tables); 4 when
+the store's server cannot be reached (worth retrying); 130 when interrupted
+(Ctrl-C), with the command that continues. A migration never exits 3: it
+never reads lossily (a summary it cannot read in full is left untouched and
+exits 1).
+
+Usage errors are found before anything is touched (:func:`check_usage`: no
+connection, no backup file). Every store, a file path or a URL, is then
+opened by ``stores.open_store`` with the one ``MigrateOptions`` built from
+the flags (:func:`options_from`), and every report is printed in one shape
+(``_report``): in a dry run the JSON says ``would_migrate`` (and
+``would_migrate_by_format``, ``would_migrate_with_loss_notes``) where a real
+run says ``migrated``, and the backups are one list, ``backups``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
 import sqlite3
 import sys
@@ -24,8 +33,17 @@ from pathlib import Path
 from typing import Any
 
 from ..format import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START
-from . import EXIT_PROBLEMS, EXIT_UNREACHABLE, EXIT_USAGE, _migrate_server, report_error
+from . import (
+    EXIT_INTERRUPTED,
+    EXIT_PROBLEMS,
+    EXIT_UNREACHABLE,
+    EXIT_USAGE,
+    CliError,
+    _migrate_server,
+    report_error,
+)
 from ._options import add_codec_options, at_least, codec_from, listed, where
+from ._report import next_line, problem, shape
 from ._restored import placeholder_lines
 
 _DEFAULT_ARGS = argparse.Namespace(preamble=DEFAULT_PREAMBLE, start=DEFAULT_START,
@@ -54,13 +72,16 @@ _SWITCHES = (
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "migrate",
-        help="rewrite legacy summaries in a SQLite session DB or a JSONL file",
-        description="Rewrite every legacy summary message in PATH to the canonical current "
+        help="rewrite legacy summaries in a store: a JSONL file, a SQLite session DB, or a "
+             "server store URL",
+        usage="%(prog)s STORE [options]",
+        description="Rewrite every legacy summary message in STORE to the canonical current "
                     "format, leaving every other row byte-for-byte alone.",
     )
-    parser.add_argument("path", metavar="PATH",
-                        help="a SQLiteSession database, a JSONL file of items, or a server "
-                             "store URL")
+    parser.add_argument("path", metavar="STORE",
+                        help="a JSONL file of items, a SQLiteSession database, or a server "
+                             "store URL (postgresql://, mysql://, mariadb://, sqlite:///, "
+                             "redis://, rediss://, unix://)")
     parser.add_argument("--no-backup", dest="backup", action="store_false",
                         help="do not keep a copy of the store before changing it")
     for flag, text in _SWITCHES:
@@ -108,6 +129,47 @@ def options_from(args: argparse.Namespace) -> Any:
         encryption_key_env=args.encryption_key_env)
 
 
+# Flags only a server store takes (a URL, or a SQLite file with --encryption-key-env),
+# with their defaults: given with a file store, they are a usage error, never ignored.
+_SERVER_ONLY = (("pause", 0.0), ("shard", None), ("shard_from_env", False), ("shards", None),
+                ("resume", False), ("backup_file", None), ("key_prefix", "agents:session"),
+                ("lock_ttl", 60.0))
+
+
+def _file_store(args: argparse.Namespace) -> bool:
+    """Whether STORE is a file migrated whole (JSONL, or SQLite without encryption)."""
+    return not _migrate_server.is_url(args.path) and args.encryption_key_env is None
+
+
+def check_usage(args: argparse.Namespace, options: Any) -> None:
+    """Every usage error that needs no connection: CliError (exit 2), nothing touched.
+
+    The STORE itself (``stores.check_target``: a missing file, a directory, a
+    text file, an unknown URL scheme or option, a missing driver), flags a
+    file store does not take, and a ``--backup-file`` that exists.
+    """
+    from ..migrate.stores import StoreError, check_target, named_backup_files, scrub
+
+    try:
+        check_target(args.path, options)
+    except StoreError as exc:
+        raise CliError(scrub(str(exc), args.path), EXIT_USAGE) from None
+    if _file_store(args):
+        given = [f"--{name.replace('_', '-')}" for name, default in _SERVER_ONLY
+                 if getattr(args, name) != default]
+        if given:
+            raise CliError(f"{args.path}: {', '.join(given)}: only for server stores (a URL, "
+                           "or a SQLite file with --encryption-key-env); a file store is "
+                           "migrated whole in one step", EXIT_USAGE)
+        return
+    if args.dry_run or args.resume or args.restore or args.forget:
+        return
+    for path in named_backup_files(options):
+        if os.path.lexists(path):
+            raise CliError(f"{path}: the backup file exists; name another with --backup-file",
+                           EXIT_USAGE)
+
+
 def run(args: argparse.Namespace) -> int:
     from ..migrate.stores import (
         StoreError,
@@ -123,8 +185,9 @@ def run(args: argparse.Namespace) -> int:
     def fail(message: str, code: int) -> int:
         return report_error(scrub(message, args.path), code, as_json=args.json)
 
+    options = options_from(args)
+    check_usage(args, options)
     try:
-        options = options_from(args)
         store = open_store(args.path, options)
         if args.forget:
             result: Any = store.forget()
@@ -132,6 +195,8 @@ def run(args: argparse.Namespace) -> int:
             result = store.restore(args.restore)
         else:
             result = store.migrate()
+    except KeyboardInterrupt:
+        return fail(_interrupted(args), EXIT_INTERRUPTED)
     except StoreRefusal as exc:
         return fail(str(exc), EXIT_PROBLEMS)
     except StoreUnreachable as exc:
@@ -150,16 +215,123 @@ def run(args: argparse.Namespace) -> int:
                     _migrate_server.exit_code(exc))
     for warning in getattr(result, "warnings", []):
         print(f"handoff-codec: warning: {warning}", file=sys.stderr)
+    code = 0 if result.ok and not getattr(result, "changed_under_us", 0) else 1
+    following = _next_command(result, args)
     if args.json:
-        _write(json.dumps(result.model_dump(mode="json"), ensure_ascii=False, indent=2) + "\n")
+        document = _document(result, code, following)
+        _write(json.dumps(document, ensure_ascii=False, indent=2) + "\n")
     elif hasattr(result, "checkpoints"):
         _write(f"{result.path} (forget)\n  checkpoints:      {result.checkpoints} deleted\n"
                f"  local records:    {result.local_records} deleted\n")
     elif hasattr(result, "restored"):
         _write(_migrate_server.restore_summary(result))
     else:
-        _write(_summary(result) + _changed(result) + _next_step(result, args))
-    return 0 if result.ok and not getattr(result, "changed_under_us", 0) else 1
+        _write(_summary(result) + _changed(result) + _next_step(result, args, following))
+    return code
+
+
+def _interrupted(args: argparse.Namespace) -> str:
+    """The one line after Ctrl-C: what the store holds now, and the command that goes on."""
+    if args.dry_run:
+        return "interrupted; a dry run writes nothing: the store is unchanged"
+    if args.forget:
+        return "interrupted; run the same command again to finish forgetting"
+    if args.restore:
+        return ("interrupted; rows already put back stay so: run the same --restore again "
+                "to finish")
+    if _file_store(args):
+        return ("interrupted; a file store is rewritten in one step: it is as it was, or "
+                "fully migrated; run the same command again (it finishes, or finds nothing "
+                "to do)")
+    kept = ("rows already written are in the backup file" if args.backup else
+            "rows already written have no backup (--no-backup)")
+    return f"interrupted; {kept}; to continue: {_command(args, resume=True)}"
+
+
+_DRY_NAMES = {"migrated": "would_migrate", "migrated_by_format": "would_migrate_by_format",
+              "migrated_with_loss_notes": "would_migrate_with_loss_notes"}
+
+
+def _document(result: Any, code: int, following: str | None) -> dict[str, Any]:
+    """The ``--json`` report: the store's report, its dry-run counts named as such, one
+    ``backups`` list, and the keys of every report (``_report``)."""
+    dumped: dict[str, Any] = result.model_dump(mode="json")
+    if not hasattr(result, "migrated"):  # --restore, --forget
+        return {**dumped, **_maintenance_shape(result, code)}
+    document: dict[str, Any] = {}
+    backups = list(dumped.get("backups") or [])
+    for name, value in dumped.items():
+        if name == "backup":  # a file store's one backup: in the list, as a server store's
+            document["backups"] = backups if value in (None, *backups) else [value, *backups]
+        elif name != "backups":
+            document[_DRY_NAMES.get(name, name) if result.dry_run else name] = value
+    problems = _problems(result)
+    counts: dict[str, int] = {} if result.sessions is None else {"sessions": result.sessions}
+    counts |= {"rows_scanned": result.rows_scanned,
+               "summaries_found": result.summaries_found,
+               ("would_migrate" if result.dry_run else "migrated"): result.migrated,
+               "already_current": result.already_current, "untouched": result.untouched,
+               "invalid_rows": result.invalid_rows}
+    if hasattr(result, "changed_under_us"):
+        counts["changed_under_us"] = result.changed_under_us
+    return {**document, **shape(exit_code=code, items=result.items_scanned, problems=problems,
+                                counts=counts, next_command=following)}
+
+
+def _maintenance_shape(result: Any, code: int) -> dict[str, Any]:
+    """The keys of every report, for ``--restore`` and ``--forget``."""
+    if hasattr(result, "checkpoints"):  # --forget
+        return shape(exit_code=code, items=0, problems=[], next_command=None,
+                     counts={"checkpoints": result.checkpoints,
+                             "local_records": result.local_records})
+    problems = []
+    if result.changed_since:
+        problems.append(problem(result.path, "changed_since", f"{result.changed_since} rows "
+                                "hold neither the migrated value nor the old one: left as they "
+                                "are", "error"))
+    return shape(exit_code=code, items=result.rows, problems=problems, next_command=None,
+                 counts={"restored": result.restored, "already_old": result.already_old,
+                         "changed_since": result.changed_since})
+
+
+def _problems(report: Any) -> list[dict[str, Any]]:
+    """A migration's problems, each once: rows left untouched, rows changed under the run,
+    placeholder leaks, warnings, and the loss notes of migrated summaries."""
+    found = []
+    for row in report.untouched_rows:
+        place = {name: value for name, value in row.model_dump(mode="json").items()
+                 if name in ("row", "index", "key", "format") and value is not None}
+        found.append(problem(_place(report, row), "untouched", row.reason, "error", **place))
+    if getattr(report, "changed_under_us", 0):
+        found.append(problem(report.path, "changed_under_us", f"{report.changed_under_us} rows "
+                             "changed under the run and were left alone; run it again to "
+                             "migrate them", "error"))
+    noun = _noun(report)
+    for leak in report.placeholders.leaks if report.placeholders else []:
+        row = f"{noun} {leak.row}" if noun else str(leak.key)
+        found.append(problem(where(row, leak.index, leak.turn), "placeholder_leak",
+                             f"a turn starts with the placeholder {leak.placeholder!r} and goes "
+                             f"on: {leak.text!r} (reported, never cut)", "warning"))
+    found += [problem(report.path, "warning", warning, "warning")
+              for warning in report.warnings]
+    if report.migrated_with_loss_notes:
+        which = "summaries that would be migrated" if report.dry_run else "migrated summaries"
+        found.append(problem(report.path, "loss_notes", f"{report.migrated_with_loss_notes} "
+                             f"{which} record information their old writer had already "
+                             "lost; migration loses nothing more", "info"))
+    return found
+
+
+def _next_command(result: Any, args: argparse.Namespace) -> str | None:
+    """The command to run next: after a dry run that would change items, the run itself;
+    after a run that left rows changed under it, the same run again."""
+    if not hasattr(result, "migrated"):
+        return None
+    if result.dry_run:
+        return _command(args) if result.items_changed else None
+    if getattr(result, "changed_under_us", 0):
+        return _command(args)
+    return None
 
 
 def _write(text: str) -> None:
@@ -243,10 +415,11 @@ def _changed(report: Any) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _next_step(report: Any, args: argparse.Namespace) -> str:
-    """After a dry run: the command that does it, and where its backup will go."""
+def _next_step(report: Any, args: argparse.Namespace, following: str | None) -> str:
+    """After a dry run: the command that does it, and where its backup will go; after a
+    run that saw rows change under it: the same run again."""
     if not report.dry_run:
-        return ""
+        return "".join(f"{line}\n" for line in next_line(following))
     lines = []
     if report.key_order_only:
         lines.append(f"  {report.key_order_only} of these rewrites only sort the JSON keys of "
@@ -256,7 +429,7 @@ def _next_step(report: Any, args: argparse.Namespace) -> str:
         lines.append(f"  left alone (--legacy-only): {report.skipped_key_order} rewrites that "
                      "would only sort JSON keys")
     lines += [f"  warning: {warning}" for warning in report.warnings]
-    if not report.items_changed:
+    if following is None:
         return "\n".join([*lines, "next: nothing to migrate"]) + "\n"
     if not args.backup:
         backup = "none (--no-backup)"
@@ -266,12 +439,13 @@ def _next_step(report: Any, args: argparse.Namespace) -> str:
     else:
         where = Path(report.path)
         backup = f"{where.name}.bak-<UTC time> in {where.resolve().parent}"
-    lines += [f"next: {_command(args)}", f"  backup: {backup}"]
+    lines += [*next_line(following), f"  backup: {backup}"]
     return "\n".join(lines) + "\n"
 
 
-def _command(args: argparse.Namespace) -> str:
-    """The real run's command line: this one's options, without --dry-run, --list, --json."""
+def _command(args: argparse.Namespace, *, resume: bool = False) -> str:
+    """The real run's command line: this one's options, without --dry-run, --list, --json
+    (with ``resume``: and with --resume)."""
     from ..migrate.stores import mask_url
 
     # A password is never printed: a URL's credentials stand masked (***) here too.
@@ -290,6 +464,8 @@ def _command(args: argparse.Namespace) -> str:
             words += [f"--{name.replace('_', '-')}", str(getattr(args, name))]
     if args.shard_from_env:
         words.append("--shard-from-env")
+    if resume:
+        words.append("--resume")
     for name in ("preamble", "start", "end"):
         if getattr(args, name) != getattr(_DEFAULT_ARGS, name):
             words += [f"--{name}", getattr(args, name)]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 from typing import Any
 
 from . import EXIT_PROBLEMS, EXIT_UNREACHABLE, EXIT_USAGE, CliError
@@ -21,6 +22,8 @@ __all__ = ["INDEX_VARIABLE", "add_options", "driver_error", "exit_code", "is_url
            "restore_summary", "shard_from"]
 
 INDEX_VARIABLE = "JOB_COMPLETION_INDEX"  # set by Kubernetes in each pod of an Indexed Job
+_CANONICAL_INDEX = re.compile(r"0|[1-9][0-9]*", re.ASCII)
+_CANONICAL_SHARD = re.compile(r"(0|[1-9][0-9]*)/([1-9][0-9]*)", re.ASCII)
 
 
 def is_url(path: str) -> bool:
@@ -33,12 +36,11 @@ def is_url(path: str) -> bool:
 def _shard(text: str) -> Any:
     from ..migrate.stores import Shard
 
-    index, slash, count = text.partition("/")
-    try:
-        shard = Shard(int(index), int(count))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not K/N: {text!r}") from None
-    if not slash or shard.count < 1 or not 0 <= shard.index < shard.count:
+    match = _CANONICAL_SHARD.fullmatch(text)
+    if match is None:
+        raise argparse.ArgumentTypeError(f"not K/N (two decimal numbers): {text!r}")
+    shard = Shard(int(match.group(1)), int(match.group(2)))
+    if not 0 <= shard.index < shard.count:
         raise argparse.ArgumentTypeError(f"not K/N with 0 <= K < N: {text!r}")
     return shard
 
@@ -60,13 +62,14 @@ def shard_from(args: argparse.Namespace, environ: Any = None) -> Any:
     if text is None:
         raise CliError(f"--shard-from-env: the environment variable {INDEX_VARIABLE} is not "
                        "set (it is set in the pods of a Kubernetes Indexed Job)", EXIT_USAGE)
-    try:
-        index = int(text)
-    except ValueError:
-        index = -1
+    # Kubernetes writes the index in decimal, without sign, padding or spaces: anything
+    # else (" 1", "01", "+1", a fullwidth digit) is not an index it set, and is refused.
+    canonical = _CANONICAL_INDEX.fullmatch(text) is not None
+    index = int(text) if canonical else -1
     if not 0 <= index < args.shards:
         raise CliError(f"--shard-from-env: {INDEX_VARIABLE}={text!r} is not an index from 0 "
-                       f"to {args.shards - 1} (--shards {args.shards})", EXIT_USAGE)
+                       f"to {args.shards - 1} written in decimal (--shards {args.shards})",
+                       EXIT_USAGE)
     return Shard(index, args.shards)
 
 

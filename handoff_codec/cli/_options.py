@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from ..format import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START, Codec
-from . import CliError
+from . import EXIT_USAGE, CliError
 
 T = TypeVar("T")
 LIST_LIMIT = 20  # rows listed in a text summary; --json lists them all
@@ -23,8 +23,8 @@ def add_codec_options(parser: argparse.ArgumentParser) -> None:
 def codec_from(args: argparse.Namespace) -> Codec:
     try:
         return Codec(preamble=args.preamble, start=args.start, end=args.end)
-    except ValueError as exc:
-        raise CliError(str(exc)) from None
+    except ValueError as exc:  # markers the format cannot use: a bad value, usage
+        raise CliError(str(exc), EXIT_USAGE) from None
 
 
 def at_least(convert: Callable[[str], Any], minimum: float) -> Callable[[str], Any]:

@@ -17,11 +17,13 @@ PROVIDERS = ("chat_completions", "anthropic", "gemini", "bedrock")
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "replay", help="convert items (JSON or JSON Lines) to a provider's native request body",
+        usage="%(prog)s --target T [options] [FILE]",
         description="Print the native request body (JSON) for the target: messages and "
                     "system for anthropic and bedrock, contents and system_instruction for "
                     "gemini. Notes on merged turns go to stderr. Exit 1 with the problem "
                     "when the items cannot be replayed; 2 for usage errors. With --json, "
-                    "errors too come as JSON on stdout.")
+                    "errors too come as JSON on stdout. Summary text is not items: "
+                    "handoff-codec decode reads it into items first.")
     add_input_argument(parser)
     parser.add_argument("--target", choices=PROVIDERS, required=True,
                         help="the provider API to write for")
@@ -41,7 +43,7 @@ def _bytes_as_base64(value: Any) -> Any:
 def run(args: argparse.Namespace) -> int:
     from ..replay import ReplayError, to_provider
 
-    items = read_items(args.file)
+    items = read_items(args.file, then=f"handoff-codec replay --target {args.target}")
     try:
         conversion = to_provider(items, args.target, placeholder=args.placeholder)
     except ReplayError as exc:

@@ -60,7 +60,8 @@ def test_one_gigabyte_file_is_refused_by_size(tmp_path: Path, command: str) -> N
 
 @pytest.mark.parametrize("command", COMMANDS)
 def test_directory(tmp_path: Path, command: str) -> None:
-    assert_one_line_error(run(command, str(tmp_path)), "is a directory")
+    """A directory is no FILE: a usage error, as a missing path is."""
+    assert_one_line_error(run(command, str(tmp_path)), "is a directory, not a file", code=2)
 
 
 @pytest.mark.parametrize("command", COMMANDS)

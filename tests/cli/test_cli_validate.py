@@ -30,8 +30,10 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 
 
 def test_clean_file_exits_0(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = run(capsys, write(tmp_path, GOOD), "--target", "anthropic")
-    assert (code, out, err) == (0, "ok: 2 items, target anthropic\n", "")
+    path = write(tmp_path, GOOD)
+    code, out, err = run(capsys, path, "--target", "anthropic")
+    assert (code, out, err) == (0, "ok: 2 items, target anthropic\n"
+                                   f"next: handoff-codec replay --target anthropic {path}\n", "")
 
 
 def test_problems_print_as_a_table_and_exit_1(tmp_path: Path,
@@ -53,16 +55,18 @@ def test_problems_print_as_a_table_and_exit_1(tmp_path: Path,
 def test_same_file_is_fine_for_openai(tmp_path: Path,
                                       capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, write(tmp_path, EMPTY_TURNS))
-    assert (code, out) == (0, "ok: 3 items, target chat_completions\n")
+    assert (code, out.splitlines()[0]) == (0, "ok: 3 items, target chat_completions")
 
 
 def test_warnings_and_notes_do_not_fail(tmp_path: Path,
                                         capsys: pytest.CaptureFixture[str]) -> None:
     items = [{"role": "system", "content": "s"}, {"type": "reasoning", "id": "r", "summary": []}]
-    code, out, _ = run(capsys, write(tmp_path, items), "--target", "gemini")
+    path = write(tmp_path, items)
+    code, out, _ = run(capsys, path, "--target", "gemini")
     assert code == 0
     assert "reasoning-dropped" in out and "no-contents" in out
-    assert out.splitlines()[-1] == "ok: 2 items, target gemini"
+    assert out.splitlines()[-2:] == ["ok: 2 items, target gemini",
+                                     f"next: handoff-codec replay --target gemini {path}"]
 
 
 def test_json_lines_and_json_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

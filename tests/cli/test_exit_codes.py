@@ -85,7 +85,8 @@ def test_decode_ok_exits_0_and_names_the_format(tmp_path: Path) -> None:
     (tmp_path / "s.txt").write_text(handoff_codec.dumps(ITEMS))
     result = run("decode", str(tmp_path / "s.txt"))
     assert (result.returncode, json.loads(result.stdout)) == (0, ITEMS)
-    assert result.stderr == f"{tmp_path / 's.txt'}: format: current\n"
+    assert result.stderr == (f"{tmp_path / 's.txt'}: format: current\n"
+                             f"{tmp_path / 's.txt'}: 2 items; 0 recoveries (0 lost)\n")
 
 
 def test_decode_prints_each_recovery_on_stderr(tmp_path: Path) -> None:
@@ -101,7 +102,8 @@ def test_decode_prints_each_recovery_on_stderr(tmp_path: Path) -> None:
 def test_decode_json_is_items_format_and_recoveries() -> None:
     result = run("decode", "--json", stdin=RECOVERED)
     report = json.loads(result.stdout)
-    assert set(report) == {"items", "format", "recoveries", "writers", "unkept", "candidates"}
+    assert set(report) == {"items", "format", "recoveries", "writers", "unkept", "candidates",
+                           "ok", "exit", "counts", "problems", "next"}
     assert report["items"] == [{"role": "user", "content": "hi"}]
     assert report["recoveries"][0]["kind"] == "legacy_preamble"
     assert set(report["recoveries"][0]) == {"line", "kind", "message", "lost"}

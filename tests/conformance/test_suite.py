@@ -121,7 +121,7 @@ def test_runner_reports_failures_on_vectors_of_ones_own(tmp_path: Path) -> None:
     assert lines[-1] == "1 passed, 2 failed, 1 skipped"
     assert any(line.startswith("FAIL decode/valid/mine/wrong: expected ") and '"bye"' in line
                and '"hello"' in line for line in lines)
-    refused = "FAIL decode/invalid/mine/accepted: expected exit 1"
+    refused = "FAIL decode/invalid/mine/accepted: expected a refusal (exit 65"
     assert any(line.startswith(refused) for line in lines)
     proc = _run("--decoder", dec, "--vectors", str(tmp_path), "--only", "decode/valid/mine/ok")
     assert proc.returncode == 0 and proc.stdout.splitlines()[-1] == "1 passed, 0 failed"
@@ -135,7 +135,10 @@ def test_runner_compares_json_types_exactly() -> None:
 
 @pytest.mark.parametrize("text", [b"", b"\xff\xfe", b"[1]", b'{"role": "user", "content": "x"}'])
 def test_decoder_adapter_refuses_what_is_no_summary(text: bytes) -> None:
-    assert decoder.decode(text) == (1, b"") == decoder.decode(text, strict=True)
+    for code, out in (decoder.decode(text), decoder.decode(text, strict=True)):
+        assert code == runner.REFUSED == 65
+        error = runner.refusal(code, out)
+        assert error is not None and error["reason"]
 
 
 @pytest.mark.parametrize("data", [b"", b"{}", b"[1]", b'[{"content": NaN}]', b"\xff"])

@@ -159,4 +159,4 @@ def test_legacy_only_leaves_key_order_rewrites_alone(tmp_path: Path) -> None:
     assert rows[1] == handoff_codec.migrate.migrate_item(CRAFTED[0]).item
     # Without --legacy-only the key-order rewrite is the only one left.
     again = json.loads(run_cli(str(path), "--dry-run", "--json", check_code=0).stdout)
-    assert (again["migrated"], again["key_order_only"]) == (1, 1)
+    assert (again["would_migrate"], again["key_order_only"]) == (1, 1)

@@ -55,7 +55,8 @@ def test_a_process_holding_the_jsonl_open_for_writing_is_refused(tmp_path: Path)
         assert json.loads(forced.stdout)["migrated"] == 1
         logger.write(b"appended\n")
     # The appended line went to the old inode: the backup (a hard link) holds it.
-    backup = Path(json.loads(forced.stdout)["backup"])
+    (backup_name,) = json.loads(forced.stdout)["backups"]
+    backup = Path(backup_name)
     assert backup.read_bytes() == before + b"appended\n"
 
 

@@ -69,7 +69,7 @@ def test_dry_run_writes_nothing(store: tuple[Path, list[bytes]]) -> None:
     before = (sha256(path), path.stat().st_mtime_ns)
     result = run_cli(str(path), "--dry-run", "--json", check_code=1)
     report = json.loads(result.stdout)
-    assert report["store"] == "jsonl" and report["migrated"] == 4 and not report["written"]
+    assert report["store"] == "jsonl" and report["would_migrate"] == 4 and not report["written"]
     assert (sha256(path), path.stat().st_mtime_ns) == before
     assert sorted(p.name for p in path.parent.iterdir()) == ["history.jsonl"]
 
@@ -108,7 +108,8 @@ def test_migration_rewrites_only_the_summary_lines(store: tuple[Path, list[bytes
     assert list_line[0] == PLAIN[1] and list_line[2] == PLAIN[3]
     assert list(json.loads(after[7])) == list(CRAFTED[3])  # key order kept
 
-    backup = Path(report["backup"])
+    (backup_name,) = report["backups"]
+    backup = Path(backup_name)
     assert backup.read_bytes() == b"".join(lines)
     assert path.stat().st_mode & 0o777 == backup.stat().st_mode & 0o777
 
@@ -118,7 +119,7 @@ def test_second_run_reports_zero_migrated(store: tuple[Path, list[bytes]]) -> No
     run_cli(str(path), "--no-backup")
     digest, mtime = sha256(path), path.stat().st_mtime_ns
     report = json.loads(run_cli(str(path), "--json", check_code=1).stdout)
-    assert report["migrated"] == 0 and not report["written"] and report["backup"] is None
+    assert report["migrated"] == 0 and not report["written"] and report["backups"] == []
     assert (sha256(path), path.stat().st_mtime_ns) == (digest, mtime)
     assert sorted(p.name for p in path.parent.iterdir()) == ["history.jsonl"]
 

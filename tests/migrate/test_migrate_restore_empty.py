@@ -292,7 +292,7 @@ def _server_cycle(url: str, tmp_path: Path) -> None:
     before = store.rows()
 
     plain = run_migrate(url, "--dry-run", check_code=0)
-    assert plain["migrated"] == 0 and "placeholders" not in plain
+    assert plain["would_migrate"] == 0 and "placeholders" not in plain
     dry = run_migrate(url, "--dry-run", "--restore-empty", check_code=0)
     assert store.rows() == before
     assert {k: dry["placeholders"][k] for k in ("turns", "summaries", "items")} == {

@@ -179,7 +179,7 @@ def test_a_text_cell_that_is_not_utf8_is_reported_by_id(tmp_path: Path) -> None:
     bad = _insert_text_bytes(path, json.dumps(CRAFTED[1]).encode()[:-2] + b"\xe9\"}")
     plain_bad = _insert_text_bytes(path, b'{"role": "user", "content": "caf\xe9"}')
     dry = json.loads(run_cli(str(path), "--dry-run", "--json", check_code=1).stdout)
-    assert dry["migrated"] == 1
+    assert dry["would_migrate"] == 1
     assert {(r["row"], "UTF-8" in r["reason"]) for r in dry["untouched_rows"]} == {
         (bad, True), (plain_bad, True)}
     before = _cells(path)

@@ -77,8 +77,8 @@ def test_dry_run_writes_nothing(session_db: tuple[Path, Any]) -> None:
     files = sorted(p.name for p in path.parent.iterdir())
     result = run_cli(str(path), "--dry-run", "--json", check_code=1)  # UNREADABLE is untouched
     report = json.loads(result.stdout)
-    assert report["dry_run"] and not report["written"] and report["backup"] is None
-    assert report["migrated"] > 0
+    assert report["dry_run"] and not report["written"] and report["backups"] == []
+    assert report["would_migrate"] > 0
     assert sha256(path) == before
     assert sorted(p.name for p in path.parent.iterdir()) == files  # no backup, no -wal/-shm
 
@@ -123,7 +123,8 @@ def test_migrated_db_reads_back_canonical_through_sqlitesession(
                 before[0], before[1], before[3], before[4])
 
     # The backup holds the old state exactly.
-    backup = Path(report["backup"])
+    (backup_name,) = report["backups"]
+    backup = Path(backup_name)
     assert backup.parent == path.parent and backup.name.startswith("sessions.db.bak-")
     assert snapshot(backup)[1] == rows_before
 
@@ -132,12 +133,12 @@ def test_second_run_reports_zero_migrated_and_changes_nothing(
         session_db: tuple[Path, Any]) -> None:
     path, _ = session_db
     first = json.loads(run_cli(str(path), "--json", "--no-backup").stdout)
-    assert first["migrated"] > 0 and first["backup"] is None
+    assert first["migrated"] > 0 and first["backups"] == []
     state = snapshot(path)
     digest = sha256(path)
     second = run_cli(str(path), "--json", check_code=1)
     report = json.loads(second.stdout)
-    assert report["migrated"] == 0 and not report["written"] and report["backup"] is None
+    assert report["migrated"] == 0 and not report["written"] and report["backups"] == []
     assert report["already_current"] == first["migrated"] + first["already_current"]
     assert snapshot(path) == state
     assert sha256(path) == digest

@@ -228,7 +228,7 @@ def test_a_dangling_link_at_the_predicted_sqlite_backup_name_is_passed_over(
         link.symlink_to(tmp_path / f"nowhere-{seconds}")
         links.append(link)
     report = run_migrate(str(db), check_code=0)
-    assert report["migrated"] == 1 and report["backup"]
+    assert report["migrated"] == 1 and len(report["backups"]) == 1
     assert all(link.is_symlink() and not link.exists() for link in links)
 
 

@@ -70,7 +70,7 @@ def test_a_row_too_long_for_its_column_is_refused_and_the_batch_goes_on(
         target = _url(url, sql_mode)
 
         dry = run_migrate(target, "--dry-run", check_code=1)
-        assert dry["migrated"] == 2 and dry["untouched"] == 1
+        assert dry["would_migrate"] == 2 and dry["untouched"] == 1
         assert store.rows() == before
 
         reports = []

@@ -94,10 +94,10 @@ def _cycle(store: SqlStore | RedisStore, url: str, tmp_path: Path, session_of: A
     try:
         args = ("--encryption-key-env", KEY_ENV, *options)
         dry = run_migrate(url, "--dry-run", *args)
-        assert dry["migrated"] > 0 and store.rows() == before
+        assert dry["would_migrate"] > 0 and store.rows() == before
         backup = tmp_path / "backup.jsonl"
         real = run_migrate(url, "--backup-file", str(backup), *args)
-        assert real["migrated"] == dry["migrated"]
+        assert real["migrated"] == dry["would_migrate"]
         assert _read(store, key, list(sessions)) == [expected_items(items)
                                                       for items in sessions.values()]
         after = store.rows()

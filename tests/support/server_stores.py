@@ -256,10 +256,10 @@ def check_migration_cycle(store: SqlStore | RedisStore, url: str, backup: str,
 
     dry = run_migrate(url, "--dry-run", *options, check_code=1)
     assert store.rows() == before and checksum(store.rows()) == checksum(before)
-    assert dry["migrated"] > 0 and dry["untouched"] > 0 and not dry["written"]
+    assert dry["would_migrate"] > 0 and dry["untouched"] > 0 and not dry["written"]
 
     real = run_migrate(url, "--backup-file", backup, *options, check_code=1)
-    assert real["migrated"] == dry["migrated"] and real["changed_under_us"] == 0
+    assert real["migrated"] == dry["would_migrate"] and real["changed_under_us"] == 0
     for session_id, items in sessions.items():
         assert store.get_items(session_id) == expected_items(items)
     after = store.rows()

@@ -49,6 +49,7 @@ __all__ = [
     "ServerReport",
     "forget",
     "is_store_url",
+    "named_backup_files",
     "open_store",
     "restore",
     "run",
@@ -222,10 +223,25 @@ def _backup_path(options: MigrateOptions, scope: str) -> tuple[Path, bool]:
                 return recorded, True
         stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
         path = Path.cwd() / f"handoff-codec-backup-{stamp}.jsonl"
-    shard = options.shard
+    return shard_backup_file(path, options.shard), False
+
+
+def shard_backup_file(path: Path, shard: Shard) -> Path:
+    """The backup file of ``shard`` when the run's is ``path``: ``PATH.shard-K-of-N.jsonl``."""
     if shard.count > 1:
         path = path.with_name(f"{path.stem}.shard-{shard.index}-of-{shard.count}{path.suffix}")
-    return path, False
+    return path
+
+
+def named_backup_files(options: MigrateOptions) -> list[Path]:
+    """The backup files a run writes to when ``backup_file`` names them (one per shard it
+    runs, absolute), or [] when it does not name one."""
+    if not options.backup or not options.backup_file:
+        return []
+    path = Path(os.path.abspath(options.backup_file))
+    shards = ([Shard(k, options.workers) for k in range(options.workers)]
+              if options.workers > 1 else [options.shard])
+    return [shard_backup_file(path, shard) for shard in shards]
 
 
 def _row_number(row: Row) -> int:
@@ -298,6 +314,11 @@ def _run_shard(store: ServerStore, options: MigrateOptions,
             finally:
                 if run.writer is not None:
                     report.warnings += run.writer.notes
+            count_sessions = getattr(store, "count_sessions", None)
+            if report.resumed and count_sessions is not None:
+                # The sessions read before the checkpoint are not known one by one, so a
+                # session with rows on both sides of it would be counted twice: count them.
+                report.sessions = count_sessions(shard)
             if run.stalled:
                 report.warnings.append(
                     "some rows could not be read (cannot decrypt: wrong key or corrupt token); "

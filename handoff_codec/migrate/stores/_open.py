@@ -25,7 +25,7 @@ from ._protocol import Row, ServerStore
 from ._rows import RowOutcome
 from ._urls import mask_url, scrub
 
-__all__ = ["FileStore", "ForgetReport", "OnlineStore", "Store", "open_store",
+__all__ = ["FileStore", "ForgetReport", "OnlineStore", "Store", "check_target", "open_store",
            "register_store", "registered_schemes"]
 
 _URL = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://")
@@ -122,6 +122,56 @@ def open_store(target: str | os.PathLike[str], options: MigrateOptions | None = 
         raise StoreError(f"{mask_url(text)}: unsupported store URL scheme {scheme!r} "
                          f"(supported: {', '.join(registered_schemes())}, or a file path)")
     return opener(text, options, client)
+
+
+def check_target(target: str | os.PathLike[str], options: MigrateOptions | None = None
+                 ) -> None:
+    """Refuse (:class:`StoreError`), opening nothing, what cannot be the store ``target``.
+
+    A path must name a SQLite database or a JSON Lines file: not a missing
+    file, a directory, or (with ``format`` ``auto``) a text file whose first
+    line is not JSON. A URL must have a registered scheme, and only query
+    options its driver takes (PostgreSQL, MySQL/MariaDB, SQLite and Redis
+    URLs are checked; a missing driver is named with its extra). Nothing is
+    connected to and nothing is written: :func:`open_store` and the run find
+    the rest (tables, locks).
+    """
+    options = options or MigrateOptions()
+    text = os.fspath(target)
+    scheme = url_scheme(text)
+    if scheme is None:
+        path = Path(text)
+        if file_kind(path, options.format) == "jsonl" and options.format == "auto":
+            from .jsonl import not_json_line
+
+            line = not_json_line(path)
+            if line is not None:
+                raise StoreError(f"{path}: a text file, not JSON Lines (line {line} is not "
+                                 "JSON): give a JSONL file of items, a SQLite database or a "
+                                 "store URL (--format jsonl reads it as JSON Lines all the "
+                                 "same)")
+        return
+    if scheme not in _OPENERS:
+        raise StoreError(f"{mask_url(text)}: unsupported store URL scheme {scheme!r} "
+                         f"(supported: {', '.join(registered_schemes())}, or a file path)")
+    try:
+        if scheme in SQL_SCHEMES:
+            from ._sqlalchemy import engine_url, unknown_url_options
+
+            unknown = unknown_url_options(text)
+            takes = f"the {engine_url(text).get_driver_name()} driver"
+        elif scheme in REDIS_SCHEMES:
+            from ._redis import unknown_url_options
+
+            unknown, takes = unknown_url_options(text), "redis-py"
+        else:
+            return
+    except ImportError as exc:
+        raise classify(exc, text) from None
+    if unknown:
+        names = ", ".join(repr(name) for name in unknown)
+        raise StoreError(f"{mask_url(text)}: unknown URL option{'s' * (len(unknown) > 1)} "
+                         f"{names}: {takes} takes no such option")
 
 
 def file_kind(path: Path, requested: str = "auto") -> str:

@@ -36,7 +36,7 @@ try:
 except ImportError as exc:  # pragma: no cover - depends on the install
     raise StoreError("Redis stores need redis-py: pip install 'handoff-codec[redis]'") from exc
 
-__all__ = ["DEFAULT_PREFIX", "RedisStore"]
+__all__ = ["DEFAULT_PREFIX", "RedisStore", "unknown_url_options"]
 
 DEFAULT_PREFIX = "agents:session"
 _MESSAGES = b":messages"
@@ -133,6 +133,16 @@ class RedisStore:
         yield from redis_catch_up(self._redis, pattern, self._session_id, shard, seen, size,
                                   final, _bytes)
 
+    def count_sessions(self, shard: Shard) -> int:
+        """The sessions of ``shard`` that have a list of items now (a resumed run's count)."""
+        pattern = _glob_escape(self._prefix) + b":*" + _MESSAGES
+        keys = set()
+        for key in self._redis.scan_iter(match=pattern, count=1000, _type="list"):
+            session_id = self._session_id(key)
+            if session_id is not None and shard.holds(session_id):
+                keys.add(key)
+        return len(keys)
+
     def session_rows(self, session_id: str) -> list[Row]:
         """Every row of one session, in list order."""
         key = self._prefix + b":" + session_id.encode("utf-8") + _MESSAGES
@@ -191,6 +201,35 @@ class RedisStore:
 
     def close(self) -> None:
         self._redis.close()
+
+
+def unknown_url_options(url: str) -> list[str]:
+    """The query options of a Redis URL that redis-py's ``from_url`` does not take.
+
+    ``redis.ConnectionPool.from_url`` parses the options it knows and hands
+    every other one to the connection class as a keyword, which raises
+    ``TypeError`` at the first connection: what neither the pool nor that
+    class (with its bases) takes is unknown.
+    """
+    import inspect
+    from urllib.parse import parse_qsl, urlsplit
+
+    parts = urlsplit(url)
+    names = [name for name, _ in parse_qsl(parts.query, keep_blank_values=True)]
+    if not names:
+        return []
+    connection = {"rediss": redis.SSLConnection,
+                  "unix": redis.UnixDomainSocketConnection}.get(parts.scheme.lower(),
+                                                                 redis.Connection)
+    accepted: set[str] = set()
+    for cls in (redis.ConnectionPool, *connection.__mro__):
+        init = vars(cls).get("__init__")
+        if init is not None:
+            accepted.update(name for name, parameter in
+                            inspect.signature(init).parameters.items()
+                            if name != "self" and parameter.kind in (
+                                parameter.POSITIONAL_OR_KEYWORD, parameter.KEYWORD_ONLY))
+    return [name for name in dict.fromkeys(names) if name not in accepted]
 
 
 def _bytes(value: bytes | str) -> bytes:

@@ -40,7 +40,7 @@ except ImportError as exc:  # pragma: no cover - depends on the install
     raise StoreError("SQL stores need SQLAlchemy: pip install 'handoff-codec[postgres]' "
                      "or 'handoff-codec[mysql]'") from exc
 
-__all__ = ["CHECKPOINT_TABLE", "SQLAlchemyStore", "engine_url"]
+__all__ = ["CHECKPOINT_TABLE", "SQLAlchemyStore", "engine_url", "unknown_url_options"]
 
 CHECKPOINT_TABLE = "handoff_codec_checkpoints"
 _DRIVERS = {"postgresql": "postgresql+psycopg", "postgres": "postgresql+psycopg",
@@ -62,6 +62,68 @@ def engine_url(url: str) -> sa.URL:
     if parsed.get_backend_name() == "sqlite" and parsed.get_driver_name() == "aiosqlite":
         parsed = parsed.set(drivername="sqlite")
     return parsed
+
+
+# SQLAlchemy's pysqlite dialect takes these query options itself; with uri=true the
+# others go into SQLite's URI, whose parameters are these (sqlite.org/uri.html).
+SQLITE_OPTIONS = ("uri", "timeout", "isolation_level", "detect_types", "check_same_thread",
+                  "cached_statements")
+SQLITE_URI_OPTIONS = ("vfs", "mode", "cache", "psow", "nolock", "immutable", "modeof")
+# SQLAlchemy's MySQL dialects fold these into the driver's ``ssl`` argument.
+MYSQL_SSL_OPTIONS = ("ssl_ca", "ssl_key", "ssl_cert", "ssl_capath", "ssl_cipher",
+                     "ssl_check_hostname")
+
+
+def unknown_url_options(url: str) -> list[str]:
+    """The query options of a SQL store URL that its driver would refuse or ignore.
+
+    Checked without connecting: for psycopg and psycopg2 by libpq's own parser
+    of connection parameters; for PyMySQL by ``pymysql.connect``'s signature
+    (and the ``ssl_*`` options SQLAlchemy folds); for SQLite by the options
+    SQLAlchemy's pysqlite dialect reads (it ignores any other, with a
+    warning). Other drivers' options are not checked. A missing driver raises
+    ``ImportError``.
+    """
+    parsed = engine_url(url)
+    names = list(parsed.query)
+    if not names:
+        return []
+    backend, driver = parsed.get_backend_name(), parsed.get_driver_name()
+    if backend == "sqlite" and driver == "pysqlite":
+        uri = str(parsed.query.get("uri", "")).lower() in ("true", "1", "yes", "on")
+        known = SQLITE_OPTIONS + (SQLITE_URI_OPTIONS if uri else ())
+        return [name for name in names if name not in known]
+    if backend == "postgresql" and driver in ("psycopg", "psycopg2"):
+        return [name for name in names if not _libpq_option(driver, name)]
+    if backend == "mysql" and driver == "pymysql":
+        import inspect
+
+        import pymysql  # type: ignore[import-untyped]
+
+        known = (*inspect.signature(pymysql.connections.Connection).parameters,
+                 *MYSQL_SSL_OPTIONS)
+        return [name for name in names if name not in known]
+    return []
+
+
+def _libpq_option(driver: str, name: str) -> bool:
+    """Whether libpq (through ``driver``) knows the connection parameter ``name``."""
+    if driver == "psycopg":
+        import psycopg
+
+        try:
+            psycopg.conninfo.make_conninfo("", **{name: "0"})
+        except psycopg.ProgrammingError:
+            return False
+        return True
+    import psycopg2  # type: ignore[import-untyped]
+    import psycopg2.extensions  # type: ignore[import-untyped]
+
+    try:
+        psycopg2.extensions.make_dsn(**{name: "0"})
+    except psycopg2.ProgrammingError:
+        return False
+    return True
 
 
 class SQLAlchemyStore:
@@ -215,6 +277,15 @@ class SQLAlchemyStore:
                              if shard.holds(str(sid))], last)
             if not found:
                 return
+
+    def count_sessions(self, shard: Shard) -> int:
+        """The sessions of ``shard`` that hold rows now (a resumed run's count)."""
+        query = sa.select(self._table.c.session_id).distinct()
+        with self._engine.connect() as conn:
+            found = conn.execution_options(yield_per=10_000).execute(query).scalars()
+            count = sum(1 for session_id in found if shard.holds(str(session_id)))
+            conn.rollback()
+        return count
 
     def session_rows(self, session_id: str) -> list[Row]:
         """Every row of one session, in key order."""

@@ -38,9 +38,33 @@ from ._rows import RowRule
 if TYPE_CHECKING:
     pass
 
-__all__ = ["migrate_jsonl"]
+__all__ = ["migrate_jsonl", "not_json_line"]
 
 _BOM = b"\xef\xbb\xbf"
+
+
+def not_json_line(path: Path) -> int | None:
+    """The line that shows ``path`` is no JSON Lines file, or None.
+
+    That is its first line that is not blank, when that line is not JSON (a
+    README, a CSV file, a log); an empty file, or one whose first such line
+    is JSON, gives None. Reads up to that line only.
+    """
+    import json
+
+    with path.open("rb") as file:
+        for number, raw in enumerate(file, 1):
+            line = raw.removeprefix(_BOM) if number == 1 else raw
+            if not line.strip():
+                continue
+            try:
+                json.loads(line.decode("utf-8"))
+            except (UnicodeDecodeError, json.JSONDecodeError):
+                return number
+            except (ValueError, RecursionError):  # JSON, too big or deep for Python to hold
+                return None
+            return None
+    return None
 
 
 def _split_ending(raw: bytes) -> tuple[bytes, bytes]:
