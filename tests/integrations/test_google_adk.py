@@ -34,7 +34,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import Field
 
-from handoff_codec import DEFAULT_PREAMBLE, Codec, DecodeError
+from handoff_codec import Codec, DecodeError
+from handoff_codec.format import DEFAULT_PREAMBLE
 from handoff_codec.integrations.google_adk import (
     HandoffHistoryPlugin,
     HistoryReport,

@@ -54,7 +54,7 @@ class Filled(NamedTuple):
 def _fill_the_disk(tmp_path: Path, disk: Path) -> Filled:
     """A run whose backup (about 280 KB) fills the 192 KiB disk part-way."""
     store, url, original = _store(tmp_path, rows=1500)
-    migrated = run_migrate(url, "--dry-run", check_code=0)["migrated"]
+    migrated = run_migrate(url, "--dry-run", check_code=0)["would_migrate"]
     backup = disk / "backup.jsonl"
     failed = run_cli_here(url, "--batch-size", "10", "--backup-file", str(backup))
     return Filled(store, url, original, backup, failed, migrated)

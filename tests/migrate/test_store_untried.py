@@ -136,7 +136,7 @@ def test_10_mb_rows_in_a_sqlite_file_and_a_jsonl_file(tmp_path: Path) -> None:
         original = content(path)
         report = run_migrate(str(path), check_code=0)
         assert report["migrated"] == 1 and content(path) != original
-        assert content(Path(report["backup"])) == original
+        assert content(Path(report["backups"][0])) == original
         assert run_migrate(str(path), check_code=0)["migrated"] == 0
 
 
@@ -169,8 +169,8 @@ def test_a_killed_file_run_is_run_again_and_its_backup_restores_every_byte(
         _kill_file_run(path, rng)
     report = run_migrate(str(path), check_code=0)
     if report["migrated"]:  # the killed runs may have finished the work
-        backup = Path(report["backup"])
-        assert content(backup) == original or run_migrate(str(backup), "--dry-run")["migrated"]
+        backup = Path(report["backups"][0])
+        assert content(backup) == original or run_migrate(str(backup), "--dry-run")["would_migrate"]
     for leftover in path.parent.iterdir():
         if leftover.name.endswith(".partial") or leftover.name.endswith(".migrating"):
             leftover.unlink()
