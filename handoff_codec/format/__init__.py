@@ -23,7 +23,7 @@ from .codec import (
     default_codec,
 )
 from .errors import DecodeError, DecodeReason, EncodeError
-from .flatten import FlattenReport, Reason, TrustDecision
+from .flattening import FlattenReport, Reason, TrustDecision
 from .report import Decoded, Format, Recovery, RecoveryKind
 
 __all__ = [

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import flatten as _flatten
+from . import flattening as _flatten
 from . import grammar as _grammar
 from . import limits
 from .errors import EncodeError
@@ -14,7 +14,8 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
     from typing import Any
 
-    from .flatten import FlattenReport, OnLoss, Trust
+    from .flattening import FlattenReport, OnLoss, Trust
+    from .read.one_pass import Pass
     from .read.reader import Engine, Reader
     from .report import Decoded
 
@@ -54,7 +55,7 @@ class Codec:
     ``key`` or one of ``verify_keys`` (older keys, for rotation).
     """
 
-    __slots__ = (*_FIELDS, "_reader")
+    __slots__ = (*_FIELDS, "_one_pass", "_reader")
 
     preamble: str
     start: str
@@ -65,6 +66,7 @@ class Codec:
     key: bytes | None
     verify_keys: tuple[bytes, ...]
     _reader: Reader
+    _one_pass: Pass
 
     def __init__(self, preamble: str = DEFAULT_PREAMBLE, start: str = DEFAULT_START,
                  end: str = DEFAULT_END, max_bytes: int = limits.DEFAULT_MAX_BYTES,
@@ -100,6 +102,7 @@ class Codec:
             object.__setattr__(self, name, value)
         literals = (("PREAMBLE", preamble), ("START_MARKER", start), ("END_MARKER", end))
         object.__setattr__(self, "_reader", reader(literals, max_depth, max_records))
+        object.__setattr__(self, "_one_pass", self._reader.one_pass)
 
     def replace(self, **changes: Any) -> Codec:
         """A copy of this codec with the fields in ``changes`` replaced."""
@@ -175,7 +178,11 @@ class Codec:
         """
         if not isinstance(text, str) or len(text) * 4 > self.max_bytes:
             self._check(text)  # in place for the usual text: this runs on every read
-        if engine != "fast":
+        if engine == "fast":
+            read = self._one_pass(text, strict, None)  # the usual summary, in one pass
+            if read is not None:
+                return read[0]
+        else:
             check_engine(engine)
         if strict:
             return self._reader.strict(text, engine)

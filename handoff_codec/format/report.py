@@ -156,10 +156,16 @@ class Recoveries:
         self._ints = array("i" if len(text) < 2**31 - 1 else "q")  # line, a, b of each
         self._codes = bytearray()
 
-    def add(self, line: int, code: int, a: int = 0, b: int = 0) -> None:
-        """Note recovery ``notes[code]`` at ``line``, with the ints its message needs."""
+    def add(self, line: int, code: int, a: int = 0, b: int = 0) -> int:
+        """Note recovery ``notes[code]`` at ``line``, with the ints its message needs; its
+        index, for :meth:`update`."""
         self._ints.extend((line, a, b))
         self._codes.append(code)
+        return len(self._codes) - 1
+
+    def update(self, index: int, a: int) -> None:
+        """Set the first int of recovery ``index`` (a count known only later)."""
+        self._ints[3 * index + 1] = a
 
     def insert(self, line: int, code: int, a: int = 0, b: int = 0) -> None:
         """:meth:`add`, in line order: after every recovery noted on ``line`` or before it."""

@@ -55,7 +55,7 @@ from ..format.write import encode_records
 
 if TYPE_CHECKING:
     from ..format.codec import Codec
-    from ..format.flatten import Trust, TrustDecision
+    from ..format.flattening import Trust, TrustDecision
 
 __all__ = ["Fallback", "FallbackKind", "HandoffReport", "HistoryWriter", "read_history"]
 
@@ -377,7 +377,7 @@ def read_history(
     summary message is recorded in ``writer``. The media references that an
     earlier handoff wrote are left out (see :func:`without_own_references`).
     """
-    from ..format.flatten import Reason
+    from ..format.flattening import Reason
 
     codec = writer.codec
     entries: list[tuple[Item, bool]] = []

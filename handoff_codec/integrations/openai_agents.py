@@ -74,7 +74,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess by th
 from ..format import DEFAULT_PREAMBLE, Codec
 
 if TYPE_CHECKING:
-    from ..format.flatten import Trust
+    from ..format.flattening import Trust
 from ._history import (
     Fallback,
     FallbackKind,

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from handoff_codec import Codec
-from handoff_codec.format.flatten import Reason
+from handoff_codec.format.flattening import Reason
 from handoff_codec.format.signing import split_signature
 from tests.support.profiles import examples
 from tests.support.sdk import sdk_read

@@ -107,18 +107,21 @@ def line_pattern() -> re.Pattern[str]:
 def usual_pattern() -> re.Pattern[str]:
     """The usual lines, for the one pass: ``KNOWN_LINE``, ``JSON_LINE``, or any line.
 
-    ``findall`` gives ``(number, known_role, known_content, json, line)``: the
-    first four as in :data:`Line`, for a line of the first two kinds; for any
-    other, only ``line``, the whole line.
+    ``findall`` gives ``(number, role, rest)``: for a ``KNOWN_LINE`` its
+    number, role and content; for a ``JSON_LINE`` its number, ``""`` and the
+    JSON; for any other line ``""``, ``""`` and the whole line. The two
+    terminals end alike (the rest of the line, then "\\n"), which the pattern
+    matches once.
     """
-    parts = []
-    for name, prefix in (("KNOWN_LINE", "known"), ("JSON_LINE", "json")):
-        pattern = grammar.terminal(name, "legacy").pattern
-        head = f"(?P<{prefix}_n>[0-9]+)\\. "
-        if not pattern.startswith(head):
-            raise AssertionError(f"{name} {pattern!r} does not start with {head!r}")
-        parts.append(pattern[len(head):])
-    return re.compile(f"([0-9]+)\\. (?:{'|'.join(parts)})|(?P<line>[^\\n]*)\\n")
+    known = grammar.terminal("KNOWN_LINE", "legacy").pattern
+    json = grammar.terminal("JSON_LINE", "legacy").pattern
+    # (The patterns hold the line break itself, as Lark writes them.)
+    head, tail = "(?P<known_n>[0-9]+)\\. ", "(?P<known_content>[^\n]*)\n"
+    if not (known.startswith(head) and known.endswith(tail)) or \
+            json != "(?P<json_n>[0-9]+)\\. (?P<json>\\{[^\n]*)\n":
+        raise AssertionError(f"KNOWN_LINE {known!r} or JSON_LINE {json!r} changed shape")
+    role = known[len(head):-len(tail)]  # the role, ":" and an optional space
+    return re.compile(f"(?:([0-9]+)\\. (?:{role}|(?=\\{{))|)([^\n]*)\n")
 
 
 @functools.cache

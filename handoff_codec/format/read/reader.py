@@ -28,20 +28,19 @@ import functools
 
 from .. import grammar, limits
 from ..errors import DecodeError, DecodeReason, ReadFailure
-from ..limits import depth_exceeded_at
 from ..report import Candidate, Decoded, Format
 from . import evidence, reference
 from .envelope import Envelope, splitter
 from .generations import candidates, label
-from .json_record import json_object, strict_scanner
-from .lines import line_pattern, usual_pattern
+from .json_record import json_object
+from .lines import line_pattern
 from .notes import Code
+from .one_pass import one_pass
 from .records import RecordReader, new_recoveries
 from .vocabulary import SHARED_ROLES
 
 TYPE_CHECKING = False  # typing is not imported at run time (see ..models)
 if TYPE_CHECKING:
-    from collections.abc import Callable
     from typing import Any, Literal
 
     from .lines import Line
@@ -89,39 +88,33 @@ class _Reading:
 class Reader:
     """The readings of one codec configuration: envelope, limits and JSON depth."""
 
-    __slots__ = ("current", "end", "literals", "max_depth", "max_records", "split", "start")
+    __slots__ = ("end", "literals", "max_depth", "max_records", "one_pass", "split", "start")
 
     def __init__(self, literals: Literals, max_depth: int, max_records: int) -> None:
         values = dict(literals)
         self.literals, self.max_depth, self.max_records = literals, max_depth, max_records
         self.start, self.end = values["START_MARKER"], values["END_MARKER"]
         self.split = splitter(values["PREAMBLE"], self.start, self.end)
-        self.current = _current_pass(values["PREAMBLE"], self.start, self.end, max_depth,
-                                     max_records)
+        self.one_pass = one_pass(values["PREAMBLE"], grammar.literal("LEGACY_PREAMBLE", "legacy"),
+                                 self.start, self.end, max_depth, max_records)
 
     # ------------------------------------------------------------ the entry points
     def items(self, text: str, engine: Engine = "fast") -> list[Item]:
-        """The items of the lenient reading (``loads``)."""
-        if engine == "fast":
-            items = self.current(text, False)
-            if items is not None:
-                return items
+        """The items of the lenient reading (``loads``) of a text the one pass gave up on."""
         return self._read(text, engine).items
 
     def decode(self, text: str, engine: Engine = "fast") -> Decoded:
         """The lenient reading with its report (``decode``)."""
         if engine == "fast":
-            items = self.current(text, False)
-            if items is not None:
-                return Decoded(items=items, format=Format.CURRENT, recoveries=[])
+            notes = new_recoveries(text)
+            read = self.one_pass(text, False, notes)
+            if read is not None:
+                return _Reading(read[0], notes, candidates(read[1]), ()).decoded()
         return self._read(text, engine).decoded()
 
     def strict(self, text: str, engine: Engine = "fast") -> list[Item]:
-        """The items of a current-format summary (``loads(strict=True)``); DecodeError else."""
-        if engine == "fast":
-            items = self.current(text, True)
-            if items is not None:
-                return items
+        """The items of a current-format summary (``loads(strict=True)``) the one pass gave
+        up on; DecodeError when it is not one."""
         self._check_records(text)
         if engine == "lark":
             return reference.strict_items(text, self.literals, self.max_depth)
@@ -199,15 +192,15 @@ class Reader:
         for count, match in enumerate(line_pattern().finditer(text, envelope.begin,
                                                               envelope.stop), 1):
             line: Line = match.groups("")  # type: ignore[assignment]
-            if line[0] != str(count):
-                raise DecodeError(f"record number {line[0]!r} out of sequence", text,
-                                  match.start(), (f"record {count}",), DecodeReason.NUMBERING)
             if line[3]:  # JSON_LINE (the parser read every line as a record)
                 try:
                     items.append(json_object(line[3], match.start(4), self.max_depth))
                 except ReadFailure as failure:
                     raise failure.at(text) from None
-            else:
+            if line[0] != str(count):
+                raise DecodeError(f"record number {line[0]!r} out of sequence", text,
+                                  match.start(), (f"record {count}",), DecodeReason.NUMBERING)
+            if not line[3]:
                 role, name, content = (line[1], "", line[2]) if line[1] else line[4:7]
                 role = SHARED_ROLES.get(role, role)
                 items.append({"role": role, "content": content} if not name
@@ -223,102 +216,6 @@ def _with_lists(items: list[Item], listed: list[tuple[int, list[Any]]]) -> list[
     for index, parts in listed:
         copied[index]["content"] = parts
     return copied
-
-
-# Each record number as text, for the one pass to compare with: grown to the
-# longest body it has read (at most ``max_records`` strings).
-_NUMBERS = ["0"]
-
-
-def _current_pass(preamble: str, start: str, end: str, max_depth: int,
-                  max_records: int) -> Callable[[str, bool], list[Item] | None]:
-    """The one-pass reading of a current-format summary: the envelope compared as strings,
-    then a body of current-format records numbered 1, 2, 3, ...
-
-    ``current(text, strict)`` gives the items, or None for any text that leaves
-    something to decide (the steps then read it, or say why not): another
-    envelope, a line that is no ``KNOWN_LINE``, ``JSON_LINE`` or
-    ``PLAIN_LINE``, a number out of sequence, a JSON record that is not a whole
-    RFC 8259 object within ``max_depth``, more than ``max_records`` records.
-    Leniently also a role that is not a known one (a `type: {json}` record, or
-    a name that holds ":" or "(") or content that starts with "[" (it may be
-    list content).
-
-    One ``findall`` of :func:`~.lines.usual_pattern` reads the usual lines
-    (``KNOWN_LINE`` and ``JSON_LINE``); any other line is matched with
-    ``PLAIN_LINE`` itself.
-    """
-    head, tail = f"{preamble}\n{start}\n", "\n" + end
-    signed, _ = grammar.signature_parts()
-    signature = grammar.terminal("_SIGNATURE").match
-    empty = grammar.literal("EMPTY_TRANSCRIPT") + "\n"
-    findall = usual_pattern().findall
-    plain = grammar.terminal("PLAIN_LINE", "legacy").fullmatch
-    scan = strict_scanner()
-    roles = dict(SHARED_ROLES)
-    shared = roles.get
-    deep = 2 * max_depth + 1  # JSON this long may nest deeper than max_depth
-    chunk, numbers = _CHUNK, _NUMBERS
-
-    def current(text: str, strict: bool) -> list[Item] | None:
-        if not text.startswith(head):
-            return None
-        pos = len(head)
-        if text.startswith(signed, pos):
-            match = signature(text, pos)
-            if match is not None:
-                pos = match.end()
-        stop = len(text) - len(tail) + 1  # just after the line break before the end marker
-        if stop <= pos or not text.endswith(tail):
-            return None
-        if text.startswith(empty, pos):
-            return [] if stop == pos + len(empty) else None
-        items: list[Item] = []
-        append = items.append
-        count = 0
-        while pos < stop:
-            cut = text.find("\n", pos + chunk, stop) + 1 or stop
-            found = findall(text, pos, cut)
-            if count + len(found) >= len(numbers):
-                if count + len(found) > max_records:
-                    return None  # the steps check the limit, and say so
-                numbers.extend(map(str, range(len(numbers), count + len(found) + 1)))
-            elif count + len(found) > max_records:
-                return None
-            for number, role, content, source, line in found:
-                count += 1
-                if role:  # KNOWN_LINE
-                    if number != numbers[count]:
-                        return None
-                    append({"role": roles[role], "content": content})
-                elif source:  # JSON_LINE
-                    if number != numbers[count]:
-                        return None
-                    if len(source) > deep and source.count("{") + source.count("[") > max_depth \
-                            and depth_exceeded_at(source, max_depth) is not None:
-                        return None
-                    try:
-                        value, at = scan(source, 0)
-                    except (StopIteration, ValueError, RecursionError):
-                        return None
-                    if at != len(source) or type(value) is not dict:
-                        return None
-                    append(value)
-                else:  # PLAIN_LINE, or no current record
-                    fields = plain(line + "\n")
-                    if fields is None or fields["plain_n"] != numbers[count]:
-                        return None
-                    role, name, content = fields.group("plain_role", "plain_name",
-                                                       "plain_content")
-                    if not strict and (role not in roles or content[:1] == "["):
-                        return None
-                    role = shared(role, role)
-                    append({"role": role, "content": content} if name is None
-                           else {"role": role, "name": name, "content": content})
-            pos = cut
-        return items
-
-    return current
 
 
 @functools.cache

@@ -91,12 +91,14 @@ class RecordReader:
         line is line ``first_line`` of the text."""
         lines, text, note = self.lines, self.text, self.note
         starts, heads = lines.starts, numbering.heads
+        fields = lines.fields
         items: list[Item] = []
+        append = items.append
         renumbered = dict(zip(numbering.renumbered, numbering.expected, strict=True))
         doubtful = iter(numbering.doubtful)
         doubt = next(doubtful, -1)
         line, at = first_line, lines.begin  # the line number of offset ``at``
-        count = text.count
+        count, find, roles = text.count, text.find, SHARED_ROLES
         last = len(heads) - 1
         for position, head in enumerate(heads):
             start = starts[head]
@@ -107,11 +109,18 @@ class RecordReader:
                 expected = renumbered.get(head)
                 if expected is not None:
                     note(line, Code.RENUMBERED, start, expected)
-            self.record(items, lines.line(head), start, stop, line)
+            fields_of = fields[head] if fields is not None else lines.line(head)
+            role = fields_of[1]
+            if role and find("\n", start, stop - 1) < 0:  # KNOWN_LINE, alone: the usual record
+                if not fields_of[2]:
+                    self.signs |= Sign.EMPTY_TURN
+                append({"role": roles[role], "content": fields_of[2]})
+            else:
+                self.record(items, fields_of, start, stop, line)
             while doubt >= 0 and starts[doubt] < stop:  # lines of this record's content
                 if starts[doubt] > start:
                     pos = starts[doubt]
-                    end = text.find("\n", pos, pos + 60)
+                    end = find("\n", pos, pos + 60)
                     note(line + count("\n", start, pos), Code.AMBIGUOUS_CONTENT, pos,
                          60 if end < 0 else end - pos)
                 doubt = next(doubtful, -1)

@@ -1,0 +1,253 @@
+"""The fast engine's one pass: a summary whose records are numbered 1, 2, 3, ... in order.
+
+When every numbered line is a record in sequence, the numbering leaves
+nothing to decide (``evidence.py``, rule 2): the records can be read as the
+lines come, and the evidence taken from them as they are read. That is the
+usual summary, legacy ones included, and this pass reads it in one loop over
+one ``findall`` of the usual lines (:func:`~.lines.usual_pattern`), every
+other line read by its own terminal of ``grammar/legacy.lark``:
+
+* ``KNOWN_LINE``, ``JSON_LINE`` and ``PLAIN_LINE``: the current format;
+* ``BARE_LINE``: an empty turn (``bare_role``);
+* ``TEXT_LINE``: content of the `role: content` record above it, spilled
+  (``continuation``);
+* a ``PLAIN_LINE`` whose word is an ``ITEM_TYPE``, before a JSON object: an
+  item of that type (``typed_record``).
+
+It gives up (None) on anything else, for the steps of ``reader.py`` to read:
+another envelope, a number out of sequence, a ``NUMBERED_LINE``, a line below
+a record that holds no spilled content, a summary quoted in the body (its
+lines are content whatever their numbers), a name that may hold ":" or "(", a
+JSON record that is not a whole RFC 8259 object within ``max_depth``, more
+than ``max_records`` records; with a report, content that may be a list.
+Strictly, only the current format. The Lark reference always takes the
+steps, and tests check on arbitrary text that both engines agree.
+"""
+
+from __future__ import annotations
+
+from .. import grammar
+from ..limits import depth_exceeded_at
+from .generations import Sign
+from .json_record import strict_scanner, whole_object
+from .lines import usual_pattern
+from .notes import Code
+from .records import content_parts
+from .vocabulary import ITEM_TYPES, SHARED_ROLES
+
+TYPE_CHECKING = False  # typing is not imported at run time (see ..models)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from ..report import Recoveries
+
+    # The items, and the Sign flags of the records read.
+    Pass = Callable[[str, bool, "Recoveries | None"], "tuple[list[Item], int] | None"]
+
+__all__ = ["one_pass"]
+
+Item = dict[str, "Any"]
+
+# How many characters of whole lines one findall reads: its list of lines stays
+# small (a few hundred), which a long transcript reads faster.
+_CHUNK = 16_384
+# Each record number as text, to compare with: grown to the longest body read
+# (at most ``max_records`` strings).
+_NUMBERS = ["0"]
+
+
+class _Offsets:
+    """The offset of body line ``index`` (0-based), worked out forward from the last one
+    asked for: notes that quote the text ask in line order, so a body costs one walk."""
+
+    __slots__ = ("find", "index", "pos")
+
+    def __init__(self, text: str, begin: int) -> None:
+        self.find, self.index, self.pos = text.find, 0, begin
+
+    def __call__(self, index: int) -> int:
+        while self.index < index:
+            self.pos = self.find("\n", self.pos) + 1
+            self.index += 1
+        return self.pos
+
+
+def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
+             max_records: int) -> Pass:
+    """The one pass for one codec: ``read(text, strict, recoveries)``.
+
+    ``recoveries`` is where a report's notes go (``decode``); None reads the
+    items alone (``loads``), and then the signs given are only those that
+    cost nothing to note. Gives ``(items, signs)``, or None to leave the text
+    to the steps.
+    """
+    head, legacy_head, tail = f"{preamble}\n{start}\n", f"{legacy}\n{start}\n", "\n" + end
+    head_length, head_lines, legacy_lines = len(head), head.count("\n"), legacy_head.count("\n")
+    signed, _ = grammar.signature_parts()
+    signature = grammar.terminal("_SIGNATURE").match
+    no_records = grammar.literal("EMPTY_TRANSCRIPT") + "\n"
+    findall, first = usual_pattern().findall, usual_pattern().match
+    plain = grammar.terminal("PLAIN_LINE", "legacy").fullmatch
+    bare = grammar.terminal("BARE_LINE", "legacy").fullmatch
+    numbered = grammar.terminal("RECORD_NUMBER", "legacy").match
+    scan = strict_scanner()
+    roles = dict(SHARED_ROLES)
+    shared = roles.get
+    deep = 2 * max_depth + 1  # JSON this long may nest deeper than max_depth
+    chunk, numbers = _CHUNK, _NUMBERS
+    tail_length, empty_length = len(tail) - 1, len(no_records)
+    quoted = f"\n{start}\n"  # a summary quoted in content starts with such a line
+
+    def read(text: str, strict: bool, notes: Recoveries | None) -> tuple[list[Item], int] | None:
+        if not text.endswith(tail):
+            return None
+        if text.startswith(head):
+            pos, line = head_length, head_lines + 1  # line: the number of the body's first line
+        elif not strict and text.startswith(legacy_head):
+            pos, line = len(legacy_head), legacy_lines + 1
+            if notes is not None:
+                notes.add(1, Code.LEGACY_PREAMBLE)
+        else:
+            return None
+        stop = len(text) - tail_length  # just after the line break before the end marker
+        if stop <= pos:
+            return None
+        if text[pos] == "(":  # a signature line, or the empty transcript
+            if text.startswith(signed, pos):
+                match = signature(text, pos)
+                if match is not None:
+                    pos, line = match.end(), line + 1
+                    if stop <= pos:
+                        return None
+            if text.startswith(no_records, pos):
+                return ([], 0) if stop == pos + empty_length else None
+        if text.find("\n", pos, stop - 1) < 0:  # one line, one record: the usual handoff
+            match = first(text, pos, stop)
+            if match is not None and match[2] and match[1] == "1":  # KNOWN_LINE
+                content = match[3]
+                return [{"role": roles[match[2]], "content": content}], (
+                    0 if content else Sign.EMPTY_TURN)
+        if not strict and text.find(quoted, pos - 1, stop) >= 0:
+            return None
+        begin = pos
+        items: list[Item] = []
+        append = items.append
+        signs = 0
+        count = 0  # records read
+        texts = 0  # lines read that are not numbered (line - 1 + count + texts: the line read)
+        rigid = 0  # the last record whose content cannot go on below it (JSON, bare, typed)
+        runs: list[tuple[int, int, list[str]]] = []  # per record continued: its count, its
+        # note's index among the recoveries, and the lines that continue it
+        empties: list[int] = []  # the `N. role: ` records (by count), alone unless continued
+        offsets: _Offsets | None = None  # made for the first note that quotes the text
+        while pos < stop:
+            cut = stop if stop - pos <= chunk else text.find("\n", pos + chunk, stop) + 1 or stop
+            found = findall(text, pos, cut)
+            if count + len(found) >= len(numbers):
+                if count + len(found) > max_records:
+                    return None  # the steps check the limit, and say so
+                numbers.extend(map(str, range(len(numbers), count + len(found) + 1)))
+            elif count + len(found) > max_records:
+                return None
+            for number, role, rest in found:
+                if role:  # KNOWN_LINE: the usual record
+                    count += 1
+                    if number != numbers[count]:
+                        return None
+                    append({"role": role, "content": rest})
+                    if not rest:
+                        empties.append(count)
+                    continue
+                if number:  # JSON_LINE
+                    count += 1
+                    if number != numbers[count]:
+                        return None
+                    if len(rest) > deep and rest.count("{") + rest.count("[") > max_depth \
+                            and depth_exceeded_at(rest, max_depth) is not None:
+                        return None
+                    try:
+                        value, at = scan(rest, 0)
+                    except (StopIteration, ValueError, RecursionError):
+                        return None
+                    if at != len(rest) or type(value) is not dict:
+                        return None
+                    append(value)
+                    if notes is not None:  # the signs serve the report alone
+                        content = value.get("content")
+                        signs |= Sign.JSON | (Sign.ESCAPED_BREAK if "role" in value and isinstance(
+                            content, str) and ("\n" in content or "\r" in content) else 0)
+                    rigid = count  # a line below it belongs to no record
+                    continue
+                # Any other line: PLAIN_LINE, BARE_LINE or TEXT_LINE (else no record here).
+                fields = plain(rest + "\n")
+                if fields is not None:
+                    number, role, name, content = fields.group(
+                        "plain_n", "plain_role", "plain_name", "plain_content")
+                    is_bare = False
+                elif not strict and (fields := bare(rest + "\n")) is not None:
+                    number, role, name = fields.group("bare_n", "bare_role", "bare_name")
+                    is_bare = True
+                elif strict or rigid == count or numbered(rest) is not None:
+                    return None  # numbered, or below a record without spilled content
+                else:  # TEXT_LINE: content spilled from the record above
+                    texts += 1
+                    if runs and runs[-1][0] == count:
+                        runs[-1][2].append(rest)
+                    else:  # the first line below the record: its note, counted at the end
+                        above = line - 2 + count + texts  # the record's line
+                        runs.append((count, notes.add(above, Code.CONTINUATION)
+                                     if notes is not None else -1, [rest]))
+                    continue
+                count += 1
+                if number != numbers[count]:
+                    return None
+                index = line - 1 + count + texts  # the line number of this record
+                rigid = count  # a record without spilled content, but for a message below
+                if is_bare:  # BARE_LINE
+                    if notes is not None:
+                        notes.add(index, Code.BARE_ROLE)
+                    signs |= Sign.BARE_ROLE
+                    role = roles[role]
+                    append({"role": role, "content": ""} if not name
+                           else {"role": role, "name": name, "content": ""})
+                    continue
+                if not role:  # an empty role: the steps read it
+                    return None
+                if role not in roles and not strict:
+                    if "(" in role:  # maybe a known role with a name holding ":" or "("
+                        return None
+                    if role in ITEM_TYPES and not name and content[:1] == "{":
+                        value = whole_object(content, max_depth)
+                        if value is None:
+                            return None
+                        if notes is not None:
+                            if offsets is None:
+                                offsets = _Offsets(text, begin)
+                            notes.add(index, Code.TYPED_RECORD,
+                                      offsets(index - line) + len(number) + 2, len(role))
+                        value["type"] = role
+                        append(value)
+                        signs |= Sign.TYPED
+                        continue
+                elif name and role in roles:
+                    signs |= Sign.NAMED
+                if content[:1] == "[" and not strict and notes is not None \
+                        and content_parts(content) is not None:
+                    return None  # may be a list: the steps report it
+                role = shared(role, role)
+                append({"role": role, "content": content} if not name
+                       else {"role": role, "name": name, "content": content})
+                rigid = 0
+            pos = cut
+        for record, note, lines in runs:  # content spilled over lines, joined back
+            items[record - 1]["content"] += "\n" + "\n".join(lines)
+            if notes is not None:
+                notes.update(note, len(lines))
+        if runs:
+            signs |= Sign.SPILLED
+        if empties and set(empties) - {record for record, _, _ in runs}:
+            signs |= Sign.EMPTY_TURN
+        return items, signs
+
+    return read
