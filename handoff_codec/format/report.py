@@ -254,6 +254,19 @@ class Decoded(Model):
 
     __hash__ = None  # type: ignore[assignment]
 
+    def __init__(self, *, items: list[dict[str, Any]], format: Format,
+                 recoveries: Sequence[Recovery] | Recoveries | None = None,
+                 writers: tuple[str, ...] = (), unkept: tuple[str, ...] = (),
+                 candidates: tuple[Candidate, ...] = ()) -> None:
+        # Spelled out, not Model's loop: a report is built on every read.
+        setter = object.__setattr__
+        setter(self, "items", items)
+        setter(self, "format", format)
+        setter(self, "recoveries", [] if recoveries is None else recoveries)
+        setter(self, "writers", writers)
+        setter(self, "unkept", unkept)
+        setter(self, "candidates", candidates)
+
     @property
     def lossless(self) -> bool:
         """True when no recovery says that information may be lost."""

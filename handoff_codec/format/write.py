@@ -210,7 +210,9 @@ def encode_records(
             # first tests, inline.
             role, content = item.get("role"), item.get("content")
             if type(role) is str and type(content) is str and role in KNOWN_ROLES:
-                if _plain_content(content):
+                # _plain_content, inline (this runs for nearly every item)
+                if not content or (content.isprintable() and content[0] not in " ["
+                                   and content[-1] != " "):
                     append(f"{number}. {role}: {content}")
                     continue
                 if "\n" in content:  # plain_line would say None

@@ -13,14 +13,15 @@ conformance/writers.md cites each writer's source.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import functools
 
 from ..report import Format
 
+TYPE_CHECKING = False  # typing is not imported at run time (see ..models)
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-__all__ = ["GENERATIONS", "Generation", "Sign", "candidates", "label"]
+__all__ = ["GENERATIONS", "Generation", "Sign", "candidates", "describe", "label"]
 
 
 class Sign:
@@ -111,6 +112,7 @@ GENERATIONS: tuple[Generation, ...] = (
 )
 
 
+@functools.cache
 def candidates(signs: int) -> tuple[Generation, ...]:
     """The generations that write every form in ``signs``.
 
@@ -122,6 +124,16 @@ def candidates(signs: int) -> tuple[Generation, ...]:
     if found:
         return found
     return tuple(g for g in GENERATIONS if signs & g.writes)
+
+
+@functools.cache
+def describe(writers: tuple[Generation, ...]) -> tuple[Format, tuple[str, ...], tuple[str, ...]]:
+    """The format label of a text the evidence leaves to ``writers``, their names, and
+    what their texts cannot hold (each once), for the report."""
+    unkept: dict[str, None] = {}
+    for writer in writers:
+        unkept.update(dict.fromkeys(writer.unkept))
+    return label(writers), tuple(writer.name for writer in writers), tuple(unkept)
 
 
 def label(writers: Iterable[Generation]) -> Format:

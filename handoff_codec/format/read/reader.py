@@ -31,7 +31,7 @@ from ..errors import DecodeError, DecodeReason, ReadFailure
 from ..report import Candidate, Decoded, Format
 from . import evidence, reference
 from .envelope import Envelope, splitter
-from .generations import candidates, label
+from .generations import candidates, describe
 from .json_record import json_object
 from .lines import line_pattern
 from .notes import Code
@@ -77,12 +77,9 @@ class _Reading:
         if not len(self.recoveries):
             return Decoded(items=self.items, format=Format.CURRENT, recoveries=self.recoveries,
                            candidates=self.candidates)
-        unkept: dict[str, None] = {}
-        for writer in self.writers:
-            unkept.update(dict.fromkeys(writer.unkept))
-        return Decoded(items=self.items, format=label(self.writers), recoveries=self.recoveries,
-                       writers=tuple(writer.name for writer in self.writers),
-                       unkept=tuple(unkept), candidates=self.candidates)
+        form, writers, unkept = describe(self.writers)
+        return Decoded(items=self.items, format=form, recoveries=self.recoveries,
+                       writers=writers, unkept=unkept, candidates=self.candidates)
 
 
 class Reader:
