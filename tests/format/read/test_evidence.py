@@ -1,7 +1,7 @@
 """Numbering and writer evidence: which numbered lines start records (docs/spec.md, section 9).
 
 1. The run: lines numbered n, n+1, ... from the body's first line; of several,
-   the longest, then the one with most record-shaped lines, then the earliest.
+   the one with most record-shaped lines, then the earliest.
    A first record numbered above 1 is ``renumbered`` (records before it are
    gone). Lines inside a summary quoted in content are content. Lines in
    sequence are records, also a raw writer's content that continues the
@@ -98,6 +98,18 @@ def test_the_run_with_more_record_shaped_lines_wins(engine: Engine) -> None:
     assert decoded.items == [user("Steps:\n2. do this"), assistant("ok")]
     assert notes(decoded) == [(3, "continuation", False)]
     assert decoded.lossless and decoded.candidates == ()
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "reader bug: of several runs the reader takes the longest (the one reaching the highest "
+    "number), not the one with the most record-shaped lines (READER_RULES.md, numbering "
+    "rule 1; evidence.py's own docstring): three numbered lines of prose outrun the "
+    "assistant record and are read as unrecognised (lost) rather than as content"))
+def test_the_run_with_more_record_shaped_lines_wins_over_a_longer_one(engine: Engine) -> None:
+    decoded = handoff_codec.decode(summary("1. user: a", "2. x", "3. y", "4. z",
+                                           "2. assistant: b"), engine=engine)
+    assert decoded.items == [user("a\n2. x\n3. y\n4. z"), assistant("b")]
+    assert notes(decoded) == [(3, "continuation", False)]
 
 
 def test_lines_of_a_quoted_summary_are_content(engine: Engine) -> None:
@@ -253,6 +265,19 @@ def test_reading_a_candidate_raises_nothing_but_decode_error(engine: Engine) -> 
     except DecodeError:
         return
     assert isinstance(items, list)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "reader bug: a start marker line in content that no end marker line closes makes every "
+    "numbered line after it content of a quoted summary, so the records after it vanish "
+    "into the turn above with only a continuation note (lost=False); openai-agents 0.6 to "
+    "0.17.0 wrote such content raw"))
+def test_an_unclosed_start_marker_line_hides_no_turn(engine: Engine) -> None:
+    # What 0.6 to 0.17.0 wrote for [user "a\n<CONVERSATION HISTORY>", assistant "c"].
+    decoded = handoff_codec.decode(summary("1. user: a", DEFAULT_START, "2. assistant: c"),
+                                   engine=engine)
+    assert decoded.items == [user("a\n" + DEFAULT_START), assistant("c")] \
+        or not decoded.lossless
 
 
 # ------------------------------------------------- edits of real and current text
