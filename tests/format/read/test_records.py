@@ -168,3 +168,14 @@ def test_a_json_record_holding_nan_or_infinity_with_a_line_below(
     assert item["role"] == "user"
     assert math.isnan(item["content"]) if math.isnan(value) else item["content"] == value
     assert notes(decoded) == [(3, "non_standard_json", False), (4, "unrecognised", True)]
+
+
+@pytest.mark.parametrize("spilled", [1, 100, 5_000])
+@pytest.mark.parametrize("rest", ["user: a", "user (bob): a", 'tool: {"a": 1}',
+                                  'function_call: {"a": 1}'])
+def test_a_record_spilled_over_many_lines_keeps_every_line(spilled: int, rest: str,
+                                                          engine: Engine) -> None:
+    decoded = read(engine, f"1. {rest}", *["x"] * spilled, "2. assistant: b")
+    assert len(decoded.items) == 2
+    assert decoded.items[0]["content"] == rest.partition(": ")[2] + "\nx" * spilled
+    assert notes(decoded) == [(3, "continuation", False)]

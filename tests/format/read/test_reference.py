@@ -235,3 +235,32 @@ def test_the_pool_holds_a_line_of_every_kind() -> None:
 def test_a_strict_read_names_the_same_first_error(body: str) -> None:
     text = HEAD + body + "\n" + DEFAULT_END
     assert outcome(text, "fast", strict=True) == outcome(text, "lark", strict=True)
+
+
+def _long_body(seed: int, count: int) -> str:
+    """``count`` lines of the pool, numbered mostly in sequence, from a fixed seed."""
+    import random
+
+    rng = random.Random(seed)
+    lines, number = ["1. user: start"], 1
+    # Marker lines make what follows a quoted summary: half the seeds have none.
+    texts = TEXT_LINES if seed % 2 else [t for t in TEXT_LINES
+                                         if t not in (DEFAULT_START, DEFAULT_END)]
+    for _ in range(count):
+        kind = rng.choice(["known", "known", "json", "plain", "bare", "numbered", "text"])
+        if kind == "text":
+            lines.append(rng.choice(texts))
+            continue
+        number += rng.random() < 0.995
+        label = str(number if rng.random() < 0.995 else rng.choice([number + 1, 1, 0]))
+        if kind == "numbered":
+            lines.append(label + "." + rng.choice(NUMBERED_LINES))
+        else:
+            lines.append(f"{label}. " + rng.choice(NUMBERED_KINDS[kind]))
+    return HEAD + "\n".join(lines) + "\n" + DEFAULT_END
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_engines_agree_on_long_bodies(seed: int) -> None:
+    """Bodies past 4,096 lines, which the fast engine reads without keeping each line."""
+    assert_engines_agree(_long_body(seed, 6_000), CODECS["default"])
