@@ -772,7 +772,7 @@ def build_other_writers(suite: Suite) -> None:
     }
     for name, items in zzir_cases.items():
         writer_vector(suite, "go-zzir", name, zzir_record, items)
-    js_cases = {
+    js_cases: dict[str, list[Item]] = {
         "simple_chat": [JS_USER, JS_ASSISTANT],
         "empty_user": [{"type": "message", "role": "user", "content": ""}, JS_ASSISTANT],
         "multiline_user": [{"type": "message", "role": "user", "content": "line one\nline two"},

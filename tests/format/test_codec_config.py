@@ -45,7 +45,7 @@ def test_custom_preamble(engine: Engine) -> None:
 def test_codec_is_immutable_and_hashable() -> None:
     codec = Codec(start="<a>")
     with pytest.raises(AttributeError, match="immutable"):
-        codec.start = "<b>"  # type: ignore[misc]
+        codec.start = "<b>"
     assert hash(codec) == hash(Codec(start="<a>"))
     assert codec.replace(start="<b>") == Codec(start="<b>") and codec.start == "<a>"
     with pytest.raises(TypeError, match="no field"):

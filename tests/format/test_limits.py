@@ -29,7 +29,7 @@ def test_codec_with_limits_stays_hashable_and_immutable() -> None:
     a, b = Codec(max_depth=5), Codec(max_depth=5)
     assert a == b and hash(a) == hash(b) and a != Codec()
     with pytest.raises(AttributeError):
-        a.max_depth = 6  # type: ignore[misc]
+        a.max_depth = 6
 
 
 @pytest.mark.parametrize("field", ["max_bytes", "max_records", "max_depth"])

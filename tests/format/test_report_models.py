@@ -206,12 +206,12 @@ def test_attributes_and_hashing() -> None:
     assert hash(recovery) == hash(reports()["recovery"]) and recovery == reports()["recovery"]
     assert recovery != Recovery(line=2, kind=RecoveryKind.BARE_ROLE, message="bare")
     with pytest.raises((AttributeError, TypeError, ValueError)):
-        recovery.line = 3  # type: ignore[misc]
+        recovery.line = 3
     decoded = Decoded(items=[], format=Format.CURRENT)
     with pytest.raises(TypeError):
         hash(decoded)
     with pytest.raises(AttributeError):
-        decoded.writers = ()  # type: ignore[misc]
+        decoded.writers = ()
 
 
 def test_validation_checks_and_converts() -> None:

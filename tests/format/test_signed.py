@@ -114,7 +114,7 @@ def test_key_rotation() -> None:
     # without the old key the old summary stays a message
     assert Codec(key=KEY).flatten([old, new], trust="signed") == [old, *ITEMS[:1]]
     # verify-only codec: checks signatures, writes unsigned
-    reader = Codec(verify_keys=[KEY, OLD_KEY])  # type: ignore[arg-type]
+    reader = Codec(verify_keys=[KEY, OLD_KEY])
     assert reader.verify_keys == (KEY, OLD_KEY)
     assert reader.flatten([old, new], trust="signed") == [*ITEMS, *ITEMS[:1]]
     assert "(signed" not in reader.dumps(ITEMS)

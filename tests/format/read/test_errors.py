@@ -98,7 +98,7 @@ def test_every_reason_pickles_and_keeps_its_position(reason: str, engine: Engine
         (DEFAULT_PREAMBLE, DEFAULT_START, body, DEFAULT_END))
     codec = handoff_codec.Codec(max_bytes=150) if reason == "limit" else default_codec
     with pytest.raises(DecodeError) as caught:
-        codec.loads(text, engine=engine, **options)  # type: ignore[arg-type]
+        codec.loads(text, engine=engine, **options)
     err = caught.value
     assert err.reason == reason
     again = pickle.loads(pickle.dumps(err))

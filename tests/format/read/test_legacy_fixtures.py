@@ -50,7 +50,7 @@ def _list_read_as_text(original: dict[str, Any], ours: dict[str, Any], version: 
     """0.6 to 0.17.0 wrote list content as JSON after the colon, and only role, name and
     content of a message: ``ours`` is that text."""
     content = original.get("content")
-    kept = {key: original[key] for key in ("role", "name") if key in original}
+    kept: dict[str, Any] = {key: original[key] for key in ("role", "name") if key in original}
     return (release(version) < (0, 17, 1) and isinstance(content, list)
             and ours == {**kept, "content": json.dumps(content, ensure_ascii=False)})
 

@@ -140,7 +140,7 @@ def assert_engines_agree(text: str, codec: Codec) -> None:
         assert fast == lark, (strict, fast, lark)
         for engine in ("fast", "lark"):
             try:
-                items = codec.loads(text, strict=strict, engine=engine)  # type: ignore[arg-type]
+                items = codec.loads(text, strict=strict, engine=engine)
             except DecodeError:
                 assert fast[0] == "error"
             else:
