@@ -91,9 +91,15 @@ def envelopes(draw: st.DrawFn, codec: Codec) -> str:
     """Texts made of a codec's envelope pieces, the legacy preamble and body lines."""
     pieces = [codec.preamble, LEGACY_PREAMBLE, codec.start, codec.end, "\n", "\n\n", SIGNATURE,
               "(no previous turns recorded)", "1. user: hi\n", "2. assistant: a\nb\n", "x", " ",
-              f"{codec.preamble}\n{codec.start}\n", "\n" + codec.end, "2. user", "{", "1. "]
-    return draw(spliced(pieces, st.text(min_size=2, max_size=40), min_size=1, max_size=10,
+              f"{codec.preamble}\n{codec.start}\n", f"{LEGACY_PREAMBLE}\n{codec.start}\n",
+              "\n" + codec.end, "2. user", "{", "1. "]
+    text = draw(spliced(pieces, st.text(min_size=2, max_size=40), min_size=1, max_size=10,
                         max_run=8))
+    if draw(st.booleans()):  # the body alone, in a whole envelope of either preamble
+        preamble = draw(st.sampled_from([codec.preamble, LEGACY_PREAMBLE]))
+        signature = draw(st.sampled_from(["", SIGNATURE]))
+        text = f"{preamble}\n{codec.start}\n{signature}1. user: a\n{text}\n{codec.end}"
+    return text
 
 
 @examples(1000)
