@@ -1,9 +1,10 @@
 """docs/spec.md agrees with the grammar and with the conformance suite.
 
 Each numbered example of the spec is a vector: its text and items must be the
-vector's files, byte for byte, and the readers built from the grammar (strict:
-the single-pass reader and the LALR parser; lenient: the legacy reader) must
-read it as the spec says. Each ```lark excerpt must be in a grammar file.
+vector's files, byte for byte, and the readers built from the grammar (strict
+and lenient, each with the fast engine and with the Lark reference) must read
+it as the spec says. Each ```lark excerpt must be in a grammar file, and the
+table of writers in "Writer evidence" must be what the reader knows of them.
 """
 
 from __future__ import annotations
@@ -71,20 +72,22 @@ def check_example(vector: str, blocks: list[tuple[str, str]]) -> None:
     items = json.loads(blocks[1][1])
     assert items == json.loads(base.with_suffix(".json").read_text(encoding="utf-8"))
     summary = _text_of(text)
-    report = handoff_codec.decode(summary)
+    reports = [handoff_codec.decode(summary, engine=engine) for engine in ("fast", "lark")]
     if vector.startswith("decode/valid/"):
         assert len(blocks) == 2
         assert handoff_codec.loads(summary, strict=True) == items
         assert handoff_codec.loads(summary, strict=True, engine="lark") == items
-        assert report.items == items and not list(report.recoveries)
+        for report in reports:
+            assert report.items == items and not list(report.recoveries)
         return
     recoveries: list[dict[str, Any]] = json.loads(blocks[2][1]) if len(blocks) > 2 else []
     on_disk = base.with_name(base.name + ".recoveries.json")
     want = json.loads(on_disk.read_text(encoding="utf-8")) if on_disk.exists() else []
     assert recoveries == want
-    assert report.items == items
-    got = sorted((r.line, str(r.kind), r.lost) for r in report.recoveries)
-    assert got == sorted((r["line"], r["kind"], r["lost"]) for r in recoveries)
+    for report in reports:
+        assert report.items == items
+        got = sorted((r.line, str(r.kind), r.lost) for r in report.recoveries)
+        assert got == sorted((r["line"], r["kind"], r["lost"]) for r in recoveries)
 
 
 SPEC_TEXT = SPEC.read_text(encoding="utf-8")
@@ -109,6 +112,42 @@ def test_grammar_excerpts_are_the_grammar() -> None:
     assert excerpts
     for body in excerpts:
         assert body in GRAMMAR, body
+
+
+def _rows(heading: str) -> list[list[str]]:
+    """Every table row of the spec's section ``heading``, cells stripped (headers and
+    separators too)."""
+    section = SPEC_TEXT.split(heading, 1)[1].split("\n## ", 1)[0]
+    return [[cell.strip() for cell in line.strip().strip("|").split("|")]
+            for line in section.split("\n") if line.startswith("| ")]
+
+
+EVIDENCE = "## 9. Writer evidence"
+
+
+def test_the_signs_are_the_readers() -> None:
+    from handoff_codec.format.read.generations import Sign
+
+    names = [name for name in vars(Sign) if name.isupper() and name != "ALL"]
+    signs = [row[0].strip("`") for row in _rows(EVIDENCE) if row[0].strip("`").isupper()]
+    assert signs == names
+
+
+def test_the_writers_table_is_what_the_reader_knows() -> None:
+    """Each writer's row: its name, format, signs, whether it escapes line breaks and
+    whether it wrote lists after the colon, as handoff_codec/format/read/generations.py
+    describes them."""
+    from handoff_codec.format.read.generations import GENERATIONS, Sign
+
+    names = [name for name in vars(Sign) if name.isupper() and name != "ALL"]
+    rows = [row for row in _rows(EVIDENCE) if len(row) == 5 and row[1].startswith("`")]
+    assert [row[0] for row in rows] == [generation.name for generation in GENERATIONS]
+    for row, generation in zip(rows, GENERATIONS, strict=True):
+        signs = {sign.strip("` ") for sign in row[2].split(",")}
+        assert row[1] == f"`{generation.format}`", row
+        assert signs == {name for name in names if generation.writes & getattr(Sign, name)}
+        assert (row[3], row[4]) == ("yes" if generation.escapes_line_breaks else "no",
+                                    "yes" if generation.lists_after_colon else "no"), row
 
 
 def test_a_changed_example_fails(tmp_path: Path) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import dataclasses
+import pickle
 
 import pytest
 
@@ -10,6 +10,7 @@ import handoff_codec
 from handoff_codec import Codec
 from handoff_codec.format import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START, default_codec
 from handoff_codec.format import grammar as _grammar
+from tests.format.read.summaries import Engine
 from tests.support.sdk import sdk_read
 
 ITEMS = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": None}]
@@ -20,31 +21,35 @@ ITEMS = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": Non
     [("[[history]]", "[[/history]]"), ("^(.*)$ |+?", "\\1 {2} /x/"), ("«историја» 😀", "« конец »"),
      ("  spaced marker ", "end marker with  spaces")],
 )
-def test_custom_markers_round_trip_and_do_not_leak(start: str, end: str) -> None:
+def test_custom_markers_round_trip_and_do_not_leak(start: str, end: str, engine: Engine) -> None:
     codec = Codec(start=start, end=end)
     text = codec.dumps(ITEMS)
     assert text.split("\n")[1] == start and text.endswith("\n" + end)
-    assert codec.loads(text, strict=True) == ITEMS == codec.loads(text)
+    assert codec.loads(text, strict=True, engine=engine) == ITEMS == codec.loads(
+        text, engine=engine)
     assert codec.flatten([codec.summarize(ITEMS)]) == ITEMS
     # The default codec is untouched and does not read the other markers.
     assert handoff_codec.dumps(ITEMS).split("\n")[1] == "<CONVERSATION HISTORY>"
     with pytest.raises(handoff_codec.DecodeError):
-        handoff_codec.loads(text, strict=True)
+        handoff_codec.loads(text, strict=True, engine=engine)
     assert handoff_codec.flatten([codec.summarize(ITEMS)]) == [codec.summarize(ITEMS)]
 
 
-def test_custom_preamble() -> None:
+def test_custom_preamble(engine: Engine) -> None:
     codec = Codec(preamble="Earlier turns:")
     text = codec.dumps(ITEMS)
     assert text.startswith("Earlier turns:\n")
-    assert codec.loads(text) == ITEMS
+    assert codec.loads(text, engine=engine) == ITEMS
 
 
 def test_codec_is_immutable_and_hashable() -> None:
     codec = Codec(start="<a>")
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        codec.start = "<b>"  # type: ignore[misc]
+    with pytest.raises(AttributeError, match="immutable"):
+        codec.start = "<b>"
     assert hash(codec) == hash(Codec(start="<a>"))
+    assert codec.replace(start="<b>") == Codec(start="<b>") and codec.start == "<a>"
+    with pytest.raises(TypeError, match="no field"):
+        codec.replace(begin="<b>")
 
 
 @pytest.mark.parametrize(("field", "value"), [
@@ -60,15 +65,14 @@ def test_invalid_configuration(field: str, value: str) -> None:
 
 
 @pytest.mark.parametrize(("start", "end"), [("<H>\n<X>", "</X>\n</H>"), ("<H>\n", "\n</H>")])
-def test_markers_may_span_lines(start: str, end: str) -> None:
+def test_markers_may_span_lines(start: str, end: str, engine: Engine) -> None:
     """The Agents SDK accepts wrappers with a line break; a Codec can hold them."""
     items = [*ITEMS, {"role": "user", "content": "two\nlines"}]
     for codec in (Codec(start=start, end=end), Codec(start=start, end=end, key=b"k")):
         text = codec.dumps(items)
         assert text.startswith(f"{codec.preamble}\n{start}\n") and text.endswith(f"\n{end}")
-        for engine in ("fast", "lark"):
-            assert codec.loads(text, strict=True, engine=engine) == items  # type: ignore[arg-type]
-        assert codec.loads(text) == items
+        assert codec.loads(text, strict=True, engine=engine) == items
+        assert codec.loads(text, engine=engine) == items
     signed = Codec(start=start, end=end, key=b"k")
     assert signed.verify(signed.dumps(items))
     assert signed.flatten([signed.summarize(items)], trust="signed") == items
@@ -79,8 +83,9 @@ def test_one_parser_per_configuration() -> None:
     sizes = []
     for _ in range(3):
         codec = Codec(preamble="Earlier:", start="<cache-a>", end="</cache-a>")
-        assert codec.loads(codec.dumps(ITEMS), strict=True) == codec.loads(codec.dumps(ITEMS))
-        assert codec.loads(legacy_text) == [{"role": "user", "content": ""}]
+        assert codec.loads(codec.dumps(ITEMS), strict=True, engine="lark") == codec.loads(
+            codec.dumps(ITEMS), engine="lark")
+        assert codec.loads(legacy_text, engine="lark") == [{"role": "user", "content": ""}]
         sizes.append(_grammar.parser.cache_info().currsize)
     assert sizes[0] == sizes[1] == sizes[2]  # built once: strict and lenient
 
@@ -120,19 +125,18 @@ def test_is_summary_with_short_custom_markers() -> None:
     assert not codec.is_summary({"role": "assistant", "content": ["P\n<\n<"]})
 
 
-def test_a_replaced_or_unpickled_codec_reads_with_its_own_envelope() -> None:
-    import pickle
-
+def test_a_replaced_or_unpickled_codec_reads_with_its_own_envelope(engine: Engine) -> None:
     items = [{"role": "user", "content": "a"}]
-    custom = dataclasses.replace(default_codec, preamble="Earlier:", end="</H>")
+    custom = default_codec.replace(preamble="Earlier:", end="</H>")
     text = custom.dumps(items)
     assert text.startswith("Earlier:\n") and text.endswith("\n</H>")
     again = pickle.loads(pickle.dumps(custom))
     assert again == custom and hash(again) == hash(custom) and repr(again) == repr(custom)
     for codec in (custom, again):
-        assert codec.loads(text) == codec.loads(text, strict=True) == items
-        assert codec.decode(text).items == items
+        assert codec.loads(text, engine=engine) == codec.loads(text, strict=True,
+                                                               engine=engine) == items
+        assert codec.decode(text, engine=engine).items == items
         with pytest.raises(handoff_codec.DecodeError):
-            codec.loads(handoff_codec.dumps(items), strict=True)
+            codec.loads(handoff_codec.dumps(items), strict=True, engine=engine)
     assert "_literals" not in repr(custom)
     assert custom != default_codec

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 import handoff_codec
 from handoff_codec import EncodeError
+from tests.format.read.summaries import Engine
 from tests.support.profiles import examples
 from tests.support.sdk import sdk_read
 from tests.support.strategies import json_scalars, transcripts
@@ -25,8 +26,9 @@ Item = dict[str, Any]
 
 
 def _read_everywhere(text: str) -> list[object]:
-    """The items as the lenient, strict and Lark readers and the Agents SDK read them."""
+    """The items as both engines (lenient and strict) and the Agents SDK read them."""
     return [handoff_codec.loads(text), handoff_codec.loads(text, strict=True),
+            handoff_codec.loads(text, engine="lark"),
             handoff_codec.loads(text, strict=True, engine="lark"),
             sdk_read({"role": "assistant", "content": text})]
 
@@ -52,7 +54,7 @@ def test_a_lone_surrogate_is_written_as_an_escape_in_a_json_record(item: Item, l
     text = handoff_codec.dumps([item])
     text.encode("utf-8")  # storable
     assert text.split("\n")[2] == line
-    assert _read_everywhere(text) == [[item]] * 4
+    assert _read_everywhere(text) == [[item]] * 5
 
 
 def test_text_without_surrogates_keeps_its_record_form() -> None:
@@ -99,8 +101,9 @@ def _has_pair(value: Any) -> bool:
 
 
 @examples(1000)
-@given(st.lists(surrogate_items, max_size=4))
-def test_text_with_surrogates_is_storable_and_round_trips(items: list[Item]) -> None:
+@given(items=st.lists(surrogate_items, max_size=4))
+def test_text_with_surrogates_is_storable_and_round_trips(items: list[Item],
+                                                          engine: Engine) -> None:
     try:
         text = handoff_codec.dumps(items)
     except EncodeError as exc:
@@ -109,8 +112,8 @@ def test_text_with_surrogates_is_storable_and_round_trips(items: list[Item]) -> 
         return
     assert not any(_has_pair(item) for item in items)
     text.encode("utf-8")
-    assert handoff_codec.loads(text) == items
-    assert handoff_codec.loads(text, strict=True) == items
+    assert handoff_codec.loads(text, engine=engine) == items
+    assert handoff_codec.loads(text, strict=True, engine=engine) == items
 
 
 # ------------------------------------------------------- keys that are not strings
@@ -155,7 +158,7 @@ def test_a_cycle_with_a_key_that_is_not_a_string_ends() -> None:
     {"tun": 1, "fan": 2},
 ])
 def test_string_keys_that_look_like_literals_round_trip(item: Item) -> None:
-    assert _read_everywhere(handoff_codec.dumps([item])) == [[item]] * 4
+    assert _read_everywhere(handoff_codec.dumps([item])) == [[item]] * 5
 
 
 def _objects(value: Any) -> list[dict[Any, Any]]:

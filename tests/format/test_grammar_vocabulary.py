@@ -21,7 +21,8 @@ import handoff_codec
 from handoff_codec import DecodeError
 from handoff_codec.format import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START, LEGACY_PREAMBLE
 from handoff_codec.format import grammar as _grammar
-from handoff_codec.format.read.strict import KNOWN_ROLES, describe
+from handoff_codec.format.read.reference import describe
+from handoff_codec.format.read.vocabulary import KNOWN_ROLES
 from handoff_codec.format.write import encode_records, plain_line
 from tests.support.profiles import examples
 from tests.support.strategies import LINE_BREAKS, SPACES, json_values, texts
@@ -162,7 +163,9 @@ ALL_CAPS = re.compile(r"\$END|\b_*[A-Z][A-Z0-9]*_[A-Z0-9_]*\b|\b[A-Z]{4,}\b")
 
 @pytest.mark.parametrize("grammar_name", ["summary", "legacy"])
 def test_every_terminal_a_parser_can_expect_is_described(grammar_name: str) -> None:
-    parser = _grammar.parser(grammar_name, literals=())
+    literals = (("PREAMBLE", DEFAULT_PREAMBLE), ("START_MARKER", DEFAULT_START),
+                ("END_MARKER", DEFAULT_END))
+    parser = _grammar.parser(grammar_name, literals=literals)
     fallback = describe("NO_SUCH_TERMINAL")
     for name in [*(t.name for t in parser.terminals), "$END"]:
         assert describe(name) != fallback, name

@@ -13,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import handoff_codec
+from tests.format.read.summaries import Engine
 from tests.support.profiles import examples
 from tests.support.sdk import sdk_read, sdk_summarize
 from tests.support.strategies import roles, texts
@@ -103,7 +104,7 @@ def test_unicode_digit_record_number() -> None:
     assert our_round_trip(items) == items
 
 
-def test_deeply_nested_json_record_is_a_decode_error() -> None:
+def test_deeply_nested_json_record_is_a_decode_error(engine: Engine) -> None:
     depth = 100_000
     text = handoff_codec.dumps([]).replace(
         "(no previous turns recorded)", '1. {"a": ' + "[" * depth + "]" * depth + "}"
@@ -112,20 +113,21 @@ def test_deeply_nested_json_record_is_a_decode_error() -> None:
         sdk_read({"role": "assistant", "content": text})
     for strict in (True, False):
         with pytest.raises(handoff_codec.DecodeError):
-            handoff_codec.loads(text, strict=strict)
+            handoff_codec.loads(text, strict=strict, engine=engine)
 
 
 @examples(300)
 @given(
-    st.lists(
+    items=st.lists(
         st.fixed_dictionaries({"role": roles, "content": texts}, optional={"name": texts}),
         max_size=5,
     )
 )
-def test_no_content_name_or_role_changes_the_turns(items: list[dict[str, Any]]) -> None:
+def test_no_content_name_or_role_changes_the_turns(items: list[dict[str, Any]],
+                                                   engine: Engine) -> None:
     """Injection safety: the number of items and their roles come back unchanged."""
     for text in (handoff_codec.dumps(items),):
-        back = handoff_codec.loads(text)
+        back = handoff_codec.loads(text, engine=engine)
         assert [item.get("role") for item in back] == [item["role"] for item in items]
         sdk_back = sdk_read({"role": "assistant", "content": text})
         assert sdk_back is not None

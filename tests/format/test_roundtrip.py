@@ -9,16 +9,20 @@ import pytest
 from hypothesis import given
 
 import handoff_codec
+from tests.format.read.summaries import Engine
 from tests.support.profiles import examples
 from tests.support.strategies import transcripts
 
 
 @examples(2000)
-@given(transcripts)
-def test_loads_dumps_round_trip(items: list[dict[str, Any]]) -> None:
+@given(items=transcripts)
+def test_loads_dumps_round_trip(items: list[dict[str, Any]], engine: Engine) -> None:
     text = handoff_codec.dumps(items)
-    assert handoff_codec.loads(text) == items
-    assert handoff_codec.loads(text, strict=True) == items
+    assert handoff_codec.loads(text, engine=engine) == items
+    assert handoff_codec.loads(text, strict=True, engine=engine) == items
+    decoded = handoff_codec.decode(text, engine=engine)
+    assert decoded.items == items and list(decoded.recoveries) == []
+    assert decoded.format is handoff_codec.Format.CURRENT
 
 
 @examples(300)
@@ -66,17 +70,17 @@ def test_every_line_break_is_escaped(items: list[dict[str, Any]]) -> None:
         ),
     ],
 )
-def test_record_forms(item: dict[str, Any], line: str) -> None:
+def test_record_forms(item: dict[str, Any], line: str, engine: Engine) -> None:
     """Plain records only where every reader reads them back; JSON otherwise."""
     text = handoff_codec.dumps([item])
     assert text.split("\n")[2] == line
-    assert handoff_codec.loads(text) == [item]
+    assert handoff_codec.loads(text, engine=engine) == [item]
 
 
-def test_empty_transcript() -> None:
+def test_empty_transcript(engine: Engine) -> None:
     text = handoff_codec.dumps([])
     assert text.split("\n")[2] == "(no previous turns recorded)"
-    assert handoff_codec.loads(text) == []
+    assert handoff_codec.loads(text, engine=engine) == []
 
 
 def test_summarize_is_an_assistant_message() -> None:
@@ -96,7 +100,9 @@ def test_items_that_are_not_json_raise_encode_error() -> None:
         handoff_codec.dumps(["not a mapping"])  # type: ignore[list-item]
 
 
-def test_a_circular_item_raises_encode_error_and_leaves_the_next_call_alone() -> None:
+def test_a_circular_item_raises_encode_error_and_leaves_the_next_call_alone(
+    engine: Engine
+) -> None:
     loop: list[Any] = []
     loop.append(loop)
     bad = {"type": "x", "ok": {"k": 1}, "v": loop}
@@ -105,8 +111,8 @@ def test_a_circular_item_raises_encode_error_and_leaves_the_next_call_alone() ->
         handoff_codec.dumps([{"role": "user", "content": "ok"}, bad])
     # Once the cycle is gone the same object encodes: no mark of the failed call is left.
     del bad["v"]
-    assert handoff_codec.loads(handoff_codec.dumps([bad])) == [bad]
+    assert handoff_codec.loads(handoff_codec.dumps([bad]), engine=engine) == [bad]
     # The same object twice in one summary is not a cycle either.
     shared = {"type": "x", "v": 1}
     items = [shared, shared, {"type": "y", "a": [shared], "b": [shared]}]
-    assert handoff_codec.loads(handoff_codec.dumps(items)) == items
+    assert handoff_codec.loads(handoff_codec.dumps(items), engine=engine) == items

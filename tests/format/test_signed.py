@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from handoff_codec import Codec
 from handoff_codec.format.flattening import Reason
 from handoff_codec.format.signing import split_signature
+from tests.format.read.summaries import Engine
 from tests.support.profiles import examples
 from tests.support.sdk import sdk_read
 
@@ -23,21 +24,21 @@ ITEMS: list[dict[str, Any]] = [
 ]
 
 
-def test_signed_summary_round_trips_in_both_modes() -> None:
+def test_signed_summary_round_trips_in_both_modes(engine: Engine) -> None:
     codec = Codec(key=KEY)
     text = codec.dumps(ITEMS)
     assert text.splitlines()[2].startswith("(signed hmac-sha256 ")
     assert codec.verify(text)
-    assert codec.loads(text) == ITEMS
-    assert codec.loads(text, strict=True) == ITEMS
-    assert codec.decode(text).recoveries == []
+    assert codec.loads(text, engine=engine) == ITEMS
+    assert codec.loads(text, strict=True, engine=engine) == ITEMS
+    assert codec.decode(text, engine=engine).recoveries == []
     assert codec.flatten([codec.summarize(ITEMS)], trust="signed") == ITEMS
 
 
-def test_empty_transcript_signed() -> None:
+def test_empty_transcript_signed(engine: Engine) -> None:
     codec = Codec(key=KEY)
     text = codec.dumps([])
-    assert codec.verify(text) and codec.loads(text, strict=True) == []
+    assert codec.verify(text) and codec.loads(text, strict=True, engine=engine) == []
 
 
 def test_sdk_reader_reads_a_signed_summary_unchanged() -> None:
@@ -113,7 +114,7 @@ def test_key_rotation() -> None:
     # without the old key the old summary stays a message
     assert Codec(key=KEY).flatten([old, new], trust="signed") == [old, *ITEMS[:1]]
     # verify-only codec: checks signatures, writes unsigned
-    reader = Codec(verify_keys=[KEY, OLD_KEY])  # type: ignore[arg-type]
+    reader = Codec(verify_keys=[KEY, OLD_KEY])
     assert reader.verify_keys == (KEY, OLD_KEY)
     assert reader.flatten([old, new], trust="signed") == [*ITEMS, *ITEMS[:1]]
     assert "(signed" not in reader.dumps(ITEMS)
@@ -146,16 +147,16 @@ def test_key_is_not_in_repr_and_must_be_bytes() -> None:
 
 
 def test_unreadable_signed_summary_is_reported() -> None:
-    codec = Codec(key=KEY, max_records=1)
     message = Codec(key=KEY).summarize(ITEMS)
+    codec = Codec(key=KEY, max_bytes=len(message["content"]) - 1)
     report = codec.flatten_report([message], trust="signed")
     assert report.items == [message]
     assert report.decisions[0].reason is Reason.UNREADABLE
-    assert "max_records" in report.decisions[0].detail
+    assert "max_bytes" in report.decisions[0].detail
 
 
-def test_signature_line_is_not_accepted_elsewhere() -> None:
+def test_signature_line_is_not_accepted_elsewhere(engine: Engine) -> None:
     text = Codec(key=KEY).dumps(ITEMS).splitlines()
     moved = "\n".join([*text[:2], *text[3:-1], text[2], text[-1]])
     with pytest.raises(ValueError):
-        Codec().loads(moved, strict=True)
+        Codec().loads(moved, strict=True, engine=engine)

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import assume, given
 
 import handoff_codec
+from tests.format.read.summaries import Engine
 from tests.support.profiles import examples
 from tests.support.sdk import sdk_flatten, sdk_read, sdk_summarize
 from tests.support.strategies import messages, transcripts, without_sdk_stripped_keys
@@ -49,8 +50,8 @@ def test_we_read_whatever_the_sdk_reads_back(shard: int, items: list[dict[str, A
 
 
 @examples(500)
-@given(messages(extra=False))
-def test_strict_reads_every_sdk_summary_of_messages(item: dict[str, Any]) -> None:
+@given(item=messages(extra=False))
+def test_strict_reads_every_sdk_summary_of_messages(item: dict[str, Any], engine: Engine) -> None:
     """Strict mode reads every single-line record the SDK (>= 0.20) writes, one turn each.
 
     Roles and names holding "\n" span lines, and a role starting with "{" is
@@ -62,4 +63,4 @@ def test_strict_reads_every_sdk_summary_of_messages(item: dict[str, Any]) -> Non
     if any(isinstance(part, str) and "\n" in part for part in head):
         return
     content = sdk_summarize([item])["content"]
-    assert len(handoff_codec.loads(content, strict=True)) == 1
+    assert len(handoff_codec.loads(content, strict=True, engine=engine)) == 1

@@ -5,7 +5,11 @@ put each record on one line. Renumbering their body lines (one number moved
 up, two neighbours swapped, a number repeated, every line numbered 1, or a
 line deleted) must never change what the lenient reader gives without a
 word: it gives the same items (less the deleted one), or notes a possible
-loss (``lost=True``), or raises ``DecodeError``.
+loss (``lost=True``), or raises ``DecodeError``. A record out of sequence means
+the summary was edited or a record is gone: ``renumbered`` is always lost, and
+where the text cannot prove a writer that escapes line breaks, the line is
+content of the record above (``ambiguous``), the reading as numbered its
+candidate.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from hypothesis import strategies as st
 
 import handoff_codec
 from handoff_codec import DecodeError, RecoveryKind
+from tests.format.read.summaries import Engine
 from tests.support.profiles import examples
 from tests.support.sdk import sdk_summarize
 from tests.support.strategies import items as any_items
@@ -69,10 +74,10 @@ def renumbered(body: list[str], how: str, at: int, by: int) -> tuple[list[str], 
 
 
 @examples(2000)
-@given(st.sampled_from(["dumps", "sdk"]), transcripts,
-       st.sampled_from(RENUMBERINGS), st.data())
+@given(writer=st.sampled_from(["dumps", "sdk"]), items=transcripts,
+       how=st.sampled_from(RENUMBERINGS), data=st.data())
 def test_a_renumbered_summary_reads_the_same_or_says_it_may_not(
-    writer: str, items: list[dict[str, Any]], how: str, data: st.DataObject
+    writer: str, items: list[dict[str, Any]], how: str, data: st.DataObject, engine: Engine
 ) -> None:
     if writer == "sdk" and not one_line_each(items):
         items = [item for item in items if one_line_each([item])]
@@ -82,7 +87,7 @@ def test_a_renumbered_summary_reads_the_same_or_says_it_may_not(
     lines = text.split("\n")
     head, body, tail = lines[:2], lines[2:-1], lines[-1:]
     assert len(body) == len(items)  # one line per item
-    before = handoff_codec.decode(text).items
+    before = handoff_codec.decode(text, engine=engine).items
     at = data.draw(st.integers(0, len(body) - 1), label="at")
     by = data.draw(st.integers(0, 5), label="by")
     changed, deleted = renumbered(body, how, at, by)
@@ -90,47 +95,86 @@ def test_a_renumbered_summary_reads_the_same_or_says_it_may_not(
     if len(body) != len(before):  # a line the reader reads as no item: compare nothing
         return
     try:
-        decoded = handoff_codec.decode("\n".join([*head, *changed, *tail]))
+        decoded = handoff_codec.decode("\n".join([*head, *changed, *tail]), engine=engine)
     except DecodeError:
         return
     if decoded.items != expected:
         assert any(r.lost for r in decoded.recoveries), (decoded.items, list(decoded.recoveries))
 
 
-def test_a_renumbered_json_record_is_not_folded_into_the_turn_above() -> None:
-    """The issue's example: `3.` changed to `7.` in what ``dumps`` wrote."""
+AS_NUMBERED = "every numbered line a record, as an edited summary would be"
+
+
+def test_a_renumbered_json_record_without_evidence_is_content_and_reported(
+    engine: Engine
+) -> None:
+    """`3.` changed to `7.` in what ``dumps`` wrote: records 1 and 2 show no writer that
+    escapes line breaks, so the lines out of sequence are content of record 2, each
+    reported; the reading as numbered, every record apart, is the candidate."""
     items = [{"role": "user", "content": "hello"}, {"role": "assistant", "content": "hi"},
              TOOL_CALL, {"role": "user", "content": "line1\nline2"}]
     lines = handoff_codec.dumps(items).split("\n")
     lines[4] = lines[4].replace("3.", "7.", 1)
-    decoded = handoff_codec.decode("\n".join(lines))
+    decoded = handoff_codec.decode("\n".join(lines), engine=engine)
+    assert decoded.items == [items[0], {"role": "assistant",
+                                        "content": "\n".join(["hi", *lines[4:6]])}]
+    assert [(r.line, r.kind, r.lost) for r in decoded.recoveries] == [
+        (4, RecoveryKind.CONTINUATION, False), (5, RecoveryKind.AMBIGUOUS, True),
+        (6, RecoveryKind.AMBIGUOUS, True)]
+    assert [(c.reading, c.items) for c in decoded.candidates] == [(AS_NUMBERED, items)]
+
+
+def test_a_renumbered_record_after_proof_of_an_escaping_writer_is_a_record(
+    engine: Engine
+) -> None:
+    """The same edit when record 2 is a JSON record with an escaped line break (0.17.1 and
+    later): every numbered line is a record, and the edit is reported."""
+    items = [{"role": "user", "content": "hello"}, {"role": "assistant", "content": "h\ni"},
+             TOOL_CALL, {"role": "user", "content": "bye"}]
+    lines = handoff_codec.dumps(items).split("\n")
+    lines[4] = lines[4].replace("3.", "7.", 1)
+    decoded = handoff_codec.decode("\n".join(lines), engine=engine)
     assert decoded.items == items
     assert [(r.line, r.kind, r.lost) for r in decoded.recoveries] == [
-        (5, RecoveryKind.RENUMBERED, False), (6, RecoveryKind.RENUMBERED, False)]
-    # JSON records: written by 0.17.1 or later, never by 0.6 to 0.17.0.
-    assert decoded.format is handoff_codec.Format.LEGACY
-    assert decoded.candidates == (handoff_codec.Format.LEGACY_0_17_1,
-                                  handoff_codec.Format.CURRENT)
+        (5, RecoveryKind.RENUMBERED, True), (6, RecoveryKind.RENUMBERED, True)]
+    assert decoded.candidates == ()
 
 
-def test_swapped_numbers_with_a_json_record_keep_every_turn() -> None:
+def test_swapped_numbers_keep_every_turn_or_say_so(engine: Engine) -> None:
     items = [{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"},
              {"role": "user", "content": "c"}, {"role": "assistant", "content": "d"},
              {"role": "user", "content": "x\ny"}]
     lines = handoff_codec.dumps(items).split("\n")
     lines[3], lines[4] = lines[3].replace("2.", "3.", 1), lines[4].replace("3.", "2.", 1)
-    decoded = handoff_codec.decode("\n".join(lines))
-    assert decoded.items == items
-    assert decoded.lossless
+    decoded = handoff_codec.decode("\n".join(lines), engine=engine)
+    assert not decoded.lossless
+    assert [c.items for c in decoded.candidates] == [items]
 
 
-def test_an_sdk_summary_with_an_empty_turn_shows_its_writer() -> None:
-    """`N. role: ` with nothing after: only 0.20 and later write it."""
+def test_an_sdk_empty_turn_before_a_gap_is_no_evidence(engine: Engine) -> None:
+    """`N. role: ` shows 0.20 and later only when the next line is a record: before a line
+    out of sequence it may be a raw writer's content that starts on the next line."""
     items = [{"role": "user", "content": "a"}, {"role": "assistant", "content": ""},
              {"role": "user", "content": "c"}]
     lines = sdk_summarize(items)["content"].split("\n")
     lines[4] = lines[4].replace("3.", "9.", 1)
-    decoded = handoff_codec.decode("\n".join(lines))
+    decoded = handoff_codec.decode("\n".join(lines), engine=engine)
+    assert decoded.items == [items[0], {"role": "assistant", "content": "\n9. user: c"}]
+    assert [r.kind for r in decoded.recoveries] == [RecoveryKind.CONTINUATION,
+                                                    RecoveryKind.AMBIGUOUS]
+    assert [c.items for c in decoded.candidates] == [items]
+
+
+def test_an_sdk_empty_turn_followed_by_a_record_shows_its_writer(engine: Engine) -> None:
+    """`N. role: ` and then a record: only 0.20 and later write that; a gap further on is
+    then a record of its own."""
+    items = [{"role": "user", "content": "a"}, {"role": "assistant", "content": ""},
+             {"role": "user", "content": "c"}, {"role": "user", "content": "d"}]
+    lines = sdk_summarize(items)["content"].split("\n")
+    lines[5] = lines[5].replace("4.", "9.", 1)
+    decoded = handoff_codec.decode("\n".join(lines), engine=engine)
     assert decoded.items == items
-    assert [r.kind for r in decoded.recoveries] == [RecoveryKind.RENUMBERED]
+    assert [(r.line, r.kind, r.lost) for r in decoded.recoveries] == [
+        (6, RecoveryKind.RENUMBERED, True)]
     assert decoded.format is handoff_codec.Format.CURRENT
+    assert decoded.writers == ("openai-agents 0.20 and later, handoff-codec",)

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 import handoff_codec
 from handoff_codec import DecodeError
 from handoff_codec.format import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START, default_codec
+from tests.format.read.summaries import Engine
 from tests.support.profiles import examples
 from tests.support.strategies import texts
 
@@ -21,9 +22,9 @@ line_soup = st.lists(
 ).map("\n".join)
 
 
-def assert_reads_or_points_inside(text: str, strict: bool) -> None:
+def assert_reads_or_points_inside(text: str, strict: bool, engine: Engine) -> None:
     try:
-        result = handoff_codec.loads(text, strict=strict)
+        result = handoff_codec.loads(text, strict=strict, engine=engine)
     except DecodeError as exc:
         lines = text.split("\n")
         assert 1 <= exc.line <= len(lines)
@@ -35,15 +36,15 @@ def assert_reads_or_points_inside(text: str, strict: bool) -> None:
 
 
 @examples(500)
-@given(st.one_of(texts, line_soup), st.booleans())
-def test_arbitrary_text(text: str, strict: bool) -> None:
-    assert_reads_or_points_inside(text, strict)
+@given(text=st.one_of(texts, line_soup), strict=st.booleans())
+def test_arbitrary_text(text: str, strict: bool, engine: Engine) -> None:
+    assert_reads_or_points_inside(text, strict, engine)
 
 
 @examples(1000)
-@given(line_soup, st.booleans())
-def test_arbitrary_body_in_a_valid_envelope(body: str, strict: bool) -> None:
-    assert_reads_or_points_inside(ENVELOPE.format(body), strict)
+@given(body=line_soup, strict=st.booleans())
+def test_arbitrary_body_in_a_valid_envelope(body: str, strict: bool, engine: Engine) -> None:
+    assert_reads_or_points_inside(ENVELOPE.format(body), strict, engine)
 
 
 @pytest.mark.parametrize(
@@ -58,17 +59,18 @@ def test_arbitrary_body_in_a_valid_envelope(body: str, strict: bool) -> None:
         (ENVELOPE.format("1. user: a").removesuffix(DEFAULT_END), 4, 1, "the end marker line"),
     ],
 )
-def test_strict_errors_say_where_and_what(text: str, line: int, column: int, expected: str) -> None:
+def test_strict_errors_say_where_and_what(text: str, line: int, column: int, expected: str,
+                                         engine: Engine) -> None:
     with pytest.raises(DecodeError) as info:
-        handoff_codec.loads(text, strict=True)
+        handoff_codec.loads(text, strict=True, engine=engine)
     assert (info.value.line, info.value.column) == (line, column)
     assert any(expected in e for e in info.value.expected), info.value.expected
     assert isinstance(info.value, ValueError)
 
 
-def test_lenient_rejects_text_before_the_first_record() -> None:
+def test_lenient_rejects_text_before_the_first_record(engine: Engine) -> None:
     with pytest.raises(DecodeError, match="before the first record") as info:
-        handoff_codec.loads(ENVELOPE.format("some prose\n1. user: a"))
+        handoff_codec.loads(ENVELOPE.format("some prose\n1. user: a"), engine=engine)
     assert (info.value.line, info.value.column) == (3, 1)
 
 
@@ -88,7 +90,7 @@ _BY_REASON = {
 
 
 @pytest.mark.parametrize("reason", sorted(_BY_REASON))
-def test_every_reason_pickles_and_keeps_its_position(reason: str) -> None:
+def test_every_reason_pickles_and_keeps_its_position(reason: str, engine: Engine) -> None:
     import pickle
 
     body, options = _BY_REASON[reason]
@@ -96,7 +98,7 @@ def test_every_reason_pickles_and_keeps_its_position(reason: str) -> None:
         (DEFAULT_PREAMBLE, DEFAULT_START, body, DEFAULT_END))
     codec = handoff_codec.Codec(max_bytes=150) if reason == "limit" else default_codec
     with pytest.raises(DecodeError) as caught:
-        codec.loads(text, **options)
+        codec.loads(text, engine=engine, **options)
     err = caught.value
     assert err.reason == reason
     again = pickle.loads(pickle.dumps(err))

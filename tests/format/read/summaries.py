@@ -1,0 +1,52 @@
+"""Summary texts for the reading tests, and one reading's whole outcome.
+
+``outcome`` is what a read gives, as one comparable value: the items and the
+whole report (format, recoveries, writers, unkept, the candidates' readings
+and items), or the DecodeError's message, position, line, column, expected
+and reason. The engine property test and the issue tests compare these.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import handoff_codec
+from handoff_codec import Codec, DecodeError
+from handoff_codec.format import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START, LEGACY_PREAMBLE
+from handoff_codec.format.report import Candidate
+
+__all__ = ["ENGINES", "HEAD", "LEGACY_HEAD", "SIGNATURE", "Engine", "candidate_items", "outcome",
+           "summary"]
+
+Engine = Literal["fast", "lark"]
+ENGINES: tuple[Engine, ...] = ("fast", "lark")
+HEAD = f"{DEFAULT_PREAMBLE}\n{DEFAULT_START}\n"
+LEGACY_HEAD = f"{LEGACY_PREAMBLE}\n{DEFAULT_START}\n"
+SIGNATURE = "(signed hmac-sha256 " + "ab" * 32 + ")\n"
+
+
+def summary(*lines: str) -> str:
+    """The body ``lines`` in the default envelope."""
+    return "\n".join([DEFAULT_PREAMBLE, DEFAULT_START, *lines, DEFAULT_END])
+
+
+def outcome(text: str, engine: Engine, *, strict: bool = False,
+            codec: Codec = handoff_codec.format.default_codec) -> tuple[Any, ...]:
+    """Everything one read of ``text`` gives, or everything its DecodeError says."""
+    try:
+        decoded = codec.decode(text, strict=strict, engine=engine)
+    except DecodeError as exc:
+        return ("error", exc.msg, exc.pos, exc.lineno, exc.colno, exc.expected, exc.reason)
+    return ("decoded", decoded.items, decoded.format, list(decoded.recoveries),
+            decoded.writers, decoded.unkept,
+            [(candidate.reading, candidate_items(candidate)) for candidate in decoded.candidates])
+
+
+def candidate_items(candidate: Candidate) -> Any:
+    """A candidate's items, or what reading them raised (a reader bug: they are read when
+    first used, and one that holds a JSON record deeper than max_depth raises an internal
+    error; tests/format/read/test_evidence.py shows it, xfail)."""
+    try:
+        return candidate.items
+    except Exception as exc:  # compared between the engines
+        return ("raised", type(exc).__name__, str(exc))
