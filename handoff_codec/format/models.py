@@ -37,7 +37,9 @@ def _plain(value: Any) -> Any:
     """``value`` with every Model in it turned into a dict of its fields."""
     if isinstance(value, Model):
         return {name: _plain(getattr(value, name)) for name in value._fields}
-    if isinstance(value, (list, tuple)) or (
+    if isinstance(value, tuple):
+        return tuple(_plain(item) for item in value)
+    if isinstance(value, list) or (
             not isinstance(value, (str, bytes, dict)) and hasattr(value, "__len__")
             and hasattr(value, "__getitem__")):
         return [_plain(item) for item in value]

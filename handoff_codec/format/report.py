@@ -14,7 +14,7 @@ from .models import Model
 
 TYPE_CHECKING = False  # typing is not imported at run time (see .models)
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator, Sequence
+    from collections.abc import Callable, Iterable, Iterator, Sequence
     from typing import Any, ClassVar, overload
 
 __all__ = ["Candidate", "Decoded", "Format", "Note", "Recoveries", "Recovery", "RecoveryKind",
@@ -167,14 +167,22 @@ class Recoveries:
         """Set the first int of recovery ``index`` (a count known only later)."""
         self._ints[3 * index + 1] = a
 
-    def insert(self, line: int, code: int, a: int = 0, b: int = 0) -> None:
-        """:meth:`add`, in line order: after every recovery noted on ``line`` or before it."""
+    def merge(self, notes: Iterable[tuple[int, int, int, int]]) -> None:
+        """Add ``notes`` (each ``(line, code, a, b)``, in line order) in line order with
+        those noted already: each after every recovery noted on its line or before it."""
         ints, codes = self._ints, self._codes
-        index = len(codes)
-        while index and ints[3 * (index - 1)] > line:
-            index -= 1
-        ints[3 * index:3 * index] = array(ints.typecode, (line, a, b))
-        codes.insert(index, code)
+        merged, merged_codes = array(ints.typecode), bytearray()
+        index, count = 0, len(codes)
+        for line, code, a, b in notes:
+            while index < count and ints[3 * index] <= line:
+                merged.extend(ints[3 * index:3 * index + 3])
+                merged_codes.append(codes[index])
+                index += 1
+            merged.extend((line, a, b))
+            merged_codes.append(code)
+        merged.extend(ints[3 * index:])
+        merged_codes += codes[index:]
+        self._ints, self._codes = merged, merged_codes
 
     def kinds(self) -> set[RecoveryKind]:
         """The kinds of recovery noted, building none."""

@@ -64,14 +64,10 @@ def test_max_bytes_counts_lone_surrogates_without_crashing(engine: Engine) -> No
         Codec(max_bytes=len(text)).loads(text, engine=engine)
 
 
-FAST_ONLY_BUG = pytest.mark.xfail(strict=True, reason=(
-    "reader bug: the fast engine's one pass checks max_records only while it grows its "
-    "process-wide cache of record numbers, so once any codec has read a longer summary, a "
-    "codec with a smaller max_records reads past its limit (the Lark reference refuses)"))
 
 
 @pytest.mark.parametrize("strict", MODES)
-@pytest.mark.parametrize("engine", [pytest.param("fast", marks=FAST_ONLY_BUG), "lark"])
+@pytest.mark.parametrize("engine", ["fast", "lark"])
 def test_max_records(strict: bool, engine: Engine) -> None:
     # A longer summary read first, by any codec: the limit must not depend on it.
     Codec().loads(summary(*(f"{n}. user: m{n}" for n in range(1, 21))))
@@ -126,15 +122,8 @@ def test_max_depth(strict: bool, engine: Engine) -> None:
     assert (caught.value.line, caught.value.column) == (3, 13)  # the 5th bracket
 
 
-STRICT_STOP_BUG = pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "reader bug: the fast engine's strict one pass gives up on a JSON record with more "
-    "brackets than max_depth, inside its strings too, and the strict error search then finds "
-    "no error: AssertionError 'a strict read stopped on a text it reads'"))
-
-
 @pytest.mark.parametrize(("strict", "engine"), [
-    pytest.param(True, "fast", marks=STRICT_STOP_BUG), (True, "lark"), (False, "fast"),
-    (False, "lark")])
+    (True, "fast"), (True, "lark"), (False, "fast"), (False, "lark")])
 def test_max_depth_ignores_brackets_inside_strings(strict: bool, engine: Engine) -> None:
     text = summary('1. {"a": "' + "[" * 500 + '\\"{{{"}')
     assert Codec(max_depth=1).loads(text, strict=strict, engine=engine) == [

@@ -26,9 +26,6 @@ from tests.format.read.summaries import summary
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "report_dumps.json"
 TEXT = "1. user: hi\n2. assistant\n3. x: {\"a\": [1, 2]}\nmore\n"
-# Every dump of a Decoded warns (see test_a_dump_keeps_tuples_and_warns_nothing, xfail);
-# the other tests check what the dumps hold.
-pytestmark = pytest.mark.filterwarnings("ignore:Pydantic serializer warnings:UserWarning")
 
 
 def _quoted(text: str, a: int, b: int) -> str:
@@ -135,11 +132,6 @@ def test_python_dump_keeps_the_enums(name: str) -> None:
         assert dumped["items"] == report.items and dumped["items"] is not report.items
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "report bug: Decoded's dump hands pydantic lists for its tuple fields (writers, unkept, "
-    "candidates), so every model_dump and model_dump_json of a Decoded (and `handoff-codec "
-    "decode --json`) prints a pydantic UserWarning, and the Python dump gives lists, not the "
-    "tuples the fields hold"))
 @pytest.mark.parametrize("name", ["strict", "candidates", "decoded"])
 def test_a_dump_keeps_tuples_and_warns_nothing(name: str) -> None:
     report = reports()[name]

@@ -4,10 +4,11 @@ The one rule a grammar cannot state (docs/spec.md, "Numbering"):
 
 1. The run: lines numbered n, n+1, n+2, ... from the body's first line (n is
    1 unless records before it are gone). Of several such runs, the one with
-   the most lines shaped like records wins, then the one whose lines come
-   first: a line that repeats the number of a record above is out of
-   sequence. Lines inside a summary quoted in content (between its own start
-   and end marker lines) are content, never records. Every line of the run
+   the most lines shaped like records wins, then the shortest (a numbered
+   line of prose stays content), then the one whose lines come first (a line
+   that repeats the number of a record above is out of sequence). Lines
+   inside a summary quoted in content (between its own start marker line and
+   the end marker line that closes it) are content, never records. Every line of the run
    starts a record: a raw writer's content that continues the sequence
    cannot be told from records (inherently ambiguous, and stated so).
 2. The evidence: the forms of the run's records (and any line that is not
@@ -129,20 +130,31 @@ class Numbered:
             map(int.__eq__, self.numbers, range(1, len(self.numbers) + 1)))
 
     def inside_quoted_summaries(self, start: str, end: str) -> bytearray:
-        """1 for each numbered line between a quoted summary's own marker lines."""
+        """1 for each numbered line between a quoted summary's own marker lines: a start
+        marker line and the end marker line that closes it (one that none closes quotes
+        no summary)."""
         inside = bytearray(len(self.starts))
         text = self.text
         if text.find(start, self.begin, self.end) < 0:
             return inside
-        depth, index, count = 0, 0, len(self.starts)
+        quoted: list[tuple[int, int]] = []  # the outermost closed pairs' offsets
+        depth, opened = 0, 0
         for marker in _marker_lines(start, end).finditer(text, self.begin, self.end):
-            while index < count and self.starts[index] < marker.start():
-                inside[index] = depth > 0
+            if marker[0] == start:
+                if not depth:
+                    opened = marker.start()
+                depth += 1
+            elif depth:
+                depth -= 1
+                if not depth:
+                    quoted.append((opened, marker.start()))
+        index, count = 0, len(self.starts)
+        for first, last in quoted:
+            while index < count and self.starts[index] < first:
                 index += 1
-            depth += (marker[0] == start) - (marker[0] == end and depth > 0)
-        while index < count:
-            inside[index] = depth > 0
-            index += 1
+            while index < count and self.starts[index] < last:
+                inside[index] = 1
+                index += 1
         return inside
 
 
@@ -208,8 +220,8 @@ class Numbering:
     def __init__(self, heads: MutableSequence[int], writers: tuple[Generation, ...] | None,
                  inside: bytearray) -> None:
         self.heads, self.writers, self.inside = heads, writers, inside
-        self.renumbered: list[int] = []
-        self.expected: list[int] = []
+        self.renumbered = int_array(len(heads))
+        self.expected = array("q")
         self.doubtful = int_array(len(heads))
 
 
@@ -242,7 +254,10 @@ def _run(lines: Numbered, inside: bytearray) -> array[int]:
         else:
             continue
         parents[position] = parent
-    run = int_array(count, [ends[-1]])
+    # The most record-shaped lines; of as many, the shortest run (a numbered line of prose
+    # stays content), the earliest lines (kept above on ties).
+    best = max(range(len(scores)), key=lambda offset: (scores[offset], -offset))
+    run = int_array(count, [ends[best]])
     while parents[run[-1]] >= 0:
         run.append(parents[run[-1]])
     run.reverse()

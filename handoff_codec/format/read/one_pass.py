@@ -73,6 +73,15 @@ class _Offsets:
         return self.pos
 
 
+def _join(item: Item, lines: list[str], count: int, notes: Recoveries | None,
+          note: int) -> None:
+    """Join the ``count`` lines that continue ``item``'s content (some joined already) to
+    it, and count them in its ``continuation`` note."""
+    item["content"] += "\n" + "\n".join(lines)
+    if notes is not None:
+        notes.update(note, count)
+
+
 def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
              max_records: int) -> Pass:
     """The one pass for one codec: ``read(text, strict, recoveries)``.
@@ -137,8 +146,11 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
         count = 0  # records read
         texts = 0  # lines read that are not numbered (line - 1 + count + texts: the line read)
         rigid = 0  # the last record whose content cannot go on below it (JSON, bare, typed)
-        runs: list[tuple[int, int, list[str]]] = []  # per record continued: its count, its
-        # note's index among the recoveries, and the lines that continue it
+        # Content spilled over lines: the records continued (by count); of the last, its
+        # note's index among the recoveries, its lines so far (joined after each findall,
+        # so that a million short lines do not cost a million list entries), their count.
+        continued: list[int] = []
+        run_note, run_lines, run_count = -1, list[str](), 0
         empties: list[int] = []  # the `N. role: ` records (by count), alone unless continued
         offsets: _Offsets | None = None  # made for the first note that quotes the text
         while pos < stop:
@@ -192,12 +204,16 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
                     return None  # numbered, or below a record without spilled content
                 else:  # TEXT_LINE: content spilled from the record above
                     texts += 1
-                    if runs and runs[-1][0] == count:
-                        runs[-1][2].append(rest)
-                    else:  # the first line below the record: its note, counted at the end
+                    if not continued or continued[-1] != count:  # the first line below it
+                        if run_count:
+                            _join(items[continued[-1] - 1], run_lines, run_count, notes, run_note)
                         above = line - 2 + count + texts  # the record's line
-                        runs.append((count, notes.add(above, Code.CONTINUATION)
-                                     if notes is not None else -1, [rest]))
+                        run_note = notes.add(above, Code.CONTINUATION) if notes is not None \
+                            else -1
+                        continued.append(count)
+                        run_lines, run_count = [], 0
+                    run_lines.append(rest)
+                    run_count += 1
                     continue
                 count += 1
                 if number != numbers[count]:
@@ -240,13 +256,12 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
                        else {"role": role, "name": name, "content": content})
                 rigid = 0
             pos = cut
-        for record, note, lines in runs:  # content spilled over lines, joined back
-            items[record - 1]["content"] += "\n" + "\n".join(lines)
-            if notes is not None:
-                notes.update(note, len(lines))
-        if runs:
+            if len(run_lines) > 1:
+                run_lines[:] = ["\n".join(run_lines)]
+        if continued:
+            _join(items[continued[-1] - 1], run_lines, run_count, notes, run_note)
             signs |= Sign.SPILLED
-        if empties and set(empties) - {record for record, _, _ in runs}:
+        if empties and set(empties) - set(continued):
             signs |= Sign.EMPTY_TURN
         return items, signs
 

@@ -36,11 +36,12 @@ from .json_record import json_object
 from .lines import line_pattern
 from .notes import Code
 from .one_pass import one_pass
-from .records import RecordReader, new_recoveries
+from .records import RecordReader, content_parts, new_recoveries
 from .vocabulary import SHARED_ROLES
 
 TYPE_CHECKING = False  # typing is not imported at run time (see ..models)
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from typing import Any, Literal
 
     from .lines import Line
@@ -163,16 +164,25 @@ class Reader:
             writers = candidates(records.signs)
         listed = records.settle_lists(any(writer.lists_after_colon for writer in writers))
         found: list[Candidate] = []
+        first_line, max_depth = envelope.first_line, self.max_depth
         if len(numbering.doubtful):
-            as_numbered = evidence.every_line(lines, numbering.inside, writers)
+            # The other reading is read when first asked for: a long summary's costs
+            # nothing until then.
+            def as_numbered() -> list[Item]:
+                try:
+                    return RecordReader(lines, new_recoveries(text), max_depth).read(
+                        evidence.every_line(lines, numbering.inside, writers), first_line)
+                except ReadFailure as failure:
+                    raise failure.at(text) from None
+
             found.append(Candidate(
                 reading="every numbered line a record, as an edited summary would be",
-                items=lambda: RecordReader(lines, new_recoveries(text), self.max_depth).read(
-                    as_numbered, envelope.first_line)))
+                items=as_numbered))
         if listed:
             found.append(Candidate(
                 reading="JSON arrays of content parts as list content, as openai-agents 0.6 "
-                        "to 0.17.0 wrote it", items=_with_lists(items, listed)))
+                        "to 0.17.0 wrote it",
+                items=lambda: _with_lists(self._read(text, "fast").items, listed)))
         return _Reading(items, recoveries, writers, tuple(found))
 
     def _strict_read(self, text: str) -> list[Item]:
@@ -205,14 +215,12 @@ class Reader:
         return items
 
 
-def _with_lists(items: list[Item], listed: list[tuple[int, list[Any]]]) -> list[Item]:
-    """A copy of ``items`` with the content of each listed item replaced by its list."""
-    import copy
-
-    copied = copy.deepcopy(items)
-    for index, parts in listed:
-        copied[index]["content"] = parts
-    return copied
+def _with_lists(items: list[Item], listed: Iterable[int]) -> list[Item]:
+    """``items`` (a fresh reading) with the content of each item in ``listed`` read as the
+    list of content parts it holds."""
+    for index in listed:
+        items[index]["content"] = content_parts(items[index]["content"])
+    return items
 
 
 @functools.cache

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import functools
 import re
+from array import array
 
 from .. import grammar
 from ..errors import DecodeReason, ReadFailure
@@ -63,7 +64,8 @@ def content_parts(content: str) -> list[Any] | None:
     if not isinstance(value, list) or not value:
         return None
     for part in value:
-        if not isinstance(part, dict) or part.get("type") not in CONTENT_PART_TYPES:
+        if not isinstance(part, dict) or not isinstance(part.get("type"), str) \
+                or part["type"] not in CONTENT_PART_TYPES:
             return None
     return value
 
@@ -84,7 +86,8 @@ class RecordReader:
         self.recoveries = recoveries
         self.note = recoveries.add
         self.signs = Sign.SPILLED if lines.unnumbered else 0
-        self.listed: list[tuple[int, int, int, list[Any]]] = []
+        # Content that may be a list: its item's index, line and offset, 3 ints each.
+        self.listed = array("q")
 
     def read(self, numbering: Numbering, first_line: int) -> list[Item]:
         """The items of the records that start on ``numbering.heads``; the body's first
@@ -223,22 +226,22 @@ class RecordReader:
         items.append(value)
 
     def maybe_list(self, index: int, content: str, at: int, line: int) -> None:
-        """Content that starts with "[": held, with where it is, when it is an array of
-        content parts (the content rule decides once the writers are known)."""
-        parts = content_parts(content)
-        if parts is not None:
-            self.listed.append((index, line, at, parts))
+        """Content that starts with "[": where it is held, when it is an array of content
+        parts (the content rule decides once the writers are known)."""
+        if content_parts(content) is not None:
+            self.listed.extend((index, line, at))
 
-    def settle_lists(self, lists: bool) -> list[tuple[int, list[Any]]]:
+    def settle_lists(self, lists: bool) -> array[int]:
         """Note ``ambiguous`` on each held list when a writer wrote lists after the colon
-        (``lists``), in line order with the other notes; the lists noted, by item."""
+        (``lists``), in line order with the other notes; the items noted."""
         if not lists or not self.listed:
-            return []
-        text, recoveries = self.text, self.recoveries
-        for _, line, at, _ in self.listed:
-            end = text.find("\n", at, at + 60)
-            recoveries.insert(line, Code.AMBIGUOUS_LIST, at, 60 if end < 0 else end - at)
-        return [(index, parts) for index, _, _, parts in self.listed]
+            return array("q")
+        text, listed = self.text, self.listed
+        self.recoveries.merge(
+            (listed[k + 1], Code.AMBIGUOUS_LIST, listed[k + 2],
+             min(60, text.find("\n", listed[k + 2]) - listed[k + 2]))
+            for k in range(0, len(listed), 3))
+        return listed[::3]
 
 
 def new_recoveries(text: str) -> Recoveries:

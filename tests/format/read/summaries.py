@@ -43,10 +43,9 @@ def outcome(text: str, engine: Engine, *, strict: bool = False,
 
 
 def candidate_items(candidate: Candidate) -> Any:
-    """A candidate's items, or what reading them raised (a reader bug: they are read when
-    first used, and one that holds a JSON record deeper than max_depth raises an internal
-    error; tests/format/read/test_evidence.py shows it, xfail)."""
+    """A candidate's items, or the DecodeError reading them raised (they are read when first
+    used: one that holds a JSON record deeper than max_depth cannot be read)."""
     try:
         return candidate.items
-    except Exception as exc:  # compared between the engines
-        return ("raised", type(exc).__name__, str(exc))
+    except DecodeError as exc:  # compared between the engines
+        return ("raised", exc.msg, exc.lineno, exc.colno, exc.reason)

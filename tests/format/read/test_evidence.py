@@ -100,11 +100,6 @@ def test_the_run_with_more_record_shaped_lines_wins(engine: Engine) -> None:
     assert decoded.lossless and decoded.candidates == ()
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "reader bug: of several runs the reader takes the longest (the one reaching the highest "
-    "number), not the one with the most record-shaped lines (READER_RULES.md, numbering "
-    "rule 1; evidence.py's own docstring): three numbered lines of prose outrun the "
-    "assistant record and are read as unrecognised (lost) rather than as content"))
 def test_the_run_with_more_record_shaped_lines_wins_over_a_longer_one(engine: Engine) -> None:
     decoded = handoff_codec.decode(summary("1. user: a", "2. x", "3. y", "4. z",
                                            "2. assistant: b"), engine=engine)
@@ -251,10 +246,6 @@ def test_flatten_gives_the_turns_of_a_summary_renumbered_by_an_escaping_writer()
     assert len(handoff_codec.flatten([{"role": "assistant", "content": text}])) == 3
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "reader bug: the other reading of an ambiguous summary is read when first used, and "
-    "one that holds a JSON record deeper than max_depth raises the reader's internal "
-    "ReadFailure (not a DecodeError) from Candidate.items and from model_dump"))
 def test_reading_a_candidate_raises_nothing_but_decode_error(engine: Engine) -> None:
     deep = '1. {"a": ' + "[" * 300 + "]" * 300 + "}"
     decoded = handoff_codec.decode(summary("1. user: a", deep), engine=engine)
@@ -267,11 +258,6 @@ def test_reading_a_candidate_raises_nothing_but_decode_error(engine: Engine) -> 
     assert isinstance(items, list)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "reader bug: a start marker line in content that no end marker line closes makes every "
-    "numbered line after it content of a quoted summary, so the records after it vanish "
-    "into the turn above with only a continuation note (lost=False); openai-agents 0.6 to "
-    "0.17.0 wrote such content raw"))
 def test_an_unclosed_start_marker_line_hides_no_turn(engine: Engine) -> None:
     # What 0.6 to 0.17.0 wrote for [user "a\n<CONVERSATION HISTORY>", assistant "c"].
     decoded = handoff_codec.decode(summary("1. user: a", DEFAULT_START, "2. assistant: c"),

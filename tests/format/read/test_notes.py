@@ -16,9 +16,6 @@ RAW = ("nothing in the summary rules out a writer that wrote content raw (openai
        "(see candidates)")
 
 
-# Every dump of a Decoded warns: a report bug, tests/format/test_report_models.py
-# (test_a_dump_keeps_tuples_and_warns_nothing, xfail).
-@pytest.mark.filterwarnings("ignore:Pydantic serializer warnings:UserWarning")
 def test_recoveries_read_as_a_list_of_recovery(engine: Engine) -> None:
     text = "\n".join([LEGACY_PREAMBLE, DEFAULT_START, "1. user: [1]", "3. assistant: b",
                       "3. x y: z", DEFAULT_END])

@@ -88,14 +88,7 @@ DENSE = {
     "arrays of content parts": ("".join(f'{n}. user: [{{"type": "refusal"}}]\n'
                                         for n in range(1, 30_001)), 30_000),
 }
-MEMORY_BUG = pytest.mark.xfail(strict=True, reason=(
-    "reader regression: on a body of lines out of sequence the read holds 6 to 8 times the "
-    "input beyond the items (the bound was 5), and on one of arrays of content parts 26 "
-    "times, since the list reading (a deep copy of every item) is built at once, not when "
-    "the candidate is first read"))
-DENSE_CASES = [pytest.param(name, marks=MEMORY_BUG) if name in (
-    "records all numbered 1", "arrays as text, all numbered 1", "arrays of content parts")
-    else name for name in sorted(DENSE)]
+DENSE_CASES = sorted(DENSE)
 
 
 @pytest.mark.parametrize("name", DENSE_CASES)

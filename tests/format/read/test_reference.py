@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import event, example, given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import handoff_codec
@@ -105,38 +105,10 @@ CODECS = {"default": Codec(), "max_depth=3": Codec(max_depth=3),
 codecs = st.sampled_from(sorted(CODECS))
 
 
-# Disagreements that are reader bugs, each shown by an xfail test (named in the
-# event): the comparison records them and leaves that read out.
-KNOWN_STRICT_STOP = "a strict read stopped on a text it reads"
-
-
-def known_disagreement(strict: bool, fast: tuple[Any, ...], lark: tuple[Any, ...],
-                       codec: Codec) -> str | None:
-    """The xfail test that shows why ``fast`` and ``lark`` differ, if a known bug does."""
-    if fast[0] == "decoded" and lark[0] == "error" and lark[1].startswith("more than max_records"):
-        assert len(fast[1]) > codec.max_records
-        return "test_limits.py::test_max_records_holds_after_a_longer_read"
-    if strict and fast[0] == lark[0] == "error" and fast[-1] == "numbering" \
-            and lark[-1] in ("json", "depth"):
-        return "test_reference.py::test_a_strict_read_names_the_same_first_error"
-    return None
-
-
 def assert_engines_agree(text: str, codec: Codec) -> None:
     for strict in (False, True):
         lark = outcome(text, "lark", strict=strict, codec=codec)
-        try:
-            fast = outcome(text, "fast", strict=strict, codec=codec)
-        except AssertionError as exc:
-            if not strict or str(exc) != KNOWN_STRICT_STOP:
-                raise
-            event("known bug: test_limits.py::test_max_depth_ignores_brackets_inside_strings")
-            assert lark[0] == "decoded"
-            continue
-        known = known_disagreement(strict, fast, lark, codec)
-        if known is not None:
-            event(f"known bug: {known}")
-            continue
+        fast = outcome(text, "fast", strict=strict, codec=codec)
         assert fast == lark, (strict, fast, lark)
         for engine in ("fast", "lark"):
             try:
@@ -226,10 +198,6 @@ def test_the_pool_holds_a_line_of_every_kind() -> None:
 
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "reader bug: a strict read of a misnumbered record that is not RFC 8259 JSON, or nests "
-    "too deeply, fails with 'record number out of sequence' on the fast engine and with the "
-    "JSON error on the Lark reference, which reads each record before it checks its number"))
 @pytest.mark.parametrize("body", ['0. {"a": NaN}', '1. user: a\n3. {bad',
                                   '2. {"a": ' + "[" * 300 + "]" * 300 + "}"])
 def test_a_strict_read_names_the_same_first_error(body: str) -> None:
