@@ -64,6 +64,8 @@ class Generation:
 
 _NONE_OR_EMPTY = "whether an empty turn's content was None or '' (both are a bare role)"
 _NOT_JSON = "values that are not JSON, written as str(value)"
+_RAW_BREAKS = ("line breaks in content: it was written raw, so a line of it that "
+               "looks like a record cannot be told from a record")
 
 GENERATIONS: tuple[Generation, ...] = (
     Generation(
@@ -72,8 +74,7 @@ GENERATIONS: tuple[Generation, ...] = (
         Sign.BARE_ROLE | Sign.SPILLED | Sign.TYPED | Sign.NAMED,
         escapes_line_breaks=False, lists_after_colon=True,
         unkept=(
-            "line breaks in content: content was written raw, so a line of it that "
-            "looks like a record cannot be told from a record",
+            _RAW_BREAKS,
             "whether content was text or a list (list content was written as a JSON "
             "array after the colon, the same bytes as that text)",
             "non-string content (written as JSON, or str())",
@@ -94,7 +95,7 @@ GENERATIONS: tuple[Generation, ...] = (
         Format.CURRENT,
         Sign.EMPTY_TURN | Sign.JSON | Sign.ESCAPED_BREAK | Sign.NAMED,
         escapes_line_breaks=True, lists_after_colon=False,
-        unkept=(_NOT_JSON + " (openai-agents only)",),
+        unkept=(_NOT_JSON,),
     ),
     Generation(
         "openai-agents-js (a development commit, never released)",
@@ -102,8 +103,7 @@ GENERATIONS: tuple[Generation, ...] = (
         Sign.BARE_ROLE | Sign.SPILLED | Sign.JSON,
         escapes_line_breaks=False, lists_after_colon=False,
         unkept=(
-            "line breaks in string content: it was written raw, so a line of it that "
-            "looks like a record cannot be told from a record",
+            _RAW_BREAKS,
             "names (never written)",
             "list content of text parts, joined into one text",
             _NONE_OR_EMPTY,
