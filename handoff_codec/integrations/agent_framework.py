@@ -62,7 +62,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess by th
     ) from exc
 
 from ..format import Codec, default_codec
-from .report import Encoded, Omission, warn_if_omitted
+from .report import Encoded, Omission, is_plain_json, warn_if_omitted
 
 __all__ = ["HandoffHistoryProvider", "dumps", "encode", "is_summary", "loads", "summary_message"]
 
@@ -104,6 +104,11 @@ class _Report:
 
 def _json(value: Any, path: str, report: _Report) -> Any:
     """``value`` as JSON; what JSON cannot hold is written as ``str(value)`` and reported."""
+    return value if is_plain_json(value) else _walk(value, path, report)
+
+
+def _walk(value: Any, path: str, report: _Report) -> Any:
+    """``_json``, value by value: each one JSON cannot hold reported at its path."""
     if value is None or isinstance(value, (bool, str)):
         return value
     if isinstance(value, int):
@@ -118,24 +123,26 @@ def _json(value: Any, path: str, report: _Report) -> Any:
         for key, sub in value.items():
             if not isinstance(key, str):
                 report.omit(f"{path}[{key!r}]", f"key {key!r} is not a string; written as str(key)")
-            out[str(key)] = _json(sub, f"{path}.{key}", report)
+            out[str(key)] = _walk(sub, f"{path}.{key}", report)
         return out
     if isinstance(value, list):
-        return [_json(sub, f"{path}[{n}]", report) for n, sub in enumerate(value)]
+        return [_walk(sub, f"{path}[{n}]", report) for n, sub in enumerate(value)]
     if isinstance(value, tuple):
         report.omit(path, "a tuple; written as a JSON array, read back as a list")
-        return [_json(sub, f"{path}[{n}]", report) for n, sub in enumerate(value)]
+        return [_walk(sub, f"{path}[{n}]", report) for n, sub in enumerate(value)]
     report.omit(path, f"a {type(value).__name__} is not JSON; written as str(value)")
     return str(value)
 
 
-def _content_losses(content: Content, path: str, report: _Report) -> None:
-    """Report what ``Content.to_dict()`` leaves out of ``content`` and its nested contents."""
+def _content_losses(content: Content, path: str, report: _Report,
+                    form: Mapping[str, Any] | None = None) -> None:
+    """Report what ``Content.to_dict()`` (``form``, when given) leaves out of ``content`` and
+    its nested contents."""
     if content.raw_representation is not None:
         report.omit(f"{path}.raw_representation",
                     "the provider's raw object is not part of Content.to_dict()")
     if content.exception is not None:
-        written = content.to_dict().get("exception")
+        written = (content.to_dict() if form is None else form).get("exception")
         if written != content.exception:
             report.omit(f"{path}.exception", "host-internal diagnostic; written as the marker "
                         f"{written!r}, as Content.to_dict() redacts it")
@@ -269,8 +276,9 @@ def _message_items(message: Message, report: _Report) -> list[Item]:
                     "Message.to_dict()")
     forms: list[Item] = []
     for n, content in enumerate(message.contents):
-        _content_losses(content, f"contents[{n}]", report)
-        forms.append(_json(content.to_dict(), f"contents[{n}]", report))
+        form = content.to_dict()
+        _content_losses(content, f"contents[{n}]", report, form)
+        forms.append(_json(form, f"contents[{n}]", report))
     segments: list[Item] = []
     run: list[Item] | None = None
     for form in forms:
