@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
+import logging
 import statistics
 import sys
 import time
@@ -121,6 +122,7 @@ def _sent_to_c(providers: list[HandoffHistoryProvider]) -> list[Message]:
 
 def measure(repeat: int) -> dict[str, Any]:
     """The table's row: C's model input under the framework's handoff and ours, and the ratio."""
+    logging.getLogger("agent_framework").setLevel(logging.CRITICAL)  # "Function refund failed"
     default = counts(_sent_to_c([]))
     timed = _TimedProvider(repeat)
     ours = counts(_sent_to_c([timed]))
