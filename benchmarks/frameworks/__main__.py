@@ -1,4 +1,8 @@
-"""Print the frameworks table: ``python -m benchmarks.frameworks [--repeat N]``."""
+"""Print the frameworks table of docs/frameworks.md: ``python -m benchmarks.frameworks``.
+
+``--repeat N`` sets the timed pairs. The output is the markdown table the page shows, row
+for row: paste it there.
+"""
 
 from __future__ import annotations
 
@@ -7,20 +11,27 @@ import importlib
 
 MODULES = ("langgraph", "google_adk", "agent_framework")
 COLUMNS = ("turns", "tool_calls", "tool_results", "media", "bytes")
+HEADER = ("| framework | handoff | turns | tool calls | tool results | media | bytes "
+          "| render cost, ours / theirs |")
+
+
+def table(repeat: int) -> list[str]:
+    """The table's lines: a header, then a default and an ours row for each framework."""
+    lines = [HEADER, "|---|---|" + "---:|" * (len(COLUMNS) + 1)]
+    for name in MODULES:
+        row = importlib.import_module(f"benchmarks.frameworks.{name}").measure(repeat)
+        for side in ("default", "ours"):
+            counts = " | ".join(str(row[side][column]) for column in COLUMNS)
+            ratio = f"{row['render_ratio']:.1f}x" if side == "ours" else ""
+            lines.append(f"| {row['framework']} | {side} | {counts} | {ratio} |")
+    return lines
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, allow_abbrev=False)
-    parser.add_argument("--repeat", type=int, default=51)
-    args = parser.parse_args()
-    print("| framework | handoff | " + " | ".join(COLUMNS) + " | render time, ours / theirs |")
-    print("|---|---|" + "---|" * len(COLUMNS) + "---|")
-    for name in MODULES:
-        row = importlib.import_module(f"benchmarks.frameworks.{name}").measure(args.repeat)
-        for side in ("default", "ours"):
-            counts = " | ".join(str(row[side][column]) for column in COLUMNS)
-            ratio = f"{row['render_ratio']:.2f}x" if side == "ours" else ""
-            print(f"| {row['framework']} | {side} | {counts} | {ratio} |")
+    parser.add_argument("--repeat", type=int, default=51,
+                        help="interleaved timing pairs a framework (default 51)")
+    print("\n".join(table(parser.parse_args().repeat)), flush=True)
 
 
 if __name__ == "__main__":

@@ -149,10 +149,10 @@ def _paired(funcs: Sequence[Callable[[], object]], repeat: int) -> list[list[flo
         for round_ in range(repeat):
             for offset in range(len(funcs)):
                 which = (round_ + offset) % len(funcs)
-                start = time.perf_counter()
+                start = time.process_time()
                 for _ in range(BATCH):
                     funcs[which]()
-                times[which].append(time.perf_counter() - start)
+                times[which].append(time.process_time() - start)
     finally:
         gc.enable()
     return times

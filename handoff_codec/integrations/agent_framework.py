@@ -62,7 +62,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess by th
     ) from exc
 
 from ..format import Codec, default_codec
-from .report import Encoded, Omission, warn_if_omitted
+from .report import Encoded, Omission, is_plain_json, warn_if_omitted
 
 __all__ = ["HandoffHistoryProvider", "dumps", "encode", "is_summary", "loads", "summary_message"]
 
@@ -104,6 +104,11 @@ class _Report:
 
 def _json(value: Any, path: str, report: _Report) -> Any:
     """``value`` as JSON; what JSON cannot hold is written as ``str(value)`` and reported."""
+    return value if is_plain_json(value) else _walk(value, path, report)
+
+
+def _walk(value: Any, path: str, report: _Report) -> Any:
+    """``_json``, value by value: each one JSON cannot hold reported at its path."""
     if value is None or isinstance(value, (bool, str)):
         return value
     if isinstance(value, int):
@@ -118,24 +123,26 @@ def _json(value: Any, path: str, report: _Report) -> Any:
         for key, sub in value.items():
             if not isinstance(key, str):
                 report.omit(f"{path}[{key!r}]", f"key {key!r} is not a string; written as str(key)")
-            out[str(key)] = _json(sub, f"{path}.{key}", report)
+            out[str(key)] = _walk(sub, f"{path}.{key}", report)
         return out
     if isinstance(value, list):
-        return [_json(sub, f"{path}[{n}]", report) for n, sub in enumerate(value)]
+        return [_walk(sub, f"{path}[{n}]", report) for n, sub in enumerate(value)]
     if isinstance(value, tuple):
         report.omit(path, "a tuple; written as a JSON array, read back as a list")
-        return [_json(sub, f"{path}[{n}]", report) for n, sub in enumerate(value)]
+        return [_walk(sub, f"{path}[{n}]", report) for n, sub in enumerate(value)]
     report.omit(path, f"a {type(value).__name__} is not JSON; written as str(value)")
     return str(value)
 
 
-def _content_losses(content: Content, path: str, report: _Report) -> None:
-    """Report what ``Content.to_dict()`` leaves out of ``content`` and its nested contents."""
+def _content_losses(content: Content, path: str, report: _Report,
+                    form: Mapping[str, Any] | None = None) -> None:
+    """Report what ``Content.to_dict()`` (``form``, when given) leaves out of ``content`` and
+    its nested contents."""
     if content.raw_representation is not None:
         report.omit(f"{path}.raw_representation",
                     "the provider's raw object is not part of Content.to_dict()")
     if content.exception is not None:
-        written = content.to_dict().get("exception")
+        written = (content.to_dict() if form is None else form).get("exception")
         if written != content.exception:
             report.omit(f"{path}.exception", "host-internal diagnostic; written as the marker "
                         f"{written!r}, as Content.to_dict() redacts it")
@@ -262,15 +269,37 @@ def _standalone_form(item: Mapping[str, Any]) -> Item:
 
 
 # ------------------------------------------------------------------ messages <-> items
-def _message_items(message: Message, report: _Report) -> list[Item]:
+@dataclass(frozen=True)
+class _Contents:
+    """A message's contents as JSON forms, and what the forms leave out (field, reason)."""
+
+    forms: list[Item]
+    losses: list[tuple[str, str]]
+
+
+def _contents(message: Message, raw: Sequence[Item] | None = None) -> _Contents:
+    """``_Contents`` of ``message``; ``raw``, when given, are its contents' ``to_dict()``."""
+    found = _Report()
+    forms: list[Item] = []
+    for n, content in enumerate(message.contents):
+        form = content.to_dict() if raw is None else raw[n]
+        _content_losses(content, f"contents[{n}]", found, form)
+        forms.append(_json(form, f"contents[{n}]", found))
+    return _Contents(forms, [(omission.field, omission.reason) for omission in found.omitted])
+
+
+def _message_items(message: Message, report: _Report,
+                   contents: _Contents | None = None) -> list[Item]:
+    """The items of ``message``; ``contents``, when given, are its :func:`_contents`."""
     role = message.role
     if message.raw_representation is not None:
         report.omit("raw_representation", "the provider's raw object is not part of "
                     "Message.to_dict()")
-    forms: list[Item] = []
-    for n, content in enumerate(message.contents):
-        _content_losses(content, f"contents[{n}]", report)
-        forms.append(_json(content.to_dict(), f"contents[{n}]", report))
+    if contents is None:
+        contents = _contents(message)
+    for field, reason in contents.losses:
+        report.omit(field, reason)
+    forms = contents.forms
     segments: list[Item] = []
     run: list[Item] | None = None
     for form in forms:
@@ -410,14 +439,20 @@ def _bad_part(index: int, part: Any) -> Item:
 # ------------------------------------------------------------------ the public conversion
 def encode(messages: Iterable[Message], *, codec: Codec | None = None) -> Encoded:
     """The summary text of ``messages`` and what it could not keep (see :class:`Encoded`)."""
+    return _encode(((message, None) for message in messages), codec)
+
+
+def _encode(messages: Iterable[tuple[Message, _Contents | None]],
+            codec: Codec | None) -> Encoded:
+    """:func:`encode` of messages each given with its :func:`_contents`, or None."""
     report = _Report()
     items: list[Item] = []
-    for index, message in enumerate(messages):
+    for index, (message, forms) in enumerate(messages):
         if not isinstance(message, Message):
             raise TypeError(f"message {index} is a {type(message).__name__}, not an "
                             "agent_framework.Message")
         report.index = index
-        items.extend(_message_items(message, report))
+        items.extend(_message_items(message, report, forms))
     text = (codec or default_codec).dumps(items)
     return Encoded(text, tuple(report.omitted))
 
@@ -458,14 +493,23 @@ def summary_message(
     """
     if role not in ("user", "assistant"):
         raise ValueError(f"the summary is a user or assistant message, not {role!r}")
-    encoded = encode(messages, codec=codec)
+    return _summary_message([(message, None) for message in messages], codec, role,
+                            attach_media, on_report)
+
+
+def _summary_message(messages: Sequence[tuple[Message, _Contents | None]],
+                     codec: Codec | None, role: Literal["user", "assistant"],
+                     attach_media: bool, on_report: Callable[[Encoded], None] | None
+                     ) -> Message:
+    """:func:`summary_message` of messages each given with its :func:`_contents`, or None."""
+    encoded = _encode(messages, codec)
     if on_report is not None:
         on_report(encoded)
     else:
         warn_if_omitted(encoded, FRAMEWORK)
     parts: list[Content] = [Content.from_text(encoded.text)]
     if role == "user" and attach_media:
-        parts += [content for message in messages if message.role == "user"
+        parts += [content for message, _ in messages if message.role == "user"
                   for content in message.contents if content.type in MEDIA_TYPES]
     return Message(role, parts)
 
@@ -480,16 +524,26 @@ def is_summary(message: Message, *, codec: Codec | None = None) -> bool:
 
 
 # ------------------------------------------------------------------ the drop-in provider
-def _key(message: Message) -> str:
-    return json.dumps(message.to_dict(), sort_keys=True, ensure_ascii=False, default=repr)
+def _key(message: Message, forms: Sequence[Item]) -> str:
+    """``message`` as text, to find it again: its own fields and its contents' ``forms``."""
+    return json.dumps([message.to_dict(exclude={"contents"}), forms], sort_keys=True,
+                      ensure_ascii=False, default=repr)
+
+
+def _forms(message: Message) -> list[Item]:
+    return [content.to_dict() for content in message.contents]
 
 
 @dataclass
 class _Entry:
-    """One message of the conversation: an input (``author`` None) or an agent's response."""
+    """One message of the conversation: an input (``author`` None) or an agent's response.
+
+    ``contents`` are worked out once, when it is logged, for every summary that holds it.
+    """
 
     message: Message
     author: str | None
+    contents: _Contents
     raw: str
     cleaned: str | None
 
@@ -538,10 +592,18 @@ class HandoffHistoryProvider(ContextProvider):
         """Every message logged so far, in order (a new list)."""
         return [entry.message for entry in self._log]
 
-    def _add(self, message: Message, author: str | None) -> None:
-        cleaned = clean_conversation_for_handoff([message]) if author is not None else []
-        self._log.append(_Entry(message, author, _key(message),
-                                _key(cleaned[0]) if cleaned else None))
+    def _add(self, message: Message, author: str | None, forms: list[Item],
+             raw: str) -> None:
+        cleaned_key = None
+        if author is not None:
+            cleaned = clean_conversation_for_handoff([message])
+            if cleaned:  # its contents are some of the message's own, kept as they are
+                form_of = {id(content): form for content, form in zip(message.contents, forms,
+                                                                      strict=True)}
+                kept = [form_of.get(id(content)) or content.to_dict()
+                        for content in cleaned[0].contents]
+                cleaned_key = _key(cleaned[0], kept)
+        self._log.append(_Entry(message, author, _contents(message, forms), raw, cleaned_key))
 
     async def before_run(
         self,
@@ -562,13 +624,15 @@ class HandoffHistoryProvider(ContextProvider):
         own: list[Message] = []
         unplaced: list[str] = []
         for message in context.input_messages:
-            candidates = places.get(_key(message), [])
+            forms = _forms(message)
+            key = _key(message, forms)
+            candidates = places.get(key, [])
             n = bisect.bisect_left(candidates, at)
             found = candidates[n] if n < len(candidates) else None
             if found is None:
                 if message.role != "user":
                     unplaced.append(message.role)
-                self._add(message, None)
+                self._add(message, None, forms, key)
                 continue
             at = found + 1
             if self._log[found].author == me:
@@ -580,9 +644,8 @@ class HandoffHistoryProvider(ContextProvider):
         unseen = [entry for entry in self._log[start:] if entry.author != me]
         if not any(entry.author is not None for entry in unseen):
             return
-        summary = summary_message([entry.message for entry in unseen], codec=self.codec,
-                                  role=self.role, attach_media=self.attach_media,
-                                  on_report=self.on_report)
+        summary = _summary_message([(entry.message, entry.contents) for entry in unseen],
+                                   self.codec, self.role, self.attach_media, self.on_report)
         context.input_messages = [*own, summary]
 
     async def after_run(
@@ -599,4 +662,5 @@ class HandoffHistoryProvider(ContextProvider):
         me = resolve_agent_id(agent)
         self._seen[me] = len(self._log)
         for message in context.response.messages:
-            self._add(message, me)
+            forms = _forms(message)
+            self._add(message, me, forms, _key(message, forms))

@@ -460,6 +460,8 @@ def _check(event: Event, items: list[Item], index: int,
         (back,) = _events_of(items, attachments)
     except ValueError as exc:  # a value JSON turned into something ADK refuses
         return [Omission(index, "event", f"does not read back: {exc}")]
+    if back == event:  # equal fields (and the same class): nothing to name
+        return []
     before, after = event.model_dump(), back.model_dump()
     omitted = [] if before == after else [
         Omission(index, path, _reason(one, other))

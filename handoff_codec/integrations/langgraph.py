@@ -69,7 +69,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
     ) from exc
 
 from ..format import Codec, default_codec
-from .report import Encoded, Omission, warn_if_omitted
+from .report import Encoded, Omission, is_plain_json, warn_if_omitted
 
 __all__ = [
     "SUMMARY_KEY",
@@ -132,6 +132,10 @@ class _Omissions:
 
     def json(self, value: Any, index: int, field: str) -> Any:
         """``value`` if it is JSON that reads back equal, else a JSON stand-in and an Omission."""
+        return value if is_plain_json(value) else self._walk(value, index, field)
+
+    def _walk(self, value: Any, index: int, field: str) -> Any:
+        """``json``, value by value: each one JSON cannot keep named in an Omission."""
         kind = type(value)
         if value is None or kind in (str, bool, int):
             return value
@@ -141,7 +145,7 @@ class _Omissions:
                                   f"string {str(value)!r}", str(value))
             return value
         if kind is list:
-            return [self.json(v, index, f"{field}[{i}]") for i, v in enumerate(value)]
+            return [self._walk(v, index, f"{field}[{i}]") for i, v in enumerate(value)]
         if kind is dict:
             out: Item = {}
             for key, v in value.items():
@@ -151,23 +155,23 @@ class _Omissions:
                     self.found.append(Omission(index, f"{field}[{key!r}]", (
                         f"key {key!r} ({type(key).__name__}) written as the string {text!r}")))
                     key = str(text)
-                out[key] = self.json(v, index, f"{field}[{key!r}]")
+                out[key] = self._walk(v, index, f"{field}[{key!r}]")
             return out
         if kind is tuple:
             self.found.append(Omission(index, field, "tuple written as a JSON array "
                                        "(read back as a list)"))
-            return [self.json(v, index, f"{field}[{i}]") for i, v in enumerate(value)]
+            return [self._walk(v, index, f"{field}[{i}]") for i, v in enumerate(value)]
         if isinstance(value, (bytes, bytearray)):
             return self._note(index, field, "bytes written as base64 text (read back as str)",
                               base64.b64encode(value).decode("ascii"))
         for base in (str, bool, int, float):
             if isinstance(value, base):
                 return self._note(index, field, f"{kind.__name__} written as a plain "
-                                  f"{base.__name__}", self.json(base(value), index, field))
+                                  f"{base.__name__}", self._walk(base(value), index, field))
         if isinstance(value, Mapping):
             self.found.append(Omission(index, field, f"{kind.__name__} written as a JSON object "
                                        "(read back as a dict)"))
-            return self.json(dict(value), index, field)
+            return self._walk(dict(value), index, field)
         return self._note(index, field, f"{kind.__name__} is not JSON; written as its str()",
                           str(value))
 

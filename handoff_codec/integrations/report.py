@@ -9,9 +9,11 @@ object holds is dropped without an :class:`Omission` naming it.
 from __future__ import annotations
 
 import logging
+import math
 from dataclasses import dataclass
+from typing import Any
 
-__all__ = ["Encoded", "Omission", "warn_if_omitted"]
+__all__ = ["Encoded", "Omission", "is_plain_json", "warn_if_omitted"]
 
 logger = logging.getLogger("handoff_codec")
 
@@ -49,3 +51,22 @@ def warn_if_omitted(encoded: Encoded, framework: str) -> None:
         fields = sorted({omission.field for omission in encoded.omitted})
         logger.warning("%s history summarized without %s (%d omission(s)); see encode()",
                        framework, ", ".join(fields), len(encoded.omitted))
+
+
+def is_plain_json(value: Any) -> bool:
+    """Whether ``value`` reads back from JSON as it is: None, a str, bool, int or finite
+    float, or a list or dict (str keys) of such values, each of exactly these types.
+
+    A quick test before the walk that names each value JSON cannot keep.
+    """
+    kind = type(value)
+    if value is None or kind is str or kind is bool or kind is int:
+        return True
+    if kind is float:
+        return math.isfinite(value)
+    if kind is list:
+        return all(map(is_plain_json, value))
+    if kind is dict:
+        return all(type(key) is str for key in value) and all(map(is_plain_json,
+                                                                  value.values()))
+    return False

@@ -38,6 +38,8 @@ from agents import (  # noqa: E402
 )
 
 import handoff_codec  # noqa: E402
+
+# as_summary_message reads the resumed form of a summary message; no public module has it
 from handoff_codec.integrations._history import as_summary_message  # noqa: E402
 from handoff_codec.integrations.openai_agents import history_mapper, nest_input_filter  # noqa: E402
 from tests.support.sdk import sdk_flatten  # noqa: E402
