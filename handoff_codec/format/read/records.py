@@ -120,12 +120,14 @@ class RecordReader:
                 append({"role": roles[role], "content": fields_of[2]})
             else:
                 self.record(items, fields_of, start, stop, line)
+            doubt_line, doubt_at = line, start  # counted on, not from the head each time
             while doubt >= 0 and starts[doubt] < stop:  # lines of this record's content
                 if starts[doubt] > start:
                     pos = starts[doubt]
+                    doubt_line += count("\n", doubt_at, pos)
+                    doubt_at = pos
                     end = find("\n", pos, pos + 60)
-                    note(line + count("\n", start, pos), Code.AMBIGUOUS_CONTENT, pos,
-                         60 if end < 0 else end - pos)
+                    note(doubt_line, Code.AMBIGUOUS_CONTENT, pos, 60 if end < 0 else end - pos)
                 doubt = next(doubtful, -1)
         return items
 
