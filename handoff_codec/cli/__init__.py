@@ -30,10 +30,12 @@ __all__ = ["EXIT_CODES", "EXIT_INTERRUPTED", "EXIT_LOSSY", "EXIT_OK", "EXIT_PROB
            "EXIT_UNREACHABLE", "EXIT_USAGE", "CliError", "main"]
 
 COMMANDS = ("encode", "decode", "validate", "migrate", "replay")
+#: The exit codes, as ``EXIT_CODES`` words them.
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, EXIT_LOSSY, EXIT_UNREACHABLE = 0, 1, 2, 3, 4
-EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a process Ctrl-C stopped
+#: Ctrl-C: 128 + SIGINT, as a shell reports a process that SIGINT stopped.
+EXIT_INTERRUPTED = 130
 
-# The exit-code table: one row per kind of outcome (a code may have several).
+#: The exit-code table ``--help`` prints: one row per kind of outcome (a code may have several).
 EXIT_CODES: tuple[tuple[int, str], ...] = (
     (EXIT_OK, "ok: encode wrote the summary; decode read it losing nothing; validate found "
               "no error; replay wrote the request; migrate left every summary current (a dry "

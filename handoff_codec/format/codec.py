@@ -28,9 +28,13 @@ __all__ = ["DEFAULT_END", "DEFAULT_PREAMBLE", "DEFAULT_START", "LEGACY_PREAMBLE"
 DEFAULT_PREAMBLE = (
     "For context, here is the conversation so far between the user and the previous agent:"
 )
+"""The preamble line the Agents SDK writes since 0.20.0, and ``Codec()``'s default."""
 LEGACY_PREAMBLE = "For context, here is the conversation so far:"
+"""The shorter preamble of openai-agents 0.6 to 0.19, which the lenient reader accepts."""
 DEFAULT_START = "<CONVERSATION HISTORY>"
+"""The start marker the Agents SDK writes, and ``Codec()``'s default."""
 DEFAULT_END = "</CONVERSATION HISTORY>"
+"""The end marker the Agents SDK writes, and ``Codec()``'s default."""
 
 Item = dict[str, "Any"]
 _FIELDS = ("preamble", "start", "end", "max_bytes", "max_records", "max_depth", "key",
@@ -289,3 +293,7 @@ class Codec:
 
 # The Agents SDK's envelope: what the module functions of handoff_codec use.
 default_codec = Codec()
+"""``Codec()``: the Agents SDK's preamble and markers, default limits, no key.
+
+``handoff_codec.dumps``, ``loads``, ``decode``, ``flatten`` and ``nest`` are its methods.
+"""

@@ -35,10 +35,11 @@ __all__ = [
 
 DEFAULT_PLACEHOLDER = "."
 SENTINEL = "(empty)"
-# Content parts a user never sees.
+"""``is_leaked_sentinel``'s default: a harness's marker of an empty turn (Hermes Agent's)."""
 HIDDEN_PART_TYPES = frozenset(
     {"thinking", "redacted_thinking", "reasoning", "reasoning_content", "reasoning_text"}
 )
+"""Content part types a user never sees: text in them does not make a turn visible."""
 _THINK_TAGS = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.DOTALL | re.IGNORECASE)
 
 
@@ -102,6 +103,7 @@ class Placeholder:
 
 
 _HERMES = "https://github.com/NousResearch/hermes-agent"
+# Known empty-turn placeholders, each with who writes it and a public source.
 PLACEHOLDERS: tuple[Placeholder, ...] = (
     Placeholder(DEFAULT_PLACEHOLDER, "handoff-codec", "docs/replay.md in this project"),
     Placeholder("[System: Empty message content sanitised to satisfy protocol]", "LiteLLM",
@@ -120,6 +122,7 @@ PLACEHOLDERS: tuple[Placeholder, ...] = (
                 "https://github.com/UKGovernmentBEIS/inspect_ai/pull/1196"),
     Placeholder("[empty string]", "chatlas", "https://github.com/posit-dev/chatlas/pull/421"),
 )
+"""The empty-turn placeholders ``restore_empty`` knows, each with its writer and source."""
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,8 @@
   ``gemini``, ``bedrock`` or ``chat_completions`` from whatever ``loads``
   returns, with a note on every merge, null turn and name it changed;
 * ``validate``/``replayable``: check, and minimally fix, items for a target;
-* ``sanitize``: fix outgoing Chat Completions messages;
+* ``sanitize``: fix outgoing Chat Completions messages (``PROFILES``: each
+  target's empty-content rules, with their public sources);
 * ``restore_empty``: turn known empty-turn placeholders back into empty turns
   (``PLACEHOLDERS`` lists them with their sources);
 * ``empty``: empty-turn signals (a leaked placeholder, a silent 0-token turn).
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
     from ._chat import to_chat_messages
     from ._native import Conversion
     from ._problems import Problem, Severity
-    from ._profiles import TARGETS, sanitize
+    from ._profiles import PROFILES, TARGETS, Profile, sanitize
     from ._provider import PROVIDERS, to_provider
     from ._validate import ValidationReport, replayable, validate
     from .errors import ReplayError
@@ -44,6 +45,8 @@ if TYPE_CHECKING:
 _LAZY = {
     "empty": "handoff_codec.replay.empty",
     "to_chat_messages": "handoff_codec.replay._chat",
+    "PROFILES": "handoff_codec.replay._profiles",
+    "Profile": "handoff_codec.replay._profiles",
     "TARGETS": "handoff_codec.replay._profiles",
     "sanitize": "handoff_codec.replay._profiles",
     "Problem": "handoff_codec.replay._problems",
@@ -64,11 +67,13 @@ _LAZY = {
 
 __all__ = [
     "PLACEHOLDERS",
+    "PROFILES",
     "PROVIDERS",
     "TARGETS",
     "Conversion",
     "Placeholder",
     "Problem",
+    "Profile",
     "ReplayError",
     "RestoreReport",
     "Severity",

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict
 __all__ = ["Problem", "Severity"]
 
 Severity = Literal["error", "warning", "info"]
+"""How bad a :class:`Problem` is: an ``error`` fails ``validate``, the others do not."""
 
 
 class Problem(BaseModel):

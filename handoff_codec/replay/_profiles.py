@@ -37,6 +37,7 @@ __all__ = [
 
 Target = Literal["chat_completions", "anthropic", "bedrock", "gemini", "mistral"]
 TARGETS: tuple[Target, ...] = get_args(Target)
+"""The targets ``validate``, ``replayable`` and ``sanitize`` know the empty-content rules of."""
 ALL_ROLES = ("system", "developer", "user", "assistant", "tool")
 TEXT_PART_TYPES = ("text", "input_text", "output_text")
 
@@ -80,8 +81,8 @@ def _load_profiles() -> Mapping[str, Profile]:
     return MappingProxyType(profiles)
 
 
-# One profile per target, read once; a read-only mapping.
 PROFILES: Mapping[str, Profile] = _load_profiles()
+"""Each target's :class:`Profile`, read once from ``profiles.json``; a read-only mapping."""
 
 Found = tuple[str, str, "Severity"]  # (code, message, severity)
 

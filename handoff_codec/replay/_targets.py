@@ -13,6 +13,7 @@ __all__ = ["PROVIDERS", "Provider", "dialect_for"]
 
 Provider = Literal["chat_completions", "anthropic", "gemini", "bedrock"]
 PROVIDERS: tuple[Provider, ...] = get_args(Provider)
+"""The targets ``to_provider`` converts to: Chat Completions and each native request body."""
 
 
 def dialect_for(target: str) -> Dialect | None:

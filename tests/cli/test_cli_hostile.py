@@ -69,9 +69,10 @@ def test_missing_path(tmp_path: Path, command: str) -> None:
     assert_one_line_error(run(command, str(tmp_path / "nope.txt")), "no such file", code=2)
 
 
-def test_oversized_stdin_is_refused_without_reading_it_all() -> None:
-    from handoff_codec.cli._io import MAX_INPUT_BYTES
+MAX_INPUT_BYTES = 64 << 20  # the CLI's documented input limit, 64 MiB (docs/cli.md, exit 1)
 
+
+def test_oversized_stdin_is_refused_without_reading_it_all() -> None:
     result = subprocess.run(
         [sys.executable, "-c",
          "import sys; from handoff_codec.cli import main; sys.exit(main(['decode']))"],

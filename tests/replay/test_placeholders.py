@@ -18,12 +18,12 @@ from hypothesis import strategies as st
 
 from handoff_codec.replay import (
     PLACEHOLDERS,
+    TARGETS,
     replayable,
     restore_empty,
     restore_empty_report,
     sanitize,
 )
-from handoff_codec.replay._profiles import TARGETS
 from tests.support.profiles import examples
 
 KNOWN = {placeholder.text for placeholder in PLACEHOLDERS}

@@ -12,8 +12,7 @@ from typing import Any
 
 import pytest
 
-from handoff_codec.replay import sanitize, validate
-from handoff_codec.replay._profiles import PROFILES, TARGETS
+from handoff_codec.replay import PROFILES, TARGETS, sanitize, validate
 
 CALL = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
 
@@ -271,20 +270,3 @@ def test_sanitize_provider_keyword_is_deprecated() -> None:
     with pytest.raises(TypeError, match="target"):
         sanitize(messages)
 
-
-def test_copy_fixed_calls_fix_once_per_item() -> None:
-    from handoff_codec.replay._profiles import copy_fixed
-
-    calls: list[int] = []
-
-    def fix(value: int) -> int | None:
-        calls.append(value)
-        return value * 10 if value % 2 else None
-
-    values = [2, 3, 4, 5]
-    assert copy_fixed(values, fix) == [2, 30, 4, 50]
-    assert calls == values
-    calls.clear()
-    unchanged = [2, 4]
-    assert copy_fixed(unchanged, fix) is unchanged
-    assert calls == unchanged

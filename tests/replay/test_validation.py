@@ -10,8 +10,7 @@ from typing import Any
 import pytest
 
 import handoff_codec
-from handoff_codec.replay import Problem, ValidationReport, replayable, validate
-from handoff_codec.replay._profiles import TARGETS
+from handoff_codec.replay import TARGETS, Problem, ValidationReport, replayable, validate
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 KNOWN_ROLES = {"user", "assistant", "system", "developer"}
@@ -76,25 +75,14 @@ def test_messages_are_checked_against_openai_param_types() -> None:
 
 
 def test_schema_checks_lazy_iterables_too() -> None:
-    # pydantic validates Iterable fields lazily; a bad tool call inside tool_calls
-    # must still be found. An output message's refusal may be any str...
-    from handoff_codec.replay._validate import schema_error
-
-    bad_call = {"role": "assistant", "content": None,
-                "tool_calls": [{"id": "a", "type": "function", "function": {"name": "f"}}]}
-    assert "arguments" in schema_error(bad_call)
-    bad_part = {"role": "user", "content": [{"type": "video_url", "video_url": {"url": "u"}}]}
-    assert schema_error(bad_part)
-    good = {"role": "assistant", "content": None,
-            "tool_calls": [{"id": "a", "type": "function",
-                            "function": {"name": "f", "arguments": "{}"}}]}
-    assert schema_error(good) == ""
-
-
-def test_adapter_is_built_once() -> None:
-    from handoff_codec.replay._validate import chat_adapter
-
-    assert chat_adapter() is chat_adapter()
+    # openai types content as an Iterable, which pydantic validates lazily: a bad
+    # part after a good one must still be found.
+    text = {"type": "input_text", "text": "look"}
+    image = {"type": "input_image", "image_url": "https://x", "detail": "huge"}
+    report = validate([{"role": "user", "content": [text, text, image]}])
+    assert [(p.index, p.code) for p in report.errors] == [(0, "schema")]
+    assert "detail" in report.errors[0].message
+    assert validate([{"role": "user", "content": [text, {**image, "detail": "high"}]}]).ok
 
 
 # ---------------------------------------------------------------- semantic rules
