@@ -356,7 +356,7 @@ def floor_server_run(url: str, batch_size: int) -> dict[str, Any]:
         options = MigrateOptions(batch_size=batch_size,
                                  backup_file=str(Path(folder) / "backup.jsonl"))
         started = time.perf_counter()
-        report = open_store(url, options).migrate_with(floor_rule_server)
+        report = open_store(url, options).migrate(rule=floor_rule_server)
         seconds = time.perf_counter() - started
     return {"rows": report.rows_scanned, "seconds": seconds}
 
