@@ -15,8 +15,7 @@ import pytest
 import handoff_codec
 from handoff_codec import Codec
 from handoff_codec.format import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START, Reason, default_codec
-from handoff_codec.migrate import migrate_items
-from handoff_codec.migrate._items import MigrationStatus
+from handoff_codec.migrate import MigrationStatus, migrate_items
 
 P, S, E = DEFAULT_PREAMBLE, DEFAULT_START, DEFAULT_END
 Item = dict[str, Any]
