@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
@@ -151,7 +151,3 @@ def is_unreachable(exc: BaseException) -> bool:
 def for_workers(options: MigrateOptions) -> MigrateOptions:
     """The options a worker process gets (no progress bar: it cannot be pickled)."""
     return replace(options, progress=None)
-
-
-# How a server backend makes its row access: (url, options, client) -> rows.
-Connect = Callable[[str, "MigrateOptions", Any], "ServerStore"]
