@@ -146,10 +146,6 @@ class OnlineStore(Store):
         self.where = where or mask_url(url)
 
     @classmethod
-    def check_url(cls, url: str) -> None:
-        """Refuse (StoreError), connecting to nothing, a URL this backend cannot take."""
-
-    @classmethod
     def rows(cls, url: str, options: MigrateOptions, client: Any) -> ServerStore:
         """The store's row access for ``url`` (a new connection unless ``client``)."""
         raise NotImplementedError

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from . import StoreError
-from ._online import OnlineStore
 from ._options import MigrateOptions
 from ._urls import mask_url
 from .base import (
@@ -102,8 +101,6 @@ def check_target(target: str | os.PathLike[str], options: MigrateOptions | None 
     backend = backend_for_scheme(scheme)
     if backend is None:
         raise _unsupported(text, scheme)
-    if not issubclass(backend, OnlineStore):
-        return
     try:
         backend.check_url(text)
     except ImportError as exc:

@@ -64,6 +64,13 @@ class Store(ABC):
         """The store at ``target`` (a URL of one of ``schemes``, or a path), to be worked on
         with ``options``; ``client``: an open connection to use (server stores)."""
 
+    @classmethod
+    def check_url(cls, url: str) -> None:
+        """Refuse (StoreError), connecting to nothing, a URL this backend cannot take
+        (an option its driver does not know); a missing driver raises ImportError.
+        A backend whose URLs carry no options takes every one."""
+        return
+
     @abstractmethod
     def migrate(self) -> StoreReport:
         """Migrate the store (or, with ``dry_run``, report what would change)."""
