@@ -1,12 +1,12 @@
-"""The one small protocol every server store implements, and the per-row rule.
+"""The row access every server backend gives (:class:`ServerStore`), and its rows.
 
 A store hands out its rows in key order, batch by batch, each batch with the
 position to resume from after it; and it writes a batch by compare-and-swap:
 each row is set to its new value only if it still holds the value that was
 read, in one short transaction that also records the checkpoint.
 
-Every store applies the one per-row rule of ``_rows`` (:class:`RowRule`); the
-backends themselves (``base.Store``) build their rows' access on this protocol.
+Every store applies the one per-row rule of ``_rows`` (:class:`RowRule`) to
+these rows; a server backend (``OnlineStore.rows``) returns this access.
 """
 
 from __future__ import annotations
