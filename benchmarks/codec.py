@@ -43,7 +43,7 @@ from typing import Any
 
 import handoff_codec
 
-from .migrate import legacy_summary
+from .session_rows import legacy_summary
 
 WORDS = (
     "the agent asked for the invoice number and the user replied with the order "

@@ -60,7 +60,7 @@ print(json.dumps({{"import": imported - start, "call": done - imported,
 
 def inputs() -> dict[str, Any]:
     """The texts each call reads: the same in every sample."""
-    from .migrate import legacy_summary
+    from .session_rows import legacy_summary
 
     items = [{"role": "user", "content": "Where is my refund for order 1234?"},
              {"role": "assistant", "content": "Let me check: (billing) one moment."},

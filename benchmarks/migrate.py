@@ -49,10 +49,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-PREAMBLE = "For context, here is the conversation so far between the user and the previous agent:"
-WORDS = ("the", "agent", "asked", "for", "invoice", "number", "and", "user", "replied", "with",
-         "order", "details", "so", "billing", "can", "check", "refund", "policy", "before",
-         "handoff")
+from .session_rows import PREAMBLE, legacy_summary, ordinary_item
+
 SCHEMA = """
 CREATE TABLE agent_sessions (
     session_id TEXT PRIMARY KEY,
@@ -73,58 +71,6 @@ CREATE INDEX idx_agent_messages_session_id ON agent_messages (session_id, id);
 def _rss_mib() -> float:
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
-
-
-# ----------------------------------------------------------------------------- data
-
-
-def legacy_summary(rng: random.Random, turns: int) -> dict[str, Any]:
-    """A summary as openai-agents 0.6-0.17.0 or 0.17.1-0.19 wrote it."""
-    json_records = rng.random() < 0.5  # 0.17.1-0.19 wrote JSON records
-
-    def text(low: int, high: int) -> str:
-        return " ".join(rng.choice(WORDS) for _ in range(rng.randint(low, high)))
-
-    records = []
-    for number in range(1, turns + 1):
-        role = rng.choice(("user", "assistant"))
-        kind = rng.random()
-        if kind < 0.1:  # an empty turn: a bare role in every legacy writer
-            records.append(f"{number}. {role}")
-        elif kind < 0.25:  # multi-line content
-            content = "\n".join(text(3, 10) for _ in range(rng.randint(2, 4)))
-            if json_records:
-                records.append(f"{number}. " + json.dumps({"role": role, "content": content},
-                                                          ensure_ascii=False))
-            else:
-                records.append(f"{number}. {role}: {content}")
-        elif kind < 0.35:  # a tool call
-            call = {"call_id": f"call_{number}", "name": "lookup_order",
-                    "arguments": json.dumps({"query": text(2, 5)})}
-            if json_records:
-                records.append(f"{number}. " + json.dumps({"type": "function_call", **call}))
-            else:
-                records.append(f"{number}. function_call: {json.dumps(call)}")
-        else:
-            records.append(f"{number}. {role}: {text(8, 30)}")
-    content = "\n".join((PREAMBLE, "<CONVERSATION HISTORY>", *records,
-                         "</CONVERSATION HISTORY>"))
-    return {"role": "assistant", "content": content}
-
-
-def ordinary_item(rng: random.Random, number: int) -> dict[str, Any]:
-    text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(8, 40)))
-    kind = rng.random()
-    if kind < 0.4:
-        return {"role": "user", "content": text}
-    if kind < 0.7:
-        return {"id": f"msg_{number}", "type": "message", "role": "assistant",
-                "status": "completed",
-                "content": [{"type": "output_text", "text": text, "annotations": []}]}
-    if kind < 0.85:
-        return {"type": "function_call", "call_id": f"call_{number}", "name": "lookup_order",
-                "arguments": json.dumps({"query": text[:40]})}
-    return {"type": "function_call_output", "call_id": f"call_{number}", "output": text}
 
 
 def build(path: Path, rows: int, seed: int = 0) -> dict[str, Any]:
@@ -356,20 +302,20 @@ def floor_server_run(url: str, batch_size: int) -> dict[str, Any]:
         options = MigrateOptions(batch_size=batch_size,
                                  backup_file=str(Path(folder) / "backup.jsonl"))
         started = time.perf_counter()
-        report = open_store(url, options).migrate_with(floor_rule_server)
+        report = open_store(url, options).migrate(rule=floor_rule_server)
         seconds = time.perf_counter() - started
     return {"rows": report.rows_scanned, "seconds": seconds}
 
 
 def floor_server_compare(url: str, rows: int, batch_size: int, rounds: int) -> dict[str, Any]:
     """Ours (``handoff-codec migrate URL``) and the floor, each on a fresh store, in turns."""
-    from .migrate_servers import _fresh_store
+    from .migrate_servers import fresh_store
 
     ours, floor, ratios = [], [], []
     for round_ in range(rounds):
         times = {}
         for which in (("ours", "floor") if round_ % 2 == 0 else ("floor", "ours")):
-            with _fresh_store(url, rows) as (store, extra):
+            with fresh_store(url, rows) as (store, extra):
                 if which == "ours":
                     result = _child("--store", url, "--run", store, "1", "--batch-size",
                                     str(batch_size), "--extra", json.dumps(extra))

@@ -29,7 +29,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from .migrate import legacy_summary, ordinary_item
+from .session_rows import legacy_summary, ordinary_item
 
 ROWS_PER_SESSION = 100
 
@@ -103,7 +103,7 @@ def _redis_build(url: str, prefix: str, rows: int, share: float) -> None:
 
 
 @contextmanager
-def _fresh_store(url: str, rows: int, share: float = 0.2
+def fresh_store(url: str, rows: int, share: float = 0.2
                  ) -> Iterator[tuple[str, list[str]]]:
     """A new store of ``rows`` rows beside ``url``: (its URL, extra migrate arguments)."""
     scheme = url.partition("://")[0].split("+", 1)[0]
@@ -198,7 +198,7 @@ def main(argv: list[str]) -> int:
         return 0
     for workers in [int(n) for n in args.workers.split(",")]:
         started = time.perf_counter()
-        with _fresh_store(args.store, args.rows, args.legacy_share) as (url, extra):
+        with fresh_store(args.store, args.rows, args.legacy_share) as (url, extra):
             built = time.perf_counter() - started
             out = subprocess.run(
                 [sys.executable, "-m", "benchmarks.migrate", "--store", args.store,

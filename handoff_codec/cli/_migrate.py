@@ -174,6 +174,7 @@ def run(args: argparse.Namespace) -> int:
     from ..migrate.stores import (
         StoreError,
         StoreRefusal,
+        StoreResult,
         StoreUnreachable,
         mask_url,
         open_store,
@@ -190,7 +191,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         store = open_store(args.path, options)
         if args.forget:
-            result: Any = store.forget()
+            result: StoreResult = store.forget()
         elif args.restore:
             result = store.restore(args.restore)
         else:
@@ -213,17 +214,16 @@ def run(args: argparse.Namespace) -> int:
             raise
         return fail(_migrate_server.driver_error(where, exc, args),
                     _migrate_server.exit_code(exc))
-    for warning in getattr(result, "warnings", []):
+    for warning in result.notes:
         print(f"handoff-codec: warning: {warning}", file=sys.stderr)
-    code = 0 if result.ok and not getattr(result, "changed_under_us", 0) else 1
+    code = 0 if result.ok and not result.changed_under_run else 1
     following = _next_command(result, args)
     if args.json:
         document = _document(result, code, following)
         _write(json.dumps(document, ensure_ascii=False, indent=2) + "\n")
-    elif hasattr(result, "checkpoints"):
-        _write(f"{result.path} (forget)\n  checkpoints:      {result.checkpoints} deleted\n"
-               f"  local records:    {result.local_records} deleted\n")
-    elif hasattr(result, "restored"):
+    elif result.action == "forget":
+        _write(_migrate_server.forget_summary(result))
+    elif result.action == "restore":
         _write(_migrate_server.restore_summary(result))
     else:
         _write(_summary(result) + _changed(result) + _next_step(result, args, following))
@@ -256,7 +256,7 @@ def _document(result: Any, code: int, following: str | None) -> dict[str, Any]:
     """The ``--json`` report: the store's report, its dry-run counts named as such, one
     ``backups`` list, and the keys of every report (``_report``)."""
     dumped: dict[str, Any] = result.model_dump(mode="json")
-    if not hasattr(result, "migrated"):  # --restore, --forget
+    if result.action != "migrate":  # --restore, --forget
         return {**dumped, **_maintenance_shape(result, code)}
     document: dict[str, Any] = {}
     backups = list(dumped.get("backups") or [])
@@ -272,15 +272,15 @@ def _document(result: Any, code: int, following: str | None) -> dict[str, Any]:
                ("would_migrate" if result.dry_run else "migrated"): result.migrated,
                "already_current": result.already_current, "untouched": result.untouched,
                "invalid_rows": result.invalid_rows}
-    if hasattr(result, "changed_under_us"):
-        counts["changed_under_us"] = result.changed_under_us
+    if result.server:
+        counts["changed_under_us"] = result.changed_under_run
     return {**document, **shape(exit_code=code, items=result.items_scanned, problems=problems,
                                 counts=counts, next_command=following)}
 
 
 def _maintenance_shape(result: Any, code: int) -> dict[str, Any]:
     """The keys of every report, for ``--restore`` and ``--forget``."""
-    if hasattr(result, "checkpoints"):  # --forget
+    if result.action == "forget":
         return shape(exit_code=code, items=0, problems=[], next_command=None,
                      counts={"checkpoints": result.checkpoints,
                              "local_records": result.local_records})
@@ -302,8 +302,8 @@ def _problems(report: Any) -> list[dict[str, Any]]:
         place = {name: value for name, value in row.model_dump(mode="json").items()
                  if name in ("row", "index", "key", "format") and value is not None}
         found.append(problem(_place(report, row), "untouched", row.reason, "error", **place))
-    if getattr(report, "changed_under_us", 0):
-        found.append(problem(report.path, "changed_under_us", f"{report.changed_under_us} rows "
+    if report.changed_under_run:
+        found.append(problem(report.path, "changed_under_us", f"{report.changed_under_run} rows "
                              "changed under the run and were left alone; run it again to "
                              "migrate them", "error"))
     noun = _noun(report)
@@ -325,11 +325,11 @@ def _problems(report: Any) -> list[dict[str, Any]]:
 def _next_command(result: Any, args: argparse.Namespace) -> str | None:
     """The command to run next: after a dry run that would change items, the run itself;
     after a run that left rows changed under it, the same run again."""
-    if not hasattr(result, "migrated"):
+    if result.action != "migrate":
         return None
     if result.dry_run:
         return _command(args) if result.items_changed else None
-    if getattr(result, "changed_under_us", 0):
+    if result.changed_under_run:
         return _command(args)
     return None
 
@@ -355,7 +355,7 @@ def _noun(report: Any) -> str | None:
     """How the report names a row: a JSONL line, a SQLite row id, or (None) its key."""
     if report.store == "jsonl":
         return "line"
-    return None if hasattr(report, "shards") else "row id"
+    return None if report.server else "row id"
 
 
 def _place(report: Any, row: Any) -> str:
@@ -366,7 +366,7 @@ def _place(report: Any, row: Any) -> str:
 def _summary(report: Any) -> str:
     """The text report, one shape for every store (server stores add shards and swaps)."""
     dry = report.dry_run
-    shards = getattr(report, "shards", None)
+    shards = report.shards if report.server else None
     header = f"{report.path} ({report.store}" + (f", shards {', '.join(shards)}" if shards
                                                   else "")
     header += ", dry run: nothing written)" if dry else ")"
@@ -390,7 +390,7 @@ def _summary(report: Any) -> str:
                      "information their old writer had already lost (such as None versus '' "
                      "behind a bare role); migration loses nothing more")
     lines += listed(report.untouched_rows, lambda row: f"{_place(report, row)}: {row.reason}")
-    backups = [report.backup] if report.backup else getattr(report, "backups", [])
+    backups = [report.backup] if report.backup else report.backups if report.server else []
     lines += [f"  {'backup:':<17} {path}" for path in backups]
     if not dry and not report.written:
         lines.append("  nothing was written: the store is unchanged")
@@ -433,7 +433,7 @@ def _next_step(report: Any, args: argparse.Namespace, following: str | None) -> 
         return "\n".join([*lines, "next: nothing to migrate"]) + "\n"
     if not args.backup:
         backup = "none (--no-backup)"
-    elif hasattr(report, "shards"):
+    elif report.server:
         backup = (str(Path(args.backup_file).absolute()) if args.backup_file else
                   f"handoff-codec-backup-<UTC time>.jsonl in {Path.cwd()}")
     else:

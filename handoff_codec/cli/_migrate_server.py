@@ -18,7 +18,7 @@ from typing import Any
 from . import EXIT_PROBLEMS, EXIT_UNREACHABLE, EXIT_USAGE, CliError
 from ._options import at_least
 
-__all__ = ["INDEX_VARIABLE", "add_options", "driver_error", "exit_code", "is_url",
+__all__ = ["INDEX_VARIABLE", "add_options", "driver_error", "exit_code", "forget_summary", "is_url",
            "restore_summary", "shard_from"]
 
 INDEX_VARIABLE = "JOB_COMPLETION_INDEX"  # set by Kubernetes in each pod of an Indexed Job
@@ -130,6 +130,11 @@ def driver_error(where: str, exc: BaseException, args: argparse.Namespace) -> st
     else:
         then = "rows already written are in the backup file, and --resume continues"
     return f"{where}: {type(exc).__name__}: {text}; {then}"
+
+
+def forget_summary(report: Any) -> str:
+    return (f"{report.path} (forget)\n  checkpoints:      {report.checkpoints} deleted\n"
+            f"  local records:    {report.local_records} deleted\n")
 
 
 def restore_summary(report: Any) -> str:

@@ -327,10 +327,7 @@ def test_encrypted_rows_are_restored_and_leaks_withheld() -> None:
     from agents.extensions.memory import encrypt_session as sdk
     from cryptography.fernet import Fernet
 
-    from handoff_codec.migrate.stores import PlaceholderReport
-    from handoff_codec.migrate.stores._encrypted import EncryptedRule
-    from handoff_codec.migrate.stores._online import ServerReport
-    from handoff_codec.migrate.stores._protocol import Row
+    from handoff_codec.migrate.stores import EncryptedRule, PlaceholderReport, Row, ServerReport
 
     key = Fernet.generate_key().decode()
     cipher = sdk._derive_session_fernet_key(sdk._ensure_fernet_key_bytes(key), "s1")
@@ -348,17 +345,15 @@ def test_encrypted_rows_are_restored_and_leaks_withheld() -> None:
     assert outcome.new is not None
     payload = json.loads(outcome.new)["payload"]
     assert json.loads(cipher.decrypt(payload.encode())) == {"role": "assistant", "content": ""}
-    report.add_row(row(1, EMPTY_TEXT), outcome, redact=True)
-    report.add_row(row(2, LEAK), rule(row(2, LEAK)), redact=True)
+    report.count_row(row(1, EMPTY_TEXT), outcome)
+    report.count_row(row(2, LEAK), rule(row(2, LEAK)))
     assert report.placeholders is not None and report.placeholders.items == 1
     [leak] = report.placeholders.leaks
     assert leak.key == [2] and "The build" not in leak.text
 
 
 def test_server_report_merges_shards_and_counts_a_refused_row_once() -> None:
-    from handoff_codec.migrate.stores import PlaceholderReport, RowRule
-    from handoff_codec.migrate.stores._online import ServerReport
-    from handoff_codec.migrate.stores._protocol import Row
+    from handoff_codec.migrate.stores import PlaceholderReport, Row, RowRule, ServerReport
 
     def report() -> ServerReport:
         return ServerReport(path="t", store="t", dry_run=True, placeholders=PlaceholderReport())

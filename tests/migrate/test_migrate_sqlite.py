@@ -272,6 +272,8 @@ def test_an_outcome_from_a_worker_counts_as_the_parents_own() -> None:
     import pickle
 
     from handoff_codec.migrate.stores import RowRule, StoreReport
+
+    # Private: the packed form crossing the process boundary has no public face.
     from handoff_codec.migrate.stores.sqlite import _apply_for_parent, _unpack, apply_rule
 
     raws: list[bytes | None] = [

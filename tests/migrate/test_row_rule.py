@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 from handoff_codec.format import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START
 from handoff_codec.migrate import migrate_item
 from handoff_codec.migrate.stores import RowRule, RowStatus
+
+# Private: the refusal test breaks the rule's string escaping on purpose (fault injection).
 from handoff_codec.migrate.stores import _rows as rows
 from tests.support.migrate_support import (
     CRAFTED,

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from handoff_codec.migrate.stores._protocol import migrate_row
+from handoff_codec.migrate.stores import RowRule
 from tests.support.migrate_support import (
     CRAFTED,
     PLAIN,
@@ -50,7 +50,7 @@ def _wait_for_a_batch(proc: subprocess.Popen[str], backup: Path) -> None:
 
 
 def _legacy_left(rows: dict[Any, bytes]) -> list[Any]:
-    return [key for key, value in rows.items() if migrate_row(value, None).new is not None]
+    return [key for key, value in rows.items() if RowRule()(value).new is not None]
 
 
 def test_redis_rows_appended_behind_the_scan_are_migrated(tmp_path: Path) -> None:

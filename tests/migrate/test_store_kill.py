@@ -9,7 +9,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from handoff_codec.migrate.stores._protocol import migrate_row
+from handoff_codec.migrate.stores import RowRule
 from tests.support.migrate_support import cli_command, cli_env, require_legacy_reader
 from tests.support.server_stores import SqlStore, bulk_rows, counts, run_migrate
 from tests.support.services import postgres_database
@@ -96,11 +96,11 @@ def test_killed_redis_runs_leave_old_or_new_rows_and_resume_to_the_clean_store(
             proc.send_signal(signal.SIGKILL)
             proc.wait()
             for key, value in store.rows().items():
-                assert value == old[key] or migrate_row(old[key], None).new == value
+                assert value == old[key] or RowRule()(old[key]).new == value
         _wait_for_the_lock_to_expire(url, prefix)
         final = run_migrate(url, "--key-prefix", prefix, "--backup-file", backup, "--resume")
         for key, value in store.rows().items():
-            assert value == (migrate_row(old[key], None).new or old[key])
+            assert value == (RowRule()(old[key]).new or old[key])
         assert final["untouched"] == 0 and final["rows_scanned"] >= len(rows)
 
 

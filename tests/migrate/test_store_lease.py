@@ -12,8 +12,16 @@ from typing import Any
 
 import pytest
 
-from handoff_codec.migrate.stores import StoreError, StoreRefusal
-from handoff_codec.migrate.stores._protocol import Change, Checkpoint, Shard
+from handoff_codec.migrate.stores import (
+    Change,
+    Checkpoint,
+    MigrateOptions,
+    RowRule,
+    Shard,
+    StoreError,
+    StoreRefusal,
+    open_store,
+)
 from tests.support.migrate_support import cli_command, cli_env, require_legacy_reader
 from tests.support.server_stores import RedisStore, SqlStore, bulk_rows, run_migrate
 from tests.support.services import mysql_database, postgres_database, redis_prefix
@@ -59,11 +67,10 @@ def test_a_pause_longer_than_the_lock_ttl_keeps_the_lock(tmp_path: Path) -> None
 
 
 def _legacy_change(store: Any, prefix: str) -> Change:
-    from handoff_codec.migrate.stores._protocol import migrate_row
 
     for batch in store.batches(None, 100, Shard()):
         for row in batch.rows:
-            new = migrate_row(row.value, None).new
+            new = RowRule()(row.value).new
             if new is not None:
                 return Change(row, new)
     raise AssertionError("no legacy row")
@@ -73,12 +80,11 @@ def test_a_run_whose_lock_passed_to_another_run_writes_nothing() -> None:
     """Fencing: once the lock holds another run's token, neither rows nor the checkpoint
     are written by the first run."""
     require_legacy_reader()
-    from handoff_codec.migrate.stores._redis import RedisStore as Store
 
     with redis_prefix() as (url, prefix):
         RedisStore(url, prefix).bulk(bulk_rows(10, legacy_every=2, sessions=1))
         before = RedisStore(url, prefix).rows()
-        store = Store(url, key_prefix=prefix, lock_ttl=30)
+        store = open_store(url, MigrateOptions(key_prefix=prefix, lock_ttl=30)).connect()
         try:
             store.prepare(Shard())
             change = _legacy_change(store, prefix)
@@ -104,23 +110,22 @@ def test_a_run_whose_lock_passed_to_another_run_writes_nothing() -> None:
 
 @contextmanager
 def _redis_place() -> Iterator[tuple[str, tuple[str, ...], Any]]:
-    from handoff_codec.migrate.stores._redis import RedisStore as Store
 
     with redis_prefix() as (url, prefix):
         store = RedisStore(url, prefix)
         store.bulk(bulk_rows(40, legacy_every=4, sessions=8))
-        yield url, ("--key-prefix", prefix), (store, lambda: Store(url, key_prefix=prefix))
+        options = MigrateOptions(key_prefix=prefix)
+        yield url, ("--key-prefix", prefix), (store, lambda: open_store(url, options).connect())
 
 
 @contextmanager
 def _sql_place(database: Callable[[], AbstractContextManager[str]]
                ) -> Iterator[tuple[str, tuple[str, ...], Any]]:
-    from handoff_codec.migrate.stores._sqlalchemy import SQLAlchemyStore
 
     with database() as url:
         store = SqlStore(url)
         store.bulk(bulk_rows(40, legacy_every=4, sessions=8))
-        yield url, (), (store, lambda: SQLAlchemyStore(url))
+        yield url, (), (store, lambda: open_store(url).connect())
 
 
 PLACES = {"redis": _redis_place, "postgresql": lambda: _sql_place(postgres_database),
@@ -164,11 +169,10 @@ def test_runs_with_another_shard_layout_are_refused(kind: str, tmp_path: Path) -
 
 
 def test_the_layout_check_raises_a_store_refusal() -> None:
-    from handoff_codec.migrate.stores._sqlalchemy import SQLAlchemyStore
 
     with postgres_database() as url:
         SqlStore(url).bulk(bulk_rows(4, sessions=2))
-        first, second = SQLAlchemyStore(url), SQLAlchemyStore(url)
+        first, second = open_store(url).connect(), open_store(url).connect()
         try:
             with first.lock(Shard(0, 3)):
                 with pytest.raises(StoreRefusal, match="as 3 shard"), second.lock(Shard(0, 1)):
@@ -213,15 +217,14 @@ def test_a_sql_run_whose_lock_connection_ends_stops_writing(tmp_path: Path) -> N
         _, err = proc.communicate(timeout=120)
         assert proc.returncode == 2, err
         assert "lost the lock" in err
-        from handoff_codec.migrate.stores._protocol import migrate_row
 
         legacy = [key for key, value in store.rows().items()
-                  if migrate_row(value, None).new is not None]
+                  if RowRule()(value).new is not None]
         assert legacy  # it stopped part-way
         final = run_migrate(url, "--batch-size", "100", "--backup-file", str(backup),
                             "--resume")
         assert final["untouched"] == 0
-        assert all(migrate_row(value, None).new is None for value in store.rows().values())
+        assert all(RowRule()(value).new is None for value in store.rows().values())
 
 
 def test_a_mysql_lock_connection_outlives_the_servers_idle_timeout(tmp_path: Path) -> None:
@@ -230,7 +233,6 @@ def test_a_mysql_lock_connection_outlives_the_servers_idle_timeout(tmp_path: Pat
     require_legacy_reader()
     from urllib.parse import quote
 
-    from handoff_codec.migrate.stores._protocol import migrate_row
 
     with mysql_database() as url:
         store = SqlStore(url)
@@ -240,7 +242,7 @@ def test_a_mysql_lock_connection_outlives_the_servers_idle_timeout(tmp_path: Pat
                                             "--backup-file", str(tmp_path / "b.jsonl")),
                                 capture_output=True, text=True, env=cli_env(), timeout=120)
         assert result.returncode == 0, result.stderr
-        assert all(migrate_row(value, None).new is None for value in store.rows().values())
+        assert all(RowRule()(value).new is None for value in store.rows().values())
 
 
 def _layouts(kind: str, url: str, options: tuple[str, ...]) -> Any:

@@ -30,8 +30,7 @@ def test_a_resumed_page_reads_every_list_whatever_their_order() -> None:
     whole database, before MATCH and TYPE)."""
     import redis
 
-    from handoff_codec.migrate.stores._protocol import Shard
-    from handoff_codec.migrate.stores._redis import RedisStore as Store
+    from handoff_codec.migrate.stores import MigrateOptions, Shard, open_store
 
     with redis_prefix() as (url, prefix), redis_prefix() as (_, foreign):
         client = redis.Redis.from_url(url)
@@ -48,7 +47,7 @@ def test_a_resumed_page_reads_every_list_whatever_their_order() -> None:
         cursor, page = client.scan(0, match=f"{prefix}:*:messages", count=size, _type="list")
         assert (cursor, sorted(page)) == (0, sorted(lists))  # one page, as the store reads it
         last = page[-1]
-        store = Store(url, key_prefix=prefix, client=client)
+        store = open_store(url, MigrateOptions(key_prefix=prefix), client=client).connect()
         after = {"cursor": 0, "key": last.decode(), "index": 1}
         read = [row.key for batch in store.batches(after, size, Shard()) for row in batch.rows]
         assert sorted(read) == sorted([(key, n) for key in lists if key != last

@@ -11,9 +11,14 @@ from typing import Any
 import pytest
 
 from handoff_codec.format import DEFAULT_START
-from handoff_codec.migrate.stores import StoreError
-from handoff_codec.migrate.stores._online import OnlineOptions, open_store
-from handoff_codec.migrate.stores._protocol import Change, Shard, migrate_row
+from handoff_codec.migrate.stores import (
+    Change,
+    MigrateOptions,
+    RowRule,
+    Shard,
+    StoreError,
+    open_store,
+)
 from tests.support.migrate_support import CRAFTED, PLAIN, require_legacy_reader, run_cli
 from tests.support.server_stores import RedisStore, SqlStore, run_migrate
 from tests.support.services import mysql_database, postgres_database, redis_prefix
@@ -44,14 +49,14 @@ def test_a_row_changed_between_read_and_swap_is_skipped_not_overwritten(
     with _store(kind, tmp_path) as (test_store, url, options):
         test_store.fill({"s": [LEGACY, LEGACY, PLAIN[0]]})
         prefix = options[1] if options else "agents:session"
-        store = open_store(OnlineOptions(url=url, key_prefix=prefix))
+        store = open_store(url, MigrateOptions(key_prefix=prefix)).connect()
         try:
             # Every batch: on a Redis server holding other tests' keys, SCAN may take
             # several pages (and so batches) to reach this prefix's one list.
             first, second, plain = [row for batch in store.batches(None, 10, Shard())
                                     for row in batch.rows]
-            new = migrate_row(first.value, None).new
-            assert new is not None and migrate_row(plain.value, None).new is None
+            new = RowRule()(first.value).new
+            assert new is not None and RowRule()(plain.value).new is None
             # An application rewrites the first row after we read it.
             replaced = json.dumps({"role": "user", "content": "changed"}).encode()
             store.commit([Change(first, replaced)], None)
@@ -75,7 +80,7 @@ def test_a_table_without_a_single_integer_primary_key_is_refused(
         assert "no single integer primary key" in result.stderr
         assert not (tmp_path / "b.jsonl").exists()
         with pytest.raises(StoreError):
-            open_store(OnlineOptions(url=url))
+            open_store(url).connect()
 
 
 def test_bad_rows_are_reported_and_the_run_goes_on(tmp_path: Path) -> None:
@@ -112,7 +117,7 @@ def test_a_migrated_row_keeps_every_other_byte(tmp_path: Path) -> None:
                   {"v": odd})
     run_migrate(url, "--backup-file", str(tmp_path / "b.jsonl"))
     (after,) = [v for k, v in store.rows().items() if k == (2,)]
-    migrated = migrate_row(odd.encode(), None).new
+    migrated = RowRule()(odd.encode()).new
     assert after == migrated
     expected_content = json.dumps(json.loads(migrated)["content"])  # type: ignore[arg-type]
     assert after.decode() == odd.replace(content, expected_content)

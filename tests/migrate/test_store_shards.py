@@ -90,14 +90,13 @@ def test_redis_one_worker_four_workers_and_four_shards_agree(tmp_path: Path) -> 
 
 
 def test_a_second_run_on_a_locked_shard_is_refused(tmp_path: Path) -> None:
-    from handoff_codec.migrate.stores._protocol import Shard
-    from handoff_codec.migrate.stores._sqlalchemy import SQLAlchemyStore
+    from handoff_codec.migrate.stores import Shard, open_store
 
     with postgres_database() as url:
         store = SqlStore(url)
         store.bulk(bulk_rows(20))
         before = store.rows()
-        holder = SQLAlchemyStore(url)
+        holder = open_store(url).connect()
         try:
             with holder.lock(Shard(1, 2)):
                 result = subprocess.run(cli_command(url, "--shard", "1/2", "--backup-file",

@@ -1,11 +1,14 @@
 """Migrating whole stores: JSONL files, SQLite session databases and server stores.
 
-:func:`open_store` is the one way in, for a path or a URL (stores are
-registered by URL scheme); :class:`MigrateOptions` holds the options every
-store shares. Every store applies the one per-row rule (:class:`RowRule`),
-rewrites only the rows whose summary changes by splicing the new text into
-the row's own bytes, and counts each row's outcome once in its report. The
-shared pieces live here: the errors and the report.
+:func:`open_store` is the one way in, for a path or a URL: it finds the
+backend (one :class:`Store` class per kind of store, registered in
+``stores.base`` for its URL schemes or kinds of file) and builds it with the
+one :class:`MigrateOptions` object. Every backend's ``migrate``, ``restore``
+and ``forget`` return a :class:`StoreResult`. Every store applies the one
+per-row rule (:class:`RowRule`), rewrites only the rows whose summary changes
+by splicing the new text into the row's own bytes, and counts each row's
+outcome once in its report. The shared pieces live here: the errors and the
+results.
 
     >>> from handoff_codec.migrate.stores import MigrateOptions, open_store
     >>> store = open_store("examples/sessions.db", MigrateOptions(dry_run=True))
@@ -29,24 +32,32 @@ __all__ = [
     "BackupWriter",
     "Change",
     "ChangedRow",
+    "Checkpoint",
     "EncryptedRule",
     "ForgetReport",
+    "JSONLFileStore",
     "LeakRow",
     "MigrateOptions",
+    "OnlineStore",
     "PlaceholderReport",
     "Progress",
     "ProgressFactory",
+    "RedisListStore",
     "RestoreReport",
     "Row",
     "RowOutcome",
     "RowRule",
     "RowStatus",
+    "SQLAlchemyTableStore",
+    "SQLiteFileStore",
     "ServerReport",
+    "ServerStore",
     "Shard",
     "Store",
     "StoreError",
     "StoreRefusal",
     "StoreReport",
+    "StoreResult",
     "StoreUnreachable",
     "UntouchedRow",
     "check_target",
@@ -70,14 +81,17 @@ _LAZY = {"read_backup": "._backup", "Backup": "._backup", "BackupRecord": "._bac
          "BackupWriter": "._backup",
          "RowRule": "._rows", "RowOutcome": "._rows", "RowStatus": "._rows",
          "Row": "._protocol", "Change": "._protocol", "Shard": "._protocol",
+         "Checkpoint": "._protocol",
          "MigrateOptions": "._options", "mask_url": "._urls", "open_store": "._open",
          "check_target": "._open", "register_store": "._open",
          "registered_schemes": "._open", "Store": "._open",
-         "ForgetReport": "._open", "EncryptedRule": "._encrypted",
+         "EncryptedRule": "._encrypted",
          "RestoreReport": "._online", "ServerReport": "._online",
          "named_backup_files": "._online", "scrub": "._urls",
          "url_scheme": "._open", "is_unreachable": "._open", "engine_url": "._sqlalchemy",
-         "rewrite_redis_session": "._redis_session"}
+         "rewrite_redis_session": "._redis_session", "ServerStore": "._protocol",
+         "OnlineStore": "._online", "SQLiteFileStore": "._open", "JSONLFileStore": "._open",
+         "SQLAlchemyTableStore": "._open", "RedisListStore": "._open"}
 
 
 def __getattr__(name: str) -> Any:
@@ -140,6 +154,40 @@ class _Report(BaseModel):
             if name in data and data[name] is None:
                 del data[name]
         return data
+
+
+class StoreResult(_Report):
+    """What a store action did: the one result type of ``migrate``, ``restore`` and
+    ``forget`` (:class:`StoreReport`, :class:`RestoreReport`, :class:`ForgetReport`).
+
+    ``action`` says which; ``ok`` whether it leaves nothing to look at;
+    ``notes`` are its warnings; ``changed_under_run`` counts rows that changed
+    between the read and the write (a server store's run: run it again).
+    """
+
+    action: ClassVar[str] = "migrate"
+
+    @property
+    def ok(self) -> bool:
+        return True
+
+    @property
+    def notes(self) -> list[str]:
+        return []
+
+    @property
+    def changed_under_run(self) -> int:
+        return 0
+
+
+class ForgetReport(StoreResult):
+    """What ``forget`` cleared: checkpoints in the store, records in the local state."""
+
+    action: ClassVar[str] = "forget"
+
+    path: str
+    checkpoints: int = 0
+    local_records: int = 0
 
 
 class UntouchedRow(_Report):
@@ -216,10 +264,11 @@ class PlaceholderReport(BaseModel):
         self.leaks += other.leaks
 
 
-class StoreReport(_Report):
+class StoreReport(StoreResult):
     """What a store migration found and did (or would do, in a dry run)."""
 
     omit_if_none = ("placeholders",)
+    server: ClassVar[bool] = False  # a server store's report (ServerReport): by shards
 
     path: str
     store: str
@@ -341,6 +390,10 @@ class StoreReport(_Report):
     def ok(self) -> bool:
         """True when nothing was left untouched."""
         return self.untouched == 0
+
+    @property
+    def notes(self) -> list[str]:
+        return self.warnings
 
 
 def to_rewrite(results: list[MigrationResult], legacy_only: bool) -> list[bool]:

@@ -30,44 +30,52 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Any, ClassVar, NamedTuple
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
-from . import PlaceholderReport, StoreError, StoreRefusal, StoreReport, UntouchedRow
+from . import (
+    ForgetReport,
+    PlaceholderReport,
+    StoreError,
+    StoreRefusal,
+    StoreReport,
+    StoreResult,
+)
 from ._backup import Backup, BackupWriter, key_json, read_backup
 from ._capacity import within_capacity
-from ._open import Connect, ForgetReport, for_workers
 from ._options import MigrateOptions
 from ._protocol import Batch, Change, Checkpoint, Row, ServerStore, Shard
 from ._rows import RowOutcome
 from ._state import ensure_state_dir, forget_backups, record_backup, recorded_backup
+from ._urls import mask_url
 from ._workers import die_with_parent
+from .base import Store, classify, for_workers
 
 __all__ = [
-    "Job",
-    "OnlineOptions",
+    "OnlineStore",
     "RestoreReport",
+    "RowRuleHook",
     "ServerReport",
-    "forget",
-    "is_store_url",
     "named_backup_files",
-    "open_store",
-    "restore",
-    "run",
 ]
 
-
-
-ServerUntouched = UntouchedRow  # the 0.2.0.dev0 name: an untouched row with its ``key``
+# A per-row rule in place of the codec's (a benchmark's floor): a row to its outcome.
+RowRuleHook = Callable[[Row], RowOutcome]
 
 
 class ServerReport(StoreReport):
     """What a server-store run found and did, for one shard or merged over shards."""
+
+    server: ClassVar[bool] = True
 
     shards: list[str] = Field(default_factory=list)
     changed_under_us: int = 0
     batches: int = 0
     backups: list[str] = Field(default_factory=list)
     resumed: bool = False
+
+    @property
+    def changed_under_run(self) -> int:
+        return self.changed_under_us
 
     def count_row(self, row: Row, outcome: RowOutcome) -> None:
         """Count one row's outcome (a migrated one as written), with the row's key."""
@@ -77,10 +85,6 @@ class ServerReport(StoreReport):
         """A row that changed between the read and the swap: scanned, left alone."""
         self.rows_scanned += 1
         self.changed_under_us += 1
-
-    def add_row(self, row: Row, outcome: RowOutcome, *, redact: bool = False) -> None:
-        """:meth:`count_row` under its 0.2.0.dev0 name (``redact``: the outcome says it)."""
-        self.count_row(row, outcome)
 
     def merge(self, other: ServerReport) -> None:
         """Add another shard's counts to this report."""
@@ -103,8 +107,10 @@ class ServerReport(StoreReport):
                 mine.extend(value)
 
 
-class RestoreReport(BaseModel):
+class RestoreReport(StoreResult):
     """What ``restore`` put back."""
+
+    action: ClassVar[str] = "restore"
 
     path: str
     backups: list[str]
@@ -119,37 +125,63 @@ class RestoreReport(BaseModel):
     def ok(self) -> bool:
         return self.changed_since == 0 and self.missing == 0
 
-
-class OnlineOptions:
-    """The options of a server-store run as 0.2.0.dev0 spelled them: a URL, and the
-    fields of :class:`MigrateOptions` (``backup`` was the file, ``write_backup`` the
-    switch; ``batch_size`` defaulted to 500)."""
-
-    _RENAMED: ClassVar[dict[str, str]] = {"backup": "backup_file", "write_backup": "backup"}
-
-    def __init__(self, url: str, **fields: Any) -> None:
-        fields.setdefault("batch_size", 500)
-        self.url = url
-        self.options = MigrateOptions(**{self._RENAMED.get(k, k): v for k, v in fields.items()})
-
-    def migrate_options(self) -> MigrateOptions:
-        return self.options
+    @property
+    def notes(self) -> list[str]:
+        return self.warnings
 
 
-def is_store_url(text: str) -> bool:
-    """Whether ``text`` names a server store (a URL with a registered scheme), not a file."""
-    from ._open import registered_schemes, url_scheme
+class OnlineStore(Store):
+    """The base of the server backends: a store migrated online, in batches, by shard.
 
-    return url_scheme(text) in registered_schemes()
+    A subclass says how to reach its rows (:meth:`rows`: a :class:`ServerStore`
+    for the URL, the options and an optional client); the run, its backup
+    file, checkpoints, restore and forget are the same for every server store.
+    """
 
+    kind = "server"
 
-def open_store(options: OnlineOptions) -> ServerStore:
-    """The rows of the store ``options.url`` names (0.2.0.dev0; see stores.open_store)."""
-    from ._open import OnlineStore, open_store
+    def __init__(self, url: str, options: MigrateOptions, client: Any = None, *,
+                 where: str | None = None) -> None:
+        self.url, self.options, self.client = url, options, client
+        self.where = where or mask_url(url)
 
-    store = open_store(options.url, options.migrate_options())
-    assert isinstance(store, OnlineStore)
-    return store.connect()
+    @classmethod
+    def rows(cls, url: str, options: MigrateOptions, client: Any) -> ServerStore:
+        """The store's row access for ``url`` (a new connection unless ``client``)."""
+        raise NotImplementedError
+
+    @classmethod
+    def connect_rows(cls, url: str, options: MigrateOptions, client: Any = None
+                     ) -> ServerStore:
+        """:meth:`rows`, its errors worded for the user, its URL masked."""
+        try:
+            store = cls.rows(url, options, client)
+        except StoreError as exc:
+            raise classify(exc, url) from None
+        store.where = mask_url(store.where)
+        return store
+
+    def connect(self) -> ServerStore:
+        """The store's rows (batches, compare-and-swap), through a new connection."""
+        return self.connect_rows(self.url, self.options, self.client)
+
+    def migrate(self, rule: RowRuleHook | None = None) -> ServerReport:
+        """Run one shard (``options.shard``), or ``options.workers`` shards in processes.
+
+        ``rule`` replaces the codec's per-row rule (a floor to measure it against),
+        through the same batches, backup, compare-and-swap and checkpoints.
+        """
+        return run(self.url, self.options, type(self), rule)
+
+    def restore(self, backups: Sequence[str]) -> RestoreReport:
+        return restore(self.connect(), self.options, backups)
+
+    def forget(self) -> ForgetReport:
+        store = self.connect()
+        try:
+            return _forget(store, self.options, ForgetReport(path=store.where))
+        finally:
+            store.close()
 
 
 class Job(NamedTuple):
@@ -157,10 +189,11 @@ class Job(NamedTuple):
 
     url: str
     options: MigrateOptions
-    connect: Connect
+    backend: type[OnlineStore]
+    rule: RowRuleHook | None = None
 
 
-def _rule(options: MigrateOptions) -> Callable[[Row], RowOutcome]:
+def _rule(options: MigrateOptions) -> RowRuleHook:
     """The per-row rule for this store's rows: ``RowRule``, inside the encrypted one."""
     rule = options.rule()
     if options.encryption_key_env is None:
@@ -174,17 +207,18 @@ def _rule(options: MigrateOptions) -> Callable[[Row], RowOutcome]:
     return EncryptedRule(key, rule=rule)
 
 
-def run(url: str, options: MigrateOptions, connect: Connect) -> ServerReport:
+def run(url: str, options: MigrateOptions, backend: type[OnlineStore],
+        rule: RowRuleHook | None = None) -> ServerReport:
     """Run one shard (``options.shard``), or ``options.workers`` shards in processes."""
     if options.workers <= 1:
-        merged = run_shard(Job(url, options, connect))
+        merged = run_shard(Job(url, options, backend, rule))
     else:
         if options.shard.count != 1:
             raise StoreError("use either --workers or --shard, not both")
         _rule(options)  # an unset key variable fails here, once
         base = for_workers(options)
-        jobs = [Job(url, replace(base, workers=1, shard=Shard(k, options.workers)), connect)
-                for k in range(options.workers)]
+        jobs = [Job(url, replace(base, workers=1, shard=Shard(k, options.workers)), backend,
+                    rule) for k in range(options.workers)]
         with ProcessPoolExecutor(len(jobs), mp_context=get_context("spawn"),
                                  initializer=die_with_parent, initargs=(os.getpid(),)) as pool:
             reports = list(pool.map(run_shard, jobs))
@@ -251,10 +285,8 @@ def _row_number(row: Row) -> int:
 
 def run_shard(job: Job) -> ServerReport:
     """Migrate one shard of the store, resuming from its checkpoint with ``resume``."""
-    from ._open import connect
-
-    rule = _rule(job.options)
-    store = connect(job.url, job.options, job.connect)
+    rule = job.rule or _rule(job.options)
+    store = job.backend.connect_rows(job.url, job.options)
     try:
         return _run_shard(store, job.options, rule)
     finally:
@@ -417,16 +449,14 @@ def _run_batch(run: _Run, batch: Batch, rule: Callable[[Row], RowOutcome]) -> No
     run.committed += sum(written)
 
 
-def restore(url: str, options: MigrateOptions, connect: Connect,
+def restore(store: ServerStore, options: MigrateOptions,
             backups: Sequence[str]) -> RestoreReport:
-    """Put back the old values of ``backups`` wherever a row still holds the new one.
+    """Put back the old values of ``backups`` wherever a row of ``store`` (closed here)
+    still holds the new one.
 
     The store's checkpoints and local records are then forgotten: a later
     ``--resume`` starts over, as the rows it would resume past are old again.
     """
-    from ._open import connect as open_rows
-
-    store = open_rows(url, options, connect)
     try:
         report = RestoreReport(path=store.where, backups=list(backups))
         for path in backups:
@@ -437,17 +467,6 @@ def restore(url: str, options: MigrateOptions, connect: Connect,
         else:
             _forget(store, options, ForgetReport(path=store.where))
         return report
-    finally:
-        store.close()
-
-
-def forget(url: str, options: MigrateOptions, connect: Connect) -> ForgetReport:
-    """Clear the store's migration state: its checkpoints, and the local backup records."""
-    from ._open import connect as open_rows
-
-    store = open_rows(url, options, connect)
-    try:
-        return _forget(store, options, ForgetReport(path=store.where))
     finally:
         store.close()
 

@@ -1,11 +1,12 @@
-"""The one small protocol every server store implements, and the per-row rule.
+"""The row access every server backend gives (:class:`ServerStore`), and its rows.
 
 A store hands out its rows in key order, batch by batch, each batch with the
 position to resume from after it; and it writes a batch by compare-and-swap:
 each row is set to its new value only if it still holds the value that was
 read, in one short transaction that also records the checkpoint.
 
-Every store applies the one per-row rule of ``_rows`` (:class:`RowRule`).
+Every store applies the one per-row rule of ``_rows`` (:class:`RowRule`) to
+these rows; a server backend (``OnlineStore.rows``) returns this access.
 """
 
 from __future__ import annotations
@@ -15,12 +16,9 @@ import json
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol
 
-from ._rows import Prefilter, RowOutcome, RowRule
-
-if TYPE_CHECKING:
-    from ...format.codec import Codec
+from ._rows import RowOutcome
 
 __all__ = [
     "Batch",
@@ -31,7 +29,6 @@ __all__ = [
     "ServerStore",
     "Settle",
     "Shard",
-    "migrate_row",
     "shard_of",
 ]
 
@@ -154,9 +151,3 @@ class ServerStore(Protocol):
         ...
 
     def close(self) -> None: ...
-
-
-def migrate_row(raw: bytes, codec: Codec | None, *, restore_empty: bool = False,
-                prefilter: Prefilter | None = None, accept_ambiguous: bool = False) -> RowOutcome:
-    """The per-row rule for one row's bytes (:class:`RowRule`; kept for callers of 0.2.0.dev0)."""
-    return RowRule(codec, restore_empty=restore_empty, accept_ambiguous=accept_ambiguous)(raw)

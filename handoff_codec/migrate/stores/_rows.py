@@ -362,6 +362,17 @@ def _same(new_text: str, expected: Any) -> bool:
         return False
 
 
+def _reads_as(literal: str, content: str) -> bool:
+    """Whether ``literal`` is one JSON string, the whole of it, that reads as ``content``."""
+    if literal[:1] != '"':
+        return False
+    try:
+        value, end = scanstring(literal, 1, True)
+    except ValueError:
+        return False
+    return bool(end == len(literal) and value == content)
+
+
 class RowRule:
     """The per-row rule every store applies: a row's bytes to a :class:`RowOutcome`.
 
@@ -419,11 +430,15 @@ class RowRule:
             return outcome.refused("cannot be rewritten in place: the summary's content "
                                    "could not be located in the row's text")
         start, end = span
-        new_text = "".join((text[:start], _literal(result.item["content"], text[start:end]),
-                            text[end:]))
-        if not _same(new_text, result.item):
+        content = result.item["content"]
+        literal = _literal(content, text[start:end])
+        # The row read as ``value`` with its content's literal at [start, end): with only
+        # that literal replaced, it reads as the migrated item exactly when the new literal
+        # reads as the new content and ends where it ends (the json module's scanner).
+        if not _reads_as(literal, content):
             return outcome.refused("cannot be rewritten in place: the new row would not read "
                                    "back as the migrated items")
+        new_text = "".join((text[:start], literal, text[end:]))
         return RowOutcome(RowStatus.MIGRATED, new=new_text.encode("utf-8"), results=(result,),
                           rewrite=(True,), decoded=True)
 

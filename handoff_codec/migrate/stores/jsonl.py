@@ -19,10 +19,11 @@ from __future__ import annotations
 import fcntl
 import os
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, ClassVar
 
-from . import PlaceholderReport, StoreError, StoreRefusal, StoreReport
+from . import PlaceholderReport, StoreError, StoreRefusal, StoreReport, StoreResult
 from ._files import (
     backup_path,
     copy_backup,
@@ -34,11 +35,12 @@ from ._files import (
 )
 from ._options import MigrateOptions
 from ._rows import RowRule
+from .base import Store, register_store
 
 if TYPE_CHECKING:
     pass
 
-__all__ = ["migrate_jsonl", "not_json_line"]
+__all__ = ["JSONLFileStore", "migrate_jsonl", "not_json_line"]
 
 _BOM = b"\xef\xbb\xbf"
 
@@ -221,3 +223,28 @@ def _backup(target: Path) -> Path:
         copy_backup(target, copy)
     fsync_dir(target.parent)
     return copy
+
+
+def whole_copy_only(path: Path) -> StoreError:
+    """The refusal of ``--restore`` for a file store's own backup (a whole copy)."""
+    return StoreError(f"{path}: the backup of a file store is a whole copy "
+                      f"({path.name}.bak-<UTC time>): put it back with mv; --restore "
+                      "is for server stores and for row backups (UpgradingSession's)")
+
+
+@register_store
+class JSONLFileStore(Store):
+    """A JSON Lines file of items, migrated whole in one run (a new file put in place)."""
+
+    file_kinds: ClassVar[tuple[str, ...]] = ("jsonl",)
+    kind = "jsonl"
+
+    def __init__(self, target: str | os.PathLike[str], options: MigrateOptions,
+                 client: Any = None) -> None:
+        self.path, self.options, self.where = Path(target), options, os.fspath(target)
+
+    def migrate(self) -> StoreReport:
+        return _migrate(self.path, self.options)
+
+    def restore(self, backups: Sequence[str]) -> StoreResult:
+        raise whole_copy_only(self.path)

@@ -30,15 +30,22 @@ import contextlib
 import os
 import sqlite3
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from multiprocessing import get_context
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 from urllib.parse import quote
 
 from .._items import MigrationResult
-from . import PlaceholderReport, ProgressFactory, StoreError, StoreRefusal, StoreReport
+from . import (
+    PlaceholderReport,
+    ProgressFactory,
+    StoreError,
+    StoreRefusal,
+    StoreReport,
+    StoreResult,
+)
 from ._files import (
     backup_path,
     create_like,
@@ -50,11 +57,14 @@ from ._files import (
 from ._options import MigrateOptions
 from ._rows import RowOutcome, RowRule
 from ._workers import die_with_parent
+from .base import Store, register_store
+from .jsonl import whole_copy_only
+from .servers import SQLAlchemyTableStore
 
 if TYPE_CHECKING:
     pass
 
-__all__ = ["SQLITE_HEADER", "is_sqlite_file", "migrate_sqlite"]
+__all__ = ["SQLITE_HEADER", "SQLiteFileStore", "is_sqlite_file", "migrate_sqlite"]
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 
@@ -493,3 +503,36 @@ def _migrate(db: Path, options: MigrateOptions) -> StoreReport:
         if before is None or (_stamp(db) == before and _closed_wal_database(db)):
             return report
         immutable = False  # someone opened or wrote the file meanwhile: read it again
+
+
+@register_store
+class SQLiteFileStore(Store):
+    """A ``SQLiteSession`` database, migrated whole in one transaction."""
+
+    file_kinds: ClassVar[tuple[str, ...]] = ("sqlite",)
+    kind = "sqlite"
+
+    def __init__(self, target: str | os.PathLike[str], options: MigrateOptions,
+                 client: Any = None) -> None:
+        self.path, self.options, self.where = Path(target), options, os.fspath(target)
+
+    def migrate(self) -> StoreReport:
+        return _migrate(self.path, self.options)
+
+    def restore(self, backups: Sequence[str]) -> StoreResult:
+        """Row backups (``UpgradingSession`` write-back, or a run through the file's
+        ``sqlite:///`` URL) are restored through that URL; a migration's own backup of
+        the file is a whole copy, put back with mv."""
+        from ._backup import read_backup
+
+        try:
+            for backup in backups:
+                read_backup(backup)
+        except StoreError:
+            raise whole_copy_only(self.path) from None
+        return self.through_url().restore(backups)
+
+    def through_url(self) -> SQLAlchemyTableStore:
+        """This file as the SQL backend sees it (its rows one by one, by ``sqlite:///``)."""
+        return SQLAlchemyTableStore(f"sqlite:///{self.path.resolve()}", self.options,
+                                    where=str(self.path))
