@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 
+# Private: the shard is worked out from parsed flags and an injected environment, which
+# the CLI's public face (main) cannot be given without a real Job.
 from handoff_codec.cli import CliError, _parser
 from handoff_codec.cli._migrate_server import shard_from
 from handoff_codec.migrate.stores import Shard
