@@ -132,13 +132,16 @@ class StoreUnreachable(StoreError):
 
 
 class Progress(Protocol):
+    """A progress display (a tqdm bar fits): ``update(n)`` per ``n`` rows or bytes done,
+    ``close()`` at the end."""
+
     def update(self, n: int = 1) -> Any: ...
 
     def close(self) -> Any: ...
 
 
-# Called once with the total (rows or bytes) and its unit name.
 ProgressFactory = Callable[[int, str], Progress]
+"""Makes a ``Progress``: called once with the total (rows or bytes) and its unit name."""
 
 
 class _Report(BaseModel):
