@@ -33,13 +33,18 @@ def _lock_key(prefix: str, shard: str = "0/1") -> str:
 
 def test_a_pause_longer_than_the_lock_ttl_keeps_the_lock(tmp_path: Path) -> None:
     """The lease is renewed on a timer: batches 1.2 s apart with a 1 s TTL, the run completes,
-    and a second run on the same shard is refused while the first is still going."""
+    and a second run on the same shard is refused while the first is still going.
+
+    16 batches make the first run last about 18 s, so the second run, started 2.5 s
+    after the lock appears, meets it however slowly a loaded machine starts it (the
+    test checks that the first run was still going).
+    """
     require_legacy_reader()
     with redis_prefix() as (url, prefix):
         store = RedisStore(url, prefix)
         store.bulk(bulk_rows(80, legacy_every=4, sessions=4))
         first = subprocess.Popen(
-            cli_command(url, "--key-prefix", prefix, "--batch-size", "20", "--lock-ttl", "1",
+            cli_command(url, "--key-prefix", prefix, "--batch-size", "5", "--lock-ttl", "1",
                         "--pause", "1.2", "--backup-file", str(tmp_path / "a.jsonl"), "--json"),
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=cli_env())
         try:
@@ -56,6 +61,7 @@ def test_a_pause_longer_than_the_lock_ttl_keeps_the_lock(tmp_path: Path) -> None
                 cli_command(url, "--key-prefix", prefix, "--backup-file",
                             str(tmp_path / "b.jsonl")),
                 capture_output=True, text=True, env=cli_env())
+            assert first.poll() is None, "the first run ended before the second one started"
             assert second.returncode == 2, second.stderr
             assert "being migrated by another run" in second.stderr
         finally:
