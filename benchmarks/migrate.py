@@ -232,6 +232,7 @@ def floor_compare(rows: int, batch_size: int, rounds: int, workers: int = 1,
     floor: list[float] = []
     ratios: list[float] = []
     bounds: list[float] = []
+    over_bound: list[float] = []
     flags = {"ours": "--run", "floor": "--floor-run", "bound": "--bound-run"}
     with tempfile.TemporaryDirectory(prefix="migrate-floor-") as folder:
         built = Path(folder) / "built.db"
@@ -252,11 +253,13 @@ def floor_compare(rows: int, batch_size: int, rounds: int, workers: int = 1,
             _record(round_, times, ours, floor, ratios)
             if bound:
                 bounds.append(times["bound"] / times["floor"])
-                print(f"           json bound {times['bound']:.2f} s, ratio {bounds[-1]:.2f}",
-                      flush=True)
+                over_bound.append(times["ours"] / times["bound"])
+                print(f"           json bound {times['bound']:.2f} s, ratio {bounds[-1]:.2f}; "
+                      f"ours/json bound {over_bound[-1]:.2f}", flush=True)
     result = _medians(rows, ours, floor, ratios)
     if bound:
         result["bound_ratio"] = statistics.median(bounds)
+        result["over_bound"] = statistics.median(over_bound)
     return result
 
 
@@ -432,11 +435,13 @@ def floor_main(argv: list[str]) -> int:
     for name, result in results.items():
         print(f"{name}: ours {result['ours_s']:.2f} s, floor {result['floor_s']:.2f} s "
               f"(medians); ours/floor {result['ratio']:.2f} (median of {args.rounds} rounds; "
-              "goal at most 2)")
+              f"goal for a server store at most 1.5)")
         if "bound_ratio" in result:
             print(f"{name}: json bound/floor {result['bound_ratio']:.2f} (the floor plus each "
                   "summary's items read, written and read again by the json module: a "
                   "migration that keeps the re-read costs at least this)")
+            print(f"{name}: ours/json bound {result['over_bound']:.2f} (median of "
+                  f"{args.rounds} rounds; goal at most 1.5)")
     return 0
 
 
