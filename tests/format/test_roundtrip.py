@@ -116,3 +116,13 @@ def test_a_circular_item_raises_encode_error_and_leaves_the_next_call_alone(
     shared = {"type": "x", "v": 1}
     items = [shared, shared, {"type": "y", "a": [shared], "b": [shared]}]
     assert handoff_codec.loads(handoff_codec.dumps(items), engine=engine) == items
+
+
+@pytest.mark.parametrize("role", ["user", "assistant", "system", "developer"])
+@pytest.mark.parametrize("content", ["hi", "", " a: b ", "[not a list", "x\u2028y"])
+def test_the_usual_handoff_of_one_message(role: str, content: str, engine: Engine) -> None:
+    items = [{"role": role, "content": content}]
+    text = handoff_codec.dumps(items)
+    assert handoff_codec.loads(text, engine=engine) == items
+    assert handoff_codec.loads(text, strict=True, engine=engine) == items
+    assert handoff_codec.decode(text, engine=engine).items == items
