@@ -125,17 +125,6 @@ def usual_pattern() -> re.Pattern[str]:
 
 
 @functools.cache
-def single_record_pattern(head: str, tail: str) -> re.Pattern[str]:
-    """A whole summary of one ``KNOWN_LINE`` record numbered 1 between ``head`` (the
-    envelope up to the body) and ``tail`` (the line break and the end marker):
-    groups the role and the content. The usual handoff, in one match."""
-    usual_pattern()  # which checks that KNOWN_LINE has the shape used here
-    known = grammar.terminal("KNOWN_LINE", "legacy").pattern
-    body = known.replace("(?P<known_n>[0-9]+)", "1", 1)
-    return re.compile(re.escape(head) + body[:-1] + re.escape(tail))
-
-
-@functools.cache
 def _match() -> Callable[[str, int], re.Match[str] | None]:
     return line_pattern().match
 

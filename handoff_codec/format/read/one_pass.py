@@ -30,7 +30,7 @@ from .. import grammar
 from ..limits import depth_exceeded_at
 from .generations import Sign
 from .json_record import strict_scanner, whole_object
-from .lines import single_record_pattern, usual_pattern
+from .lines import usual_pattern
 from .notes import Code
 from .records import content_parts
 from .vocabulary import ITEM_TYPES, SHARED_ROLES
@@ -97,7 +97,6 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
     signature = grammar.terminal("_SIGNATURE").match
     no_records = grammar.literal("EMPTY_TRANSCRIPT") + "\n"
     findall, first = usual_pattern().findall, usual_pattern().match
-    single = single_record_pattern(head, tail).fullmatch  # the usual handoff, whole
     plain = grammar.terminal("PLAIN_LINE", "legacy").fullmatch
     bare = grammar.terminal("BARE_LINE", "legacy").fullmatch
     numbered = grammar.terminal("RECORD_NUMBER", "legacy").match
@@ -110,11 +109,6 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
     quoted = f"\n{start}\n"  # a summary quoted in content starts with such a line
 
     def read(text: str, strict: bool, notes: Recoveries | None) -> tuple[list[Item], int] | None:
-        match = single(text)
-        if match is not None:  # one record, `1. role: content`
-            content = match[2]
-            return [{"role": roles[match[1]], "content": content}], (
-                0 if content else Sign.EMPTY_TURN)
         if not text.endswith(tail):
             return None
         if text.startswith(head):
