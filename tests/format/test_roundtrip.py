@@ -126,3 +126,17 @@ def test_the_usual_handoff_of_one_message(role: str, content: str, engine: Engin
     assert handoff_codec.loads(text, engine=engine) == items
     assert handoff_codec.loads(text, strict=True, engine=engine) == items
     assert handoff_codec.decode(text, engine=engine).items == items
+
+
+@pytest.mark.parametrize("item", [
+    {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"},
+    {"role": "assistant", "name": "bot", "content": None},
+    {"role": "user", "content": "two\nlines"},
+])
+def test_the_usual_handoff_of_one_json_record(item: dict[str, Any], engine: Engine) -> None:
+    text = handoff_codec.dumps([item])
+    assert handoff_codec.loads(text, engine=engine) == [item]
+    assert handoff_codec.loads(text, strict=True, engine=engine) == [item]
+    decoded = handoff_codec.decode(text, engine=engine)
+    assert decoded.items == [item] and list(decoded.recoveries) == []
+    assert decoded.format is handoff_codec.Format.CURRENT

@@ -108,6 +108,24 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
     tail_length, empty_length = len(tail) - 1, len(no_records)
     quoted = f"\n{start}\n"  # a summary quoted in content starts with such a line
 
+    def json_line(rest: str, notes: Recoveries | None) -> tuple[Item, int] | None:
+        """A ``JSON_LINE``'s object and the signs it gives (those of the report only when
+        ``notes`` is given); None leaves the text to the steps."""
+        if len(rest) > deep and rest.count("{") + rest.count("[") > max_depth \
+                and depth_exceeded_at(rest, max_depth) is not None:
+            return None
+        try:
+            value, at = scan(rest, 0)
+        except (StopIteration, ValueError, RecursionError):
+            return None
+        if at != len(rest) or type(value) is not dict:
+            return None
+        if notes is None:
+            return value, 0
+        content = value.get("content")
+        return value, Sign.JSON | (Sign.ESCAPED_BREAK if "role" in value and isinstance(
+            content, str) and ("\n" in content or "\r" in content) else 0)
+
     def read(text: str, strict: bool, notes: Recoveries | None) -> tuple[list[Item], int] | None:
         if not text.endswith(tail):
             return None
@@ -133,10 +151,14 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
                 return ([], 0) if stop == pos + empty_length else None
         if text.find("\n", pos, stop - 1) < 0:  # one line, one record: the usual handoff
             match = first(text, pos, stop)
-            if match is not None and match[2] and match[1] == "1":  # KNOWN_LINE
-                content = match[3]
-                return [{"role": roles[match[2]], "content": content}], (
-                    0 if content else Sign.EMPTY_TURN)
+            if match is not None and match[1] == "1":
+                if match[2]:  # KNOWN_LINE
+                    content = match[3]
+                    return [{"role": roles[match[2]], "content": content}], (
+                        0 if content else Sign.EMPTY_TURN)
+                record = json_line(match[3], notes)  # JSON_LINE
+                if record is not None:
+                    return [record[0]], record[1]
         if not strict and text.find(quoted, pos - 1, stop) >= 0:
             return None
         begin = pos
@@ -175,20 +197,11 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
                     count += 1
                     if number != numbers[count]:
                         return None
-                    if len(rest) > deep and rest.count("{") + rest.count("[") > max_depth \
-                            and depth_exceeded_at(rest, max_depth) is not None:
+                    record = json_line(rest, notes)
+                    if record is None:
                         return None
-                    try:
-                        value, at = scan(rest, 0)
-                    except (StopIteration, ValueError, RecursionError):
-                        return None
-                    if at != len(rest) or type(value) is not dict:
-                        return None
-                    append(value)
-                    if notes is not None:  # the signs serve the report alone
-                        content = value.get("content")
-                        signs |= Sign.JSON | (Sign.ESCAPED_BREAK if "role" in value and isinstance(
-                            content, str) and ("\n" in content or "\r" in content) else 0)
+                    append(record[0])
+                    signs |= record[1]
                     rigid = count  # a line below it belongs to no record
                     continue
                 # Any other line: PLAIN_LINE, BARE_LINE or TEXT_LINE (else no record here).
