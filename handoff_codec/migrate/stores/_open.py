@@ -19,6 +19,7 @@ from . import StoreError
 from ._options import MigrateOptions
 from ._urls import mask_url
 from .base import (
+    FileStore,
     Store,
     backend_for_file,
     backend_for_scheme,
@@ -33,8 +34,8 @@ from .servers import Engine, RedisListStore, SQLAlchemyTableStore
 from .sqlite import SQLiteFileStore, is_sqlite_file
 
 # The registry's names, with the built-in backends (imported above) registered.
-__all__ = ["JSONLFileStore", "RedisListStore", "SQLAlchemyTableStore", "SQLiteFileStore",
-           "Store", "check_target", "file_kind", "is_unreachable", "open_store",
+__all__ = ["FileStore", "JSONLFileStore", "RedisListStore", "SQLAlchemyTableStore",
+           "SQLiteFileStore", "Store", "check_target", "file_kind", "is_unreachable", "open_store",
            "register_store", "registered_schemes", "url_scheme"]
 
 SQLITE_SUFFIXES = (".db", ".sqlite", ".sqlite3")

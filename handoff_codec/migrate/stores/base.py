@@ -18,10 +18,12 @@ registered::
 
 from __future__ import annotations
 
+import os
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from . import ForgetReport, StoreError, StoreReport, StoreResult, StoreUnreachable
@@ -87,6 +89,14 @@ class Store(ABC):
         """Row access (batches, compare-and-swap): server stores only."""
         raise StoreError(f"{self.where}: a file store is migrated whole; open a SQLite file "
                          "by its sqlite:/// URL for row access")
+
+
+class FileStore(Store):
+    """A store in one local file (a path), migrated whole by one run."""
+
+    def __init__(self, target: str | os.PathLike[str], options: MigrateOptions,
+                 client: Any = None) -> None:
+        self.path, self.options, self.where = Path(target), options, os.fspath(target)
 
 
 S = TypeVar("S", bound=type[Store])

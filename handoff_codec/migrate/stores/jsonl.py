@@ -35,7 +35,7 @@ from ._files import (
 )
 from ._options import MigrateOptions
 from ._rows import RowRule
-from .base import Store, register_store
+from .base import FileStore, register_store
 
 if TYPE_CHECKING:
     pass
@@ -233,15 +233,11 @@ def whole_copy_only(path: Path) -> StoreError:
 
 
 @register_store
-class JSONLFileStore(Store):
+class JSONLFileStore(FileStore):
     """A JSON Lines file of items, migrated whole in one run (a new file put in place)."""
 
     file_kinds: ClassVar[tuple[str, ...]] = ("jsonl",)
     kind = "jsonl"
-
-    def __init__(self, target: str | os.PathLike[str], options: MigrateOptions,
-                 client: Any = None) -> None:
-        self.path, self.options, self.where = Path(target), options, os.fspath(target)
 
     def migrate(self) -> StoreReport:
         return _migrate(self.path, self.options)

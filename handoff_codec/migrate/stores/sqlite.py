@@ -57,7 +57,7 @@ from ._files import (
 from ._options import MigrateOptions
 from ._rows import RowOutcome, RowRule
 from ._workers import die_with_parent
-from .base import Store, register_store
+from .base import FileStore, register_store
 from .jsonl import whole_copy_only
 from .servers import SQLAlchemyTableStore
 
@@ -506,15 +506,11 @@ def _migrate(db: Path, options: MigrateOptions) -> StoreReport:
 
 
 @register_store
-class SQLiteFileStore(Store):
+class SQLiteFileStore(FileStore):
     """A ``SQLiteSession`` database, migrated whole in one transaction."""
 
     file_kinds: ClassVar[tuple[str, ...]] = ("sqlite",)
     kind = "sqlite"
-
-    def __init__(self, target: str | os.PathLike[str], options: MigrateOptions,
-                 client: Any = None) -> None:
-        self.path, self.options, self.where = Path(target), options, os.fspath(target)
 
     def migrate(self) -> StoreReport:
         return _migrate(self.path, self.options)
