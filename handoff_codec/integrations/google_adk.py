@@ -160,22 +160,16 @@ def _part_items(parts: Sequence[types.Part], dumps_: Sequence[Json], role: str,
         rest = dict(dumped)
         item: Item | None = None
         element: Json | None = None
-        if "function_call" in rest:
-            call = dict(rest.pop("function_call"))
-            item = {"type": "function_call"}
-            for ours, theirs in (("call_id", "id"), ("name", "name"), ("arguments", "args")):
+        tool = next((kind for kind, (field, _, _) in _TOOL_ITEMS.items() if field in rest), None)
+        if tool is not None:  # a function call or its response
+            field, value_key, adk_key = _TOOL_ITEMS[tool]
+            call = dict(rest.pop(field))
+            item = {"type": tool}
+            for ours, theirs in _tool_keys(value_key, adk_key):
                 if theirs in call:
                     item[ours] = call.pop(theirs)
             if call:
-                item["function_call"] = call
-        elif "function_response" in rest:
-            result = dict(rest.pop("function_response"))
-            item = {"type": "function_call_output"}
-            for ours, theirs in (("call_id", "id"), ("name", "name"), ("output", "response")):
-                if theirs in result:
-                    item[ours] = result.pop(theirs)
-            if result:
-                item["function_response"] = result
+                item[field] = call
         elif rest.get("thought") is True and isinstance(rest.get("text"), str):
             del rest["thought"]
             item = {"type": "reasoning",
@@ -333,13 +327,24 @@ def _message_parts(item: Mapping[str, Any], attachments: Sequence[types.Part] | 
     return parts
 
 
+# A tool item's type -> the ADK part field that holds it, and the key of its value in
+# the item and in ADK's object (the call's arguments, the response's output).
+_TOOL_ITEMS = {"function_call": ("function_call", "arguments", "args"),
+               "function_call_output": ("function_response", "output", "response")}
+
+
+def _tool_keys(value_key: str, adk_key: str) -> tuple[tuple[str, str], ...]:
+    """The item's keys and ADK's for a tool part's id, name and value."""
+    return ("call_id", "id"), ("name", "name"), (value_key, adk_key)
+
+
 def _call_part(item: Mapping[str, Any], field: str, value_key: str, adk_key: str) -> Json:
     keys = {"type", "call_id", "name", value_key, field, "part"}
     _expect(set(item) <= keys, f"unexpected keys in a {item['type']} item: {sorted(item)}")
     inner = item.get(field, {})
     _expect(isinstance(inner, dict), f"'{field}' must be a JSON object")
     inner = dict(inner)
-    for ours, theirs in (("call_id", "id"), ("name", "name"), (value_key, adk_key)):
+    for ours, theirs in _tool_keys(value_key, adk_key):
         if ours in item:
             _expect(theirs not in inner, f"'{field}' repeats {theirs!r}")
             inner[theirs] = item[ours]
@@ -352,10 +357,8 @@ def _item_parts(item: Mapping[str, Any], attachments: Sequence[types.Part] | Non
     kind = item.get("type")
     if kind is None and "role" in item:
         return _message_parts(item, attachments)
-    if kind == "function_call":
-        return [_call_part(item, "function_call", "arguments", "args")]
-    if kind == "function_call_output":
-        return [_call_part(item, "function_response", "output", "response")]
+    if kind in _TOOL_ITEMS:
+        return [_call_part(item, *_TOOL_ITEMS[kind])]
     if kind == "reasoning":
         _expect(set(item) <= {"type", "summary", "part"}, f"unexpected keys: {sorted(item)}")
         summary = item.get("summary")
