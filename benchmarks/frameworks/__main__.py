@@ -1,7 +1,9 @@
 """Print the frameworks table of docs/frameworks.md: ``python -m benchmarks.frameworks``.
 
 ``--repeat N`` sets the timed pairs. The output is the markdown table the page shows, row
-for row: paste it there.
+for row: paste it there. Then, for each module with ``measure_hops(repeat)`` (rows with
+``framework``, ``hops``, ``metadata``, ``default_bytes``, ``ours_bytes``, ``bytes_ratio``,
+``render_ratio`` and ``cold_render_ratio``), the table of bytes and render cost by hops.
 """
 
 from __future__ import annotations
@@ -27,11 +29,31 @@ def table(repeat: int) -> list[str]:
     return lines
 
 
+HOPS_HEADER = ("| framework | hops | metadata | default bytes | ours bytes | ours / default "
+               "| render cost, ours / theirs | cold |")
+
+
+def hops_table(repeat: int) -> list[str]:
+    """The by-hops table's lines, for the modules that measure by hops."""
+    lines = [HOPS_HEADER, "|---|---:|---|" + "---:|" * 5]
+    for name in MODULES:
+        module = importlib.import_module(f"benchmarks.frameworks.{name}")
+        for row in getattr(module, "measure_hops", lambda _repeat: [])(repeat):
+            lines.append(
+                f"| {row['framework']} | {row['hops']} | {'yes' if row['metadata'] else 'no'} "
+                f"| {row['default_bytes']} | {row['ours_bytes']} | {row['bytes_ratio']:.2f}x "
+                f"| {row['render_ratio']:.1f}x | {row['cold_render_ratio']:.1f}x |")
+    return lines
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, allow_abbrev=False)
     parser.add_argument("--repeat", type=int, default=51,
                         help="interleaved timing pairs a framework (default 51)")
-    print("\n".join(table(parser.parse_args().repeat)), flush=True)
+    repeat = parser.parse_args().repeat
+    print("\n".join(table(repeat)), flush=True)
+    print()
+    print("\n".join(hops_table(repeat)), flush=True)
 
 
 if __name__ == "__main__":
