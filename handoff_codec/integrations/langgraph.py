@@ -75,8 +75,9 @@ try:
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError(
         "handoff_codec.integrations.langgraph needs LangChain, LangGraph and langgraph-swarm, "
-        f"which could not be imported: {exc}. "
-        "Install them with: pip install 'handoff-codec[langgraph]'"
+        f"which could not be imported: {exc}. Install them with: pip install "
+        "'handoff-codec[langgraph]' (tested: langgraph 1.2, langchain 1.5, langchain-core 1.8, "
+        "langgraph-swarm 0.1, langgraph-supervisor 0.0.31)"
     ) from exc
 
 from ..format import Codec, default_codec
