@@ -4,6 +4,7 @@
 for row: paste it there. Then, for each module with ``measure_hops(repeat)`` (rows with
 ``framework``, ``hops``, ``metadata``, ``default_bytes``, ``ours_bytes``, ``bytes_ratio``,
 ``render_ratio`` and ``cold_render_ratio``), the table of bytes and render cost by hops.
+``--only NAME`` (repeatable) measures those frameworks only.
 """
 
 from __future__ import annotations
@@ -17,10 +18,10 @@ HEADER = ("| framework | handoff | turns | tool calls | tool results | media | b
           "| render cost, ours / theirs |")
 
 
-def table(repeat: int) -> list[str]:
+def table(repeat: int, modules: tuple[str, ...] = MODULES) -> list[str]:
     """The table's lines: a header, then a default and an ours row for each framework."""
     lines = [HEADER, "|---|---|" + "---:|" * (len(COLUMNS) + 1)]
-    for name in MODULES:
+    for name in modules:
         row = importlib.import_module(f"benchmarks.frameworks.{name}").measure(repeat)
         for side in ("default", "ours"):
             counts = " | ".join(str(row[side][column]) for column in COLUMNS)
@@ -33,10 +34,10 @@ HOPS_HEADER = ("| framework | hops | metadata | default bytes | ours bytes | our
                "| render cost, ours / theirs | cold |")
 
 
-def hops_table(repeat: int) -> list[str]:
+def hops_table(repeat: int, modules: tuple[str, ...] = MODULES) -> list[str]:
     """The by-hops table's lines, for the modules that measure by hops."""
     lines = [HOPS_HEADER, "|---|---:|---|" + "---:|" * 5]
-    for name in MODULES:
+    for name in modules:
         module = importlib.import_module(f"benchmarks.frameworks.{name}")
         for row in getattr(module, "measure_hops", lambda _repeat: [])(repeat):
             lines.append(
@@ -50,10 +51,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, allow_abbrev=False)
     parser.add_argument("--repeat", type=int, default=51,
                         help="interleaved timing pairs a framework (default 51)")
-    repeat = parser.parse_args().repeat
-    print("\n".join(table(repeat)), flush=True)
+    parser.add_argument("--only", choices=MODULES, action="append",
+                        help="measure this framework only (repeatable)")
+    args = parser.parse_args()
+    modules = tuple(args.only or MODULES)
+    print("\n".join(table(args.repeat, modules)), flush=True)
     print()
-    print("\n".join(hops_table(repeat)), flush=True)
+    print("\n".join(hops_table(args.repeat, modules)), flush=True)
 
 
 if __name__ == "__main__":

@@ -270,3 +270,19 @@ def test_a_checkpoint_resumed_in_a_new_process_goes_on(tmp_path: Path) -> None:
     assert [r[:2] for r in results[1:]] == [("h1", "error")]
     assert unanswered(visible) == []
     assert resumed["state"] == ["human", "ai", "tool", "tool", "ai", "tool", "ai"]
+
+
+def test_ten_hops_one_summary_no_nesting() -> None:
+    names = "abcdefghijk"
+    models = {name: ScriptedChatModel(script=[reply(f"{name} here.", call(
+        f"transfer_to_{names[at + 1]}", f"h{at}"))]) for at, name in enumerate(names[:-1])}
+    models["k"] = ScriptedChatModel(script=[reply("Done.")])
+    state = swarm(models, {}).invoke({"messages": [HumanMessage(HOSTILE)]})["messages"]
+    request = models["k"].requests[0]
+    assert [type(m) for m in request] == [SystemMessage, lg.HandoffSummary, AIMessage,
+                                          ToolMessage]
+    text = summary_text(request[1])
+    assert text.count("<CONVERSATION HISTORY>") == 1  # and HOSTILE inside a record
+    visible = lg.loads(text)
+    assert [m.name for m in visible if isinstance(m, AIMessage)] == list(names[:9])
+    assert unanswered([*visible, *request[2:]]) == [] and len(state) == 22
