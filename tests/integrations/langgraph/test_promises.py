@@ -219,7 +219,8 @@ def test_two_conversations_interleaved_through_one_graph() -> None:
     app = swarm(models, {}, checkpointer=InMemorySaver())
     for turn in ("first", "second"):
         for who in ("Alice", "Bob"):
-            app.invoke({"messages": [HumanMessage(f"{who}: {turn}")]},
+            # the same message ids in both: a client chooses them
+            app.invoke({"messages": [HumanMessage(f"{who}: {turn}", id=f"m-{turn}")]},
                        {"configurable": {"thread_id": who}})
     for request, who in zip(models["b"].requests, ["Alice", "Bob"] * 2, strict=True):
         other = "Bob" if who == "Alice" else "Alice"
