@@ -126,7 +126,9 @@ _KNOWN: tuple[type[BaseMessage], ...] = (HumanMessage, AIMessage, SystemMessage,
 # Content parts: a LangChain block of one of these types would read back as a
 # conversion, so it is written wrapped, ``{"type": "langchain_block", "block": {...}}``.
 _WRAP = "langchain_block"
-_CONVERTED = frozenset({"input_text", "output_text", "input_image", _WRAP})
+_PLACEHOLDER = "attached_media"  # where a summary's attached media block belongs
+# (a message's own block of that type is written wrapped: it never looks like one)
+_CONVERTED = frozenset({"input_text", "output_text", "input_image", _WRAP, _PLACEHOLDER})
 _MIME = re.compile(r"[^;,]+\Z")
 _DATA_URL = re.compile(r"data:([^;,]+);base64,", re.DOTALL)
 
@@ -135,7 +137,6 @@ _DATA_URL = re.compile(r"data:([^;,]+);base64,", re.DOTALL)
 # the text would reach the model as text.
 _MEDIA = frozenset({"image", "image_url", "input_image", "file", "input_file", "audio",
                     "input_audio", "video", "media", "document"})
-_PLACEHOLDER = "attached_media"
 
 
 # ---------------------------------------------------------------- JSON values

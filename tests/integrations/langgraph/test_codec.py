@@ -196,9 +196,12 @@ def test_a_summary_holds_what_the_model_is_sent(messages: list[BaseMessage],
         assert not getattr(shown, "usage_metadata", None)
         assert getattr(shown, "artifact", None) is None
         assert set(shown.additional_kwargs) <= lg.MODEL_VISIBLE_KWARGS
-    placeholders = [b for m in visible if isinstance(m.content, list) for b in m.content
-                    if isinstance(b, dict) and b.get("type") == "attached_media"]
-    assert len(placeholders) == len(attached)
+    # One placeholder a block attached; a message's own "attached_media" block is wrapped.
+    placeholders = [part for item in handoff_codec.loads(text)
+                    for part in item.get("content", item.get("output", ""))
+                    if isinstance(part, dict) and part.get("type") == "attached_media"]
+    assert placeholders == [{"type": "attached_media", "index": k}
+                            for k in range(1, len(attached) + 1)]
     assert lg.flatten([summary]) == messages
 
 
