@@ -6,10 +6,12 @@ A ``langgraph_swarm`` swarm of ``langchain.agents.create_agent`` agents: triage
 looks an order up and asks for a refund (which fails) IN PARALLEL with its
 handoff to billing, billing hands off to support. The handoff tools are
 ``handoff_codec.integrations.langgraph.create_handoff_tool``: the parallel
-handoff waits for the other results instead of dropping them, and each
-receiving agent gets the history as ONE summary message. Only the chat model
-is scripted (``langgraph_scripted_model.ScriptedChatModel``): no network, no
-API key. The program prints what support's model was sent.
+handoff waits for the other results instead of dropping them. Each agent has
+``HandoffMiddleware``: its model gets what other agents said as ONE summary
+message, while the graph's state keeps every message. Only the chat model is
+scripted (``langgraph_scripted_model.ScriptedChatModel``, with the metadata a
+real provider attaches): no network, no API key. The program prints what
+support's model was sent, and the thread a chat UI shows.
 """
 
 from __future__ import annotations
@@ -23,7 +25,13 @@ from langgraph.pregel import Pregel
 from langgraph_scripted_model import ScriptedChatModel, call, reply
 from langgraph_swarm import create_swarm
 
-from handoff_codec.integrations.langgraph import create_handoff_tool, flatten, is_summary
+from handoff_codec.integrations.langgraph import (
+    HandoffMiddleware,
+    create_handoff_tool,
+    flatten,
+    is_summary,
+    loads,
+)
 
 __all__ = ["build_swarm", "main", "models", "render"]
 
@@ -52,28 +60,31 @@ refund.handle_tool_error = True  # the error goes back to the model as status="e
 def models() -> dict[str, ScriptedChatModel]:
     """The scripted model of each agent: what each one says, in order."""
     return {
-        "triage": ScriptedChatModel(script=[
+        "triage": ScriptedChatModel(provider_metadata=True, script=[
             reply([{"type": "text", "text": "Let me check."}, {"type": "text", "text": " "}],
                   call("lookup_order", "c1", order_id=42), call("refund", "c2", order_id=42),
                   call("transfer_to_billing", "c3")),
             reply("", call("transfer_to_billing", "c4")),  # again, alone, as it was asked
         ]),
-        "billing": ScriptedChatModel(script=[
+        "billing": ScriptedChatModel(provider_metadata=True, script=[
             reply("The refund needs approval.", call("transfer_to_support", "c5"))]),
-        "support": ScriptedChatModel(script=[reply("Approved: the refund is on its way.")]),
+        "support": ScriptedChatModel(provider_metadata=True,
+                                     script=[reply("Approved: the refund is on its way.")]),
     }
 
 
 def build_swarm(scripted: dict[str, ScriptedChatModel]) -> Any:
-    """The compiled swarm: triage -> billing -> support, with our handoff tools."""
+    """The compiled swarm: triage -> billing -> support, with our handoff tools and
+    middleware."""
+    history = HandoffMiddleware()  # one instance serves every agent and conversation
     agents: list[Pregel[Any, Any, Any, Any]] = [
         create_agent(scripted["triage"], [lookup_order, refund,
                                           create_handoff_tool(agent_name="billing")],
-                     name="triage", system_prompt="You are triage."),
+                     name="triage", system_prompt="You are triage.", middleware=[history]),
         create_agent(scripted["billing"], [create_handoff_tool(agent_name="support")],
-                     name="billing", system_prompt="You are billing."),
+                     name="billing", system_prompt="You are billing.", middleware=[history]),
         create_agent(scripted["support"], [], name="support",
-                     system_prompt="You are support."),
+                     system_prompt="You are support.", middleware=[history]),
     ]
     return create_swarm(agents, default_active_agent="triage").compile()
 
@@ -98,18 +109,21 @@ def render(message: BaseMessage) -> str:
 
 def main() -> None:
     scripted = models()
-    build_swarm(scripted).invoke({"messages": [USER_MESSAGE]})
+    state = build_swarm(scripted).invoke({"messages": [USER_MESSAGE]})["messages"]
     request = scripted["support"].requests[0]
     print(f"support's model was sent {len(request)} messages:")
     for message in request:
         print("  " + render(message))
         if is_summary(message):
-            print("    the summary holds:")
-            for inner in flatten([message]):
-                print("      " + render(inner))
             text = message.content[0] if isinstance(message.content, list) else message.content
-            size = len(str(text["text"] if isinstance(text, dict) else text).encode())
-            print(f"    (the summary text: {size} bytes of UTF-8; media attached as blocks)")
+            text = str(text["text"] if isinstance(text, dict) else text)
+            print("    the summary holds (what a model is sent of them: no ids, no metadata):")
+            for inner in loads(text):
+                print("      " + render(inner))
+            print(f"    (the summary text: {len(text.encode())} bytes of UTF-8; "
+                  "media attached as blocks)")
+    print(f"the thread in the graph's state: {len(state)} messages, every one kept")
+    assert flatten(request[1:]) == state[:len(flatten(request[1:]))]
 
 
 if __name__ == "__main__":

@@ -368,19 +368,24 @@ def as_summary_message(item: Mapping[str, Any], codec: Codec) -> Mapping[str, An
 
 
 def read_history(
-    writer: HistoryWriter, history: Sequence[Mapping[str, Any]], trust: Trust
+    writer: HistoryWriter, history: Sequence[Mapping[str, Any]], trust: Trust, *,
+    expanded_before: bool = False,
 ) -> list[tuple[Item, bool]]:
     """The items of ``history`` with its summary messages expanded, each with ``untrusted``.
 
     ``untrusted`` is True for a summary message that failed ``trust="signed"``:
     it goes to the next agent verbatim, never into a summary. Every kept
     summary message is recorded in ``writer``. The media references that an
-    earlier handoff wrote are left out (see :func:`without_own_references`).
+    earlier handoff wrote are left out (see :func:`without_own_references`):
+    only those read from a summary here, or any item when ``expanded_before``
+    (the SDK's reader expanded the summaries before a history mapper is
+    called, so which items were read from one is not known).
     """
     from ..format.flattening import Reason
 
     codec = writer.codec
     entries: list[tuple[Item, bool]] = []
+    read: set[int] = set()  # positions in entries of items read from a summary
     for index, original in enumerate(history):
         report = codec.flatten_report([as_summary_message(original, codec)], trust=trust,
                                       on_loss="keep")
@@ -390,29 +395,35 @@ def read_history(
         decision = report.decisions[0].at(index)
         writer.note_decision(decision)
         if decision.expanded:
+            read.update(range(len(entries), len(entries) + len(report.items)))
             entries.extend((item, False) for item in report.items)
         elif decision.reason in (Reason.UNSIGNED, Reason.BAD_SIGNATURE):
             entries.append((copy.deepcopy(dict(original)), True))
         else:
             entries.append((report.items[0], False))
-    return without_own_references(entries)
+    return without_own_references(entries, set(range(len(entries))) if expanded_before
+                                  else read)
 
 
-def without_own_references(entries: list[tuple[Item, bool]]) -> list[tuple[Item, bool]]:
+def without_own_references(entries: list[tuple[Item, bool]],
+                           read: set[int]) -> list[tuple[Item, bool]]:
     """``entries`` without the media references that an earlier handoff wrote.
 
     The writer puts the references last in a summary and the media messages
     right after it, so, read back, a run of references is followed by the
-    items they stand for, in order. A reference is dropped when it carries the
-    digest (:func:`media_digest`) of the item it is paired with: its own
-    media, which follows. A message with the same words, or a reference whose
-    media is no longer there, stays a turn like any other.
+    items they stand for, in order. A reference is dropped when it was read
+    from a summary (its position is in ``read``) and carries the digest
+    (:func:`media_digest`) of the item it is paired with: its own media,
+    which follows. A message with the same words or keys that a client sent
+    (not read from a summary), or a reference whose media is no longer there,
+    stays a turn like any other.
     """
     kept: list[tuple[Item, bool]] = []
     index = 0
     while index < len(entries):
         end = index
-        while end < len(entries) and _reference_digest(entries[end][0]) is not None:
+        while (end < len(entries) and end in read
+               and _reference_digest(entries[end][0]) is not None):
             end += 1
         if end == index:
             kept.append(entries[index])

@@ -1,4 +1,6 @@
-"""LangGraph handoffs as ONE summary message (``pip install 'handoff-codec[langgraph]'``).
+"""LangGraph handoffs: the next agent's model gets ONE summary.
+
+``pip install 'handoff-codec[langgraph]'``.
 
 LangChain messages to one summary text and back, exactly::
 
@@ -6,18 +8,28 @@ LangChain messages to one summary text and back, exactly::
     assert loads(text) == messages    # the same classes, fields and content blocks
     encoded = encode(messages)        # the text, and what it could not keep (.omitted)
 
-Swarm (``langgraph_swarm.create_swarm``): :func:`create_handoff_tool` takes the
-place of ``langgraph_swarm.create_handoff_tool``, with the same signature. The
-receiving agent gets the history as one user message holding the summary (media
-attached to it as content blocks), then the handoff's own AIMessage and
-ToolMessage. A handoff called in parallel with other tools waits for their
-results (it answers "call me again alone") instead of dropping them, so no tool
-call is left without its result (langgraph-swarm #26, #58, #69, #83, #94, #105).
+The drop-in pieces change only what a model is sent, never the graph's state:
 
-Supervisor (``langgraph_supervisor.create_supervisor``): wrap each worker with
-:func:`summarize_worker`. The worker's whole run (tool calls, results, errors,
-every text block, names) reaches the supervisor as one summary message, which
-``output_mode="last_message"`` keeps whole (langgraph-supervisor #110, #185).
+* :class:`HandoffMiddleware` (``create_agent(..., middleware=[...])``) and
+  :func:`handoff_prompt` (``prompt=`` of ``create_react_agent`` and
+  ``create_supervisor``): before each model call, the messages other agents
+  wrote before the last handoff reach the model as ONE user message, a
+  :class:`HandoffSummary` of what the model would have been sent for them
+  (:func:`model_visible`: no ids, metadata, usage or artifacts), every message
+  exactly, hostile text inside its record. The state keeps every message, so
+  a chat UI reading ``get_state(...).values["messages"]`` loses nothing.
+* :func:`create_handoff_tool`, the drop-in for ``langgraph_swarm.create_handoff_tool``:
+  a handoff called in parallel with other tools waits for their results
+  (it answers "call me again alone") instead of dropping them
+  (langgraph-swarm #26, #58, #69, #83, #94, #105).
+
+A supervisor (``langgraph_supervisor.create_supervisor``) keeps its own
+handoff tools: give the supervisor :func:`handoff_prompt` and each worker the
+middleware (or :func:`handoff_prompt`).
+
+Nothing is stored outside the graph's state, and nothing in the state marks a
+summary: a summary exists only in a model's request, made from the real
+messages, so no message a client sends is ever expanded.
 
 This module imports LangChain, LangGraph and langgraph-swarm when it is
 imported, and uses only their public API. ``import handoff_codec`` never
@@ -30,11 +42,13 @@ import base64
 import json
 import logging
 import re
-import uuid
-from collections.abc import Iterable, Mapping, Sequence
+import threading
+import weakref
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Annotated, Any, cast
 
 try:
+    from langchain.agents.middleware import AgentMiddleware, ModelRequest
     from langchain_core.messages import (
         AIMessage,
         AnyMessage,
@@ -51,36 +65,37 @@ try:
         message_chunk_to_message,
     )
     from langchain_core.messages.tool import invalid_tool_call, tool_call
-    from langchain_core.runnables import RunnableConfig, RunnableLambda
-    from langchain_core.tools import BaseTool, InjectedToolCallId, tool
-    from langgraph.graph import START, MessagesState, StateGraph
-    from langgraph.graph.message import REMOVE_ALL_MESSAGES
-    from langgraph.graph.state import CompiledStateGraph
+    from langchain_core.tools import BaseTool, InjectedToolCallId, StructuredTool
+    from langgraph.config import get_config
     from langgraph.prebuilt import InjectedState
-    from langgraph.pregel import Pregel
     from langgraph.types import Command
     from langgraph_swarm.handoff import METADATA_KEY_HANDOFF_DESTINATION
+    from pydantic import PrivateAttr
     from pydantic import ValidationError as PydanticValidationError
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError(
         "handoff_codec.integrations.langgraph needs LangChain, LangGraph and langgraph-swarm, "
-        f"which could not be imported: {exc}. "
-        "Install them with: pip install 'handoff-codec[langgraph]'"
+        f"which could not be imported: {exc}. Install them with: pip install "
+        "'handoff-codec[langgraph]' (tested: langgraph 1.2, langchain 1.5, langchain-core 1.8, "
+        "langgraph-swarm 0.1, langgraph-supervisor 0.0.31)"
     ) from exc
 
 from ..format import Codec, default_codec
 from .report import Encoded, Omission, is_plain_json, warn_if_omitted
 
 __all__ = [
-    "SUMMARY_KEY",
+    "MODEL_VISIBLE_KWARGS",
+    "HandoffMiddleware",
+    "HandoffSummary",
     "create_handoff_tool",
     "dumps",
     "encode",
     "flatten",
+    "handoff_prompt",
     "is_summary",
     "loads",
-    "summarize_worker",
-    "summary_message",
+    "model_messages",
+    "model_visible",
 ]
 
 logger = logging.getLogger("handoff_codec")
@@ -89,10 +104,12 @@ Item = dict[str, Any]
 
 FRAMEWORK = "LangGraph"
 
-#: The ``additional_kwargs`` key that marks a summary message written here:
-#: ``{"summary": True, "attachments": [[message, block], ...]}``. Only a message
-#: that carries it is ever expanded; text that merely looks like a summary is not.
-SUMMARY_KEY = "handoff_codec"
+#: The ``additional_kwargs`` keys a summary keeps (:func:`model_visible`): those
+#: LangChain's chat models send back to a provider (a refusal, reasoning, a
+#: legacy function call, a system message's "developer" role). Any other key
+#: (a client's dict message puts its extra keys there) stays in the state only.
+MODEL_VISIBLE_KWARGS = frozenset({"refusal", "reasoning", "reasoning_content", "function_call",
+                                  "__openai_role__"})
 
 # Item keys this module writes, besides the Responses-API ones.
 _TYPE_KEY = "lc_type"  # the message class, for classes whose role alone does not say it
@@ -109,7 +126,9 @@ _KNOWN: tuple[type[BaseMessage], ...] = (HumanMessage, AIMessage, SystemMessage,
 # Content parts: a LangChain block of one of these types would read back as a
 # conversion, so it is written wrapped, ``{"type": "langchain_block", "block": {...}}``.
 _WRAP = "langchain_block"
-_CONVERTED = frozenset({"input_text", "output_text", "input_image", _WRAP})
+_PLACEHOLDER = "attached_media"  # where a summary's attached media block belongs
+# (a message's own block of that type is written wrapped: it never looks like one)
+_CONVERTED = frozenset({"input_text", "output_text", "input_image", _WRAP, _PLACEHOLDER})
 _MIME = re.compile(r"[^;,]+\Z")
 _DATA_URL = re.compile(r"data:([^;,]+);base64,", re.DOTALL)
 
@@ -118,7 +137,6 @@ _DATA_URL = re.compile(r"data:([^;,]+);base64,", re.DOTALL)
 # the text would reach the model as text.
 _MEDIA = frozenset({"image", "image_url", "input_image", "file", "input_file", "audio",
                     "input_audio", "video", "media", "document"})
-_PLACEHOLDER = "attached_media"
 
 
 # ---------------------------------------------------------------- JSON values
@@ -247,9 +265,22 @@ def _content_in(content: Any) -> Any:
 # ---------------------------------------------------------------- messages <-> items
 
 
-def _fields(message: BaseMessage, notes: _Omissions, index: int) -> Item:
-    """The fields every message class has, where they differ from their defaults."""
+def _fields(message: BaseMessage, notes: _Omissions, index: int, visible: bool) -> Item:
+    """The fields every message class has, where they differ from their defaults.
+
+    ``visible``: only what a chat model is sent (``name``, but a ToolMessage's,
+    which providers are not sent: its call has the name; and the
+    ``additional_kwargs`` keys in :data:`MODEL_VISIBLE_KWARGS`).
+    """
     out: Item = {}
+    if visible:
+        if message.name is not None and not isinstance(message, ToolMessage):
+            out["name"] = notes.json(message.name, index, "name")
+        kept = {key: value for key, value in message.additional_kwargs.items()
+                if key in MODEL_VISIBLE_KWARGS}
+        if kept:
+            out["additional_kwargs"] = notes.json(kept, index, "additional_kwargs")
+        return out
     for key in _COMMON:
         value = getattr(message, key)
         if value is not None and value != {}:
@@ -282,17 +313,21 @@ def _known(message: BaseMessage, index: int, notes: _Omissions) -> BaseMessage:
                     "message class this module knows")
 
 
-def _message_items(message: BaseMessage, index: int, notes: _Omissions) -> list[Item]:
-    """The items of one message: one, or an assistant message and its tool calls."""
-    message = _known(message, index, notes)
-    fields = _fields(message, notes, index)
+def _message_items(message: BaseMessage, index: int, notes: _Omissions,
+                   visible: bool = False) -> list[Item]:
+    """The items of one message: one, or an assistant message and its tool calls.
+
+    ``visible``: only what a chat model is sent of it (see :func:`model_visible`).
+    """
+    message = _known(message, index, _Omissions() if visible else notes)
+    fields = _fields(message, notes, index, visible)
     if isinstance(message, ToolMessage):
         item: Item = {"type": "function_call_output", "call_id": message.tool_call_id,
                       "output": notes.json(_content_out(message.content, False), index,
                                            "content")}
         if message.status != "success":
             item["status"] = message.status
-        if message.artifact is not None:
+        if message.artifact is not None and not visible:
             item["artifact"] = notes.json(message.artifact, index, "artifact")
         return [{**item, **fields}]
     role = _ROLE.get(type(message))
@@ -304,7 +339,7 @@ def _message_items(message: BaseMessage, index: int, notes: _Omissions) -> list[
     content = notes.json(_content_out(message.content, assistant), index, "content")
     items = [{"role": role, "content": content, **fields}]
     if isinstance(message, AIMessage):
-        if message.usage_metadata is not None:
+        if message.usage_metadata is not None and not visible:
             items[0]["usage_metadata"] = notes.json(message.usage_metadata, index,
                                                     "usage_metadata")
         for at, call in enumerate(message.tool_calls):
@@ -482,119 +517,289 @@ def loads(text: str, *, codec: Codec | None = None) -> list[BaseMessage]:
     return _messages((codec or default_codec).loads(text))
 
 
-# ---------------------------------------------------------------- summary messages
+# ---------------------------------------------------------------- what a model is sent
 
 
-def _marker(message: BaseMessage) -> dict[str, Any] | None:
-    if not isinstance(message, HumanMessage):
-        return None
-    marker = message.additional_kwargs.get(SUMMARY_KEY)
-    if isinstance(marker, dict) and marker.get("summary") is True:
-        return marker
-    return None
+def model_visible(messages: Iterable[BaseMessage]) -> list[BaseMessage]:
+    """``messages`` as a chat model is sent them: what a summary of them holds.
+
+    Content (every block, whitespace-only text and reasoning included), the
+    role, ``name``, tool calls with their ids and arguments, invalid tool
+    calls, a ToolMessage's ``tool_call_id`` and error ``status``, and the
+    ``additional_kwargs`` keys LangChain's chat models send back to a
+    provider (:data:`MODEL_VISIBLE_KWARGS`). Not the ``id``,
+    ``response_metadata``, ``usage_metadata``, a ToolMessage's ``artifact``,
+    other ``additional_kwargs`` or extra fields: LangChain keeps those for
+    itself, and they stay in the graph's state. A message chunk is the
+    message it completes; a RemoveMessage (an instruction to
+    ``add_messages``, never sent to a model) is left out. ``loads`` of a
+    summary's text gives this list.
+    """
+    return _messages(_visible_items(list(messages))[0])
+
+
+def _visible_items(messages: Sequence[BaseMessage]) -> tuple[list[Item], tuple[Omission, ...]]:
+    notes = _Omissions()
+    items: list[Item] = []
+    for index, message in enumerate(messages):
+        if not isinstance(message, BaseMessage):
+            raise TypeError(f"message {index}: expected a LangChain BaseMessage, "
+                            f"not {type(message).__name__}")
+        if not isinstance(message, RemoveMessage):  # an instruction to add_messages
+            items.extend(_message_items(message, index, notes, visible=True))
+    return items, tuple(notes.found)
+
+
+class _Rendering:
+    """One message's summary items, its media blocks, and what JSON could not keep."""
+
+    __slots__ = ("items", "media", "omitted", "ref")
+
+    def __init__(self, message: BaseMessage) -> None:
+        self.items, self.omitted = _visible_items([message])
+        # (block index, the LangChain block): the message's first item holds its content
+        content = message.content
+        self.media = ([(place, block) for place, block in enumerate(content) if _is_media(block)]
+                      if isinstance(content, list) else [])
+        self.ref = weakref.ref(message)
+
+
+class _Renderings:
+    """Each message's :class:`_Rendering`, made once while the message lives.
+
+    Keyed by the message object itself (its ``id()``, checked against a weak
+    reference), never by a value a client sends such as the message's ``id``:
+    a conversation is only ever given the rendering of its own objects.
+    LangGraph hands a node the same message objects step after step, so a
+    model call renders only the messages that are new since the last one.
+    """
+
+    def __init__(self) -> None:
+        self._by_object: dict[int, _Rendering] = {}
+        self._lock = threading.Lock()
+
+    def get(self, message: BaseMessage) -> _Rendering:
+        key = id(message)
+        found = self._by_object.get(key)
+        if found is not None and found.ref() is message:
+            return found
+        rendering = _Rendering(message)
+        with self._lock:
+            self._by_object[key] = rendering
+        weakref.finalize(message, self._forget, key, rendering)
+        return rendering
+
+    def _forget(self, key: int, rendering: _Rendering) -> None:
+        with self._lock:
+            if self._by_object.get(key) is rendering:
+                del self._by_object[key]
+
+
+_RENDERINGS = _Renderings()
+
+
+class HandoffSummary(HumanMessage):
+    """The ONE user message that hands other agents' messages to an agent's model.
+
+    Made only by :func:`model_messages` (and the middleware and prompt that
+    call it), for the model's request; it is never put into the graph's
+    state. Its text is a summary (``loads`` reads it back as
+    :func:`model_visible` messages); media blocks follow the text, each in
+    place of ``{"type": "attached_media", "index": k}`` in its record.
+    Nothing a client sends can be one: a client's dict, JSON or serialized
+    LangChain message becomes a plain LangChain message class, whatever its
+    keys or text. :func:`flatten` gives back the messages it stands for.
+    """
+
+    _handed: list[BaseMessage] = PrivateAttr(default_factory=list)
+    _encoded: Encoded | None = PrivateAttr(default=None)
+
+    @property
+    def messages(self) -> list[BaseMessage]:
+        """The messages of the graph's state this summary stands for, exactly."""
+        return list(self._handed)
+
+    @property
+    def encoded(self) -> Encoded | None:
+        """The summary text and what it could not keep (None on a copy that lost it)."""
+        return self._encoded
 
 
 def is_summary(message: BaseMessage) -> bool:
-    """True for a summary message written by :func:`summary_message` (by its marker, never
-    by its text)."""
-    return _marker(message) is not None
+    """True for a :class:`HandoffSummary` this module made; never for a message whose
+    keys or text merely look like one."""
+    return isinstance(message, HandoffSummary)
+
+
+def flatten(messages: Iterable[BaseMessage]) -> list[BaseMessage]:
+    """A new list: each :class:`HandoffSummary` replaced by the messages it stands for.
+
+    For reading what a model was sent (a request) as the conversation it
+    stands for. Every other message is kept as it is, whatever its keys or
+    text: only an object this module made is expanded. A summary that lost
+    its messages (a copy made through JSON or a serializer) is kept.
+    """
+    out: list[BaseMessage] = []
+    for message in messages:
+        handed = message.messages if isinstance(message, HandoffSummary) else []
+        out.extend(handed or [message])
+    return out
 
 
 def _is_media(block: Any) -> bool:
     return isinstance(block, dict) and block.get("type") in _MEDIA
 
 
-def summary_message(messages: Sequence[BaseMessage], *,
-                    codec: Codec | None = None) -> tuple[HumanMessage, Encoded]:
-    """ONE user message that hands ``messages`` to the next agent, and its :class:`Encoded`.
+def _with_placeholders(rendering: _Rendering, first: int) -> list[Item]:
+    """The rendering's items, each media block replaced by its numbered placeholder."""
+    items = list(rendering.items)
+    item = dict(items[0])
+    key = "content" if "content" in item else "output"
+    parts = list(item[key])
+    for k, (place, _block) in enumerate(rendering.media, first):
+        parts[place] = {"type": _PLACEHOLDER, "index": k}
+    item[key] = parts
+    items[0] = item
+    return items
 
-    Earlier summary messages among ``messages`` are expanded first (see
-    :func:`flatten`), so summaries never nest. Media blocks (images, files,
-    audio) are attached to the message as content blocks after the summary
-    text, which holds ``{"type": "attached_media", "index": k}`` at their
-    place; the message's ``additional_kwargs[SUMMARY_KEY]`` records where each
-    belongs, so :func:`flatten` gives back the messages exactly.
-    """
-    history = flatten(messages, codec=codec)
+
+def _summary(handed: Sequence[BaseMessage], codec: Codec) -> HandoffSummary:
+    """ONE summary message of ``handed``; EncodeError when the codec refuses to write it."""
+    items: list[Item] = []
     attached: list[Any] = []
-    places: list[list[int]] = []
-    written: list[BaseMessage] = []
-    for index, message in enumerate(history):
-        if isinstance(message.content, list) and any(map(_is_media, message.content)):
-            content = list(message.content)
-            for at, block in enumerate(content):
-                if _is_media(block):
-                    attached.append(block)
-                    places.append([index, at])
-                    content[at] = {"type": _PLACEHOLDER, "index": len(attached)}
-            message = message.model_copy(update={"content": content})
-        written.append(message)
-    encoded = encode(written, codec=codec)
-    marker: dict[str, Any] = {"summary": True}
-    if places:
-        marker["attachments"] = places
-    body: str | list[str | dict[str, Any]] = encoded.text
+    omitted: list[Omission] = []
+    for index, message in enumerate(handed):
+        rendering = _RENDERINGS.get(message)
+        if rendering.media:
+            items.extend(_with_placeholders(rendering, len(attached) + 1))
+            attached.extend(block for _place, block in rendering.media)
+        else:
+            items.extend(rendering.items)
+        omitted.extend(Omission(index, o.field, o.reason) for o in rendering.omitted)
+    text = codec.dumps(items)
+    body: str | list[str | dict[str, Any]] = text
     if attached:
-        body = [{"type": "text", "text": encoded.text}, *attached]
-    message = HumanMessage(content=body, additional_kwargs={SUMMARY_KEY: marker},
-                           id=str(uuid.uuid4()))
-    return message, encoded
+        body = [{"type": "text", "text": text}, *attached]
+    summary = HandoffSummary(content=body)
+    summary._handed = list(handed)
+    summary._encoded = Encoded(text, tuple(omitted))
+    return summary
 
 
-def _expand(message: BaseMessage, marker: dict[str, Any], codec: Codec) -> list[BaseMessage]:
-    """The messages a summary message holds; ValueError when they cannot be read back."""
-    content = message.content
-    if isinstance(content, str):
-        text, attached = content, []
-    elif content and isinstance(content[0], dict) and content[0].get("type") == "text" \
-            and isinstance(content[0].get("text"), str):
-        text, attached = content[0]["text"], content[1:]
-    else:
-        raise ValueError("its content holds no summary text")
-    if (codec.key is not None or codec.verify_keys) and not codec.verify(text):
-        raise ValueError("its signature does not verify")
-    inner = loads(text, codec=codec)
-    places = marker.get("attachments", [])
-    if not isinstance(places, list) or len(places) != len(attached):
-        raise ValueError("its attachments do not match its marker")
-    for k, place in enumerate(places, 1):
-        if not (isinstance(place, list) and len(place) == 2
-                and all(type(i) is int for i in place) and 0 <= place[0] < len(inner)):
-            raise ValueError(f"attachment {k} has no place")
-        owner = inner[place[0]]
-        blocks = owner.content
-        if not (isinstance(blocks, list) and 0 <= place[1] < len(blocks)
-                and blocks[place[1]] == {"type": _PLACEHOLDER, "index": k}):
-            raise ValueError(f"attachment {k} has no placeholder at its place")
-        blocks = list(blocks)
-        blocks[place[1]] = attached[k - 1]
-        inner[place[0]] = owner.model_copy(update={"content": blocks})
-    return inner
+def _boundary(messages: Sequence[BaseMessage], agent_name: str) -> int:
+    """Where what ``agent_name``'s model is sent as it is begins: the last message another
+    agent wrote (its handoff call), or 0 when no other agent has spoken."""
+    for at in range(len(messages) - 1, -1, -1):
+        message = messages[at]
+        if isinstance(message, AIMessage) and message.name != agent_name:
+            return at
+    return 0
 
 
-def flatten(messages: Iterable[BaseMessage], *, codec: Codec | None = None) -> list[BaseMessage]:
-    """A new list: every summary message written here expanded into the messages it holds.
+def model_messages(messages: Sequence[BaseMessage], agent_name: str, *,
+                   codec: Codec | None = None) -> list[BaseMessage]:
+    """What ``agent_name``'s model is sent for the conversation ``messages``.
 
-    Only messages that carry the :data:`SUMMARY_KEY` marker are expanded;
-    every other message is kept as it is, whatever its text looks like. A
-    marked message that cannot be read back (another codec, a bad signature
-    with a signing ``codec``, attachments that do not fit) is kept as it is,
-    with one warning on the ``handoff_codec`` logger.
+    Everything before the last message another agent wrote (in a handoff,
+    its call of the handoff tool) becomes ONE :class:`HandoffSummary`, a
+    user message; that message and everything after it (the handoff's
+    ToolMessage, this agent's own turns, the user's new ones) follow as
+    they are. When no other agent has spoken, ``messages`` as they are.
+    The summary holds what the model would have been sent for those
+    messages (:func:`model_visible`), each message exactly, hostile text
+    inside its record; it never reads anything from the messages' text or
+    keys, so no message is ever expanded. ``messages`` is not changed.
+
+    Each message is rendered once while it lives (cached by the object,
+    never by a value a client sends), so a model call costs what is new.
+    When the codec refuses to write the summary (over its limits), the
+    messages are sent as they are, with one warning.
     """
-    active = codec or default_codec
-    out: list[BaseMessage] = []
-    for message in messages:
-        marker = _marker(message)
-        if marker is None:
-            out.append(message)
-            continue
-        try:
-            out.extend(flatten(_expand(message, marker, active), codec=active))
-        except ValueError as exc:
-            logger.warning("%s summary message %s kept unexpanded: %s", FRAMEWORK, message.id,
-                           exc)
-            out.append(message)
-    return out
+    at = _boundary(messages, agent_name)
+    if at == 0:
+        return list(messages)
+    try:
+        summary = _summary(messages[:at], codec or default_codec)
+    except ValueError as exc:  # EncodeError: over the codec's limits
+        logger.warning("%s: %s's history sent as it is, since the codec cannot write it: %s",
+                       FRAMEWORK, agent_name, exc)
+        return list(messages)
+    if summary.encoded is not None:
+        warn_if_omitted(summary.encoded, FRAMEWORK)
+    return [summary, *messages[at:]]
+
+
+# ---------------------------------------------------------------- the pieces an app adds
+
+
+def _run_agent_name() -> str:
+    """The name ``create_agent(..., name=...)`` gave the running agent."""
+    try:
+        name = get_config().get("metadata", {}).get("lc_agent_name")
+    except RuntimeError:  # outside a graph run
+        name = None
+    if not isinstance(name, str) or not name:
+        raise ValueError("HandoffMiddleware: the running agent has no name; pass "
+                         "HandoffMiddleware(agent_name=...) or create_agent(..., name=...)")
+    return name
+
+
+class HandoffMiddleware(AgentMiddleware[Any, Any, Any]):
+    """``create_agent`` middleware: other agents' messages reach the model as ONE summary.
+
+    Add it to every agent of a swarm or supervisor made with
+    ``langchain.agents.create_agent``::
+
+        create_agent(model, tools, name="billing", middleware=[HandoffMiddleware()])
+
+    Before each model call it rewrites the request only (:func:`model_messages`
+    for the agent's name, the one given to ``create_agent`` unless
+    ``agent_name`` is given): the graph's state keeps every message exactly.
+    It holds no conversation's state, so one instance can serve any number
+    of agents and conversations; it works under ``invoke`` and ``ainvoke``.
+    """
+
+    def __init__(self, agent_name: str | None = None, *, codec: Codec | None = None) -> None:
+        super().__init__()
+        self.agent_name = agent_name
+        self.codec = codec
+
+    def _rewrite(self, request: ModelRequest[Any]) -> ModelRequest[Any]:
+        name = self.agent_name or _run_agent_name()
+        rewritten = model_messages(request.messages, name, codec=self.codec)
+        return request.override(messages=cast("list[AnyMessage]", rewritten))
+
+    def wrap_model_call(
+        self, request: ModelRequest[Any], handler: Callable[[ModelRequest[Any]], Any],
+    ) -> Any:
+        """The model call, sent :func:`model_messages` instead of the state's messages."""
+        return handler(self._rewrite(request))
+
+    async def awrap_model_call(
+        self, request: ModelRequest[Any], handler: Callable[[ModelRequest[Any]], Awaitable[Any]],
+    ) -> Any:
+        """:meth:`wrap_model_call` under ``ainvoke``."""
+        return await handler(self._rewrite(request))
+
+
+def handoff_prompt(agent_name: str, prompt: str | SystemMessage | None = None, *,
+                   codec: Codec | None = None) -> Callable[[Any], list[BaseMessage]]:
+    """A ``prompt=`` for ``create_react_agent`` and ``create_supervisor``: the prompt, then
+    :func:`model_messages` of the state's messages for ``agent_name``.
+
+    ``create_supervisor(agents, model=model, prompt=handoff_prompt("supervisor",
+    "You supervise."))`` (the supervisor's name is ``supervisor_name``,
+    "supervisor" by default); ``create_react_agent(model, tools,
+    name="research", prompt=handoff_prompt("research", "You research."))``.
+    Like :class:`HandoffMiddleware`, it changes only what the model is sent.
+    """
+    system = SystemMessage(prompt) if isinstance(prompt, str) else prompt
+
+    def handoff_prompt_messages(state: Any) -> list[BaseMessage]:
+        rewritten = model_messages(_state_messages(state), agent_name, codec=codec)
+        return [system, *rewritten] if system is not None else rewritten
+
+    return handoff_prompt_messages
 
 
 # ---------------------------------------------------------------- swarm handoff
@@ -622,25 +827,21 @@ def create_handoff_tool(
     agent_name: str,
     name: str | None = None,
     description: str | None = None,
-    codec: Codec | None = None,
 ) -> BaseTool:
-    """A tool that hands the conversation to ``agent_name`` as ONE summary message.
+    """The drop-in for ``langgraph_swarm.create_handoff_tool``: no result is lost.
 
-    The drop-in for ``langgraph_swarm.create_handoff_tool`` (same arguments,
-    same default name ``transfer_to_<agent_name>`` and description, and the
-    ``metadata`` that ``create_swarm`` reads), for agents made with
-    ``langchain.agents.create_agent`` or ``langgraph.prebuilt.create_react_agent``.
-    The swarm's state must keep its messages with ``add_messages`` (as
-    ``SwarmState`` does): the handoff replaces them with the summary message
-    (:func:`summary_message`), the AIMessage that called the handoff and the
-    handoff's ToolMessage.
-
-    When other tool calls of the same AIMessage are still unanswered (the
-    model called them in parallel with the handoff), the tool hands nothing
-    over: it answers with an error ToolMessage asking the model to call it
-    again, alone, once their results are in, so that no result is lost.
-    If the codec cannot write the history (``EncodeError``), it is handed over
-    as it is, with one warning.
+    Same arguments, default name ``transfer_to_<agent_name>``, description
+    and ``metadata`` (which ``create_swarm`` reads) as the swarm's, and the
+    same update: the agent's messages, then the handoff's ToolMessage, into
+    the swarm's state, every message kept. The difference: when other tool
+    calls of the same AIMessage are still unanswered (the model called them
+    in parallel with the handoff, and the swarm's tool would drop their
+    results: langgraph-swarm #26, #58, #69, #83, #94, #105), it hands
+    nothing over and answers with an error ToolMessage asking the model to
+    call it again, alone, once their results are in. It runs under
+    ``invoke`` and ``ainvoke`` (a coroutine of its own). Give each agent
+    :class:`HandoffMiddleware` so the next agent's model gets the history
+    as ONE summary.
     """
     if name is None:
         name = f"transfer_to_{_WHITESPACE.sub('_', agent_name.strip()).lower()}"
@@ -648,11 +849,7 @@ def create_handoff_tool(
         description = f"Ask agent '{agent_name}' for help"
     tool_name = name
 
-    @tool(tool_name, description=description)
-    def handoff_to_agent(
-        state: Annotated[Any, InjectedState],
-        tool_call_id: Annotated[str, InjectedToolCallId],
-    ) -> Command[Any] | ToolMessage:
+    def handoff(state: Any, tool_call_id: str) -> Command[Any] | ToolMessage:
         messages = _state_messages(state)
         at = _calling_message(messages, tool_call_id)
         answered = {m.tool_call_id for m in messages[at + 1:] if isinstance(m, ToolMessage)}
@@ -665,72 +862,24 @@ def create_handoff_tool(
                          f"calls ({waiting}) are not in. Call {tool_name} again, alone, once "
                          "they are."),
                 name=tool_name, tool_call_id=tool_call_id, status="error")
-        handed: list[BaseMessage] = [RemoveMessage(id=REMOVE_ALL_MESSAGES)]
-        if at:
-            try:
-                summary, encoded = summary_message(messages[:at], codec=codec)
-            except ValueError as exc:
-                logger.warning("%s handoff to %s: history handed over as it is, since the "
-                               "codec cannot write it: %s", FRAMEWORK, agent_name, exc)
-                handed.extend(messages[:at])
-            else:
-                warn_if_omitted(encoded, FRAMEWORK)
-                handed.append(summary)
-        handed.extend(messages[at:])
-        handed.append(ToolMessage(content=f"Successfully transferred to {agent_name}",
-                                  name=tool_name, tool_call_id=tool_call_id))
+        handed = ToolMessage(content=f"Successfully transferred to {agent_name}",
+                             name=tool_name, tool_call_id=tool_call_id)
         return Command(goto=agent_name, graph=Command.PARENT,
-                       update={"messages": handed, "active_agent": agent_name})
+                       update={"messages": [*messages, handed], "active_agent": agent_name})
 
-    handoff_to_agent.metadata = {METADATA_KEY_HANDOFF_DESTINATION: agent_name}
-    return handoff_to_agent
+    def handoff_to_agent(
+        state: Annotated[Any, InjectedState],
+        tool_call_id: Annotated[str, InjectedToolCallId],
+    ) -> Command[Any] | ToolMessage:
+        return handoff(state, tool_call_id)
 
+    async def ahandoff_to_agent(
+        state: Annotated[Any, InjectedState],
+        tool_call_id: Annotated[str, InjectedToolCallId],
+    ) -> Command[Any] | ToolMessage:
+        return handoff(state, tool_call_id)
 
-# ---------------------------------------------------------------- supervisor workers
-
-
-def summarize_worker(
-    agent: Pregel[Any, Any, Any, Any],
-    *,
-    codec: Codec | None = None,
-    state_schema: type[Any] = MessagesState,
-) -> CompiledStateGraph[Any, Any, Any, Any]:
-    """``agent``, as a worker whose run reaches the supervisor as ONE summary message.
-
-    Pass the result to ``create_supervisor`` in place of the agent. It runs
-    the agent on the supervisor's state and returns, instead of the agent's
-    new messages, one :func:`summary_message` of them: every tool call and
-    result (errors included), every text block and the agent's name, with
-    media attached. So ``output_mode="last_message"`` (the default) keeps the
-    whole run, and ``"full_history"`` keeps it in one message. Names are
-    written inside the summary, escaped by the codec, so
-    ``include_agent_name="inline"`` is not needed. ``state_schema`` is the
-    state the worker is given (the supervisor's ``MessagesState`` by default);
-    only the messages come back.
-    """
-    name = agent.name
-    if not name or name == "LangGraph":
-        raise ValueError("summarize_worker needs an agent with a name (create_agent(..., "
-                         "name=...) or graph.compile(name=...))")
-
-    def reply(before: Sequence[BaseMessage], after: Sequence[BaseMessage]) -> dict[str, Any]:
-        seen = {m.id for m in before}
-        new = [m for m in after if m.id is None or m.id not in seen]
-        if not new:
-            return {"messages": []}
-        summary, encoded = summary_message(new, codec=codec)
-        warn_if_omitted(encoded, FRAMEWORK)
-        return {"messages": [summary]}
-
-    def run(state: dict[str, Any], config: RunnableConfig) -> dict[str, Any]:
-        return reply(state["messages"], agent.invoke(state, config)["messages"])
-
-    async def arun(state: dict[str, Any], config: RunnableConfig) -> dict[str, Any]:
-        return reply(state["messages"], (await agent.ainvoke(state, config))["messages"])
-
-    builder: StateGraph[Any, Any, Any, Any] = StateGraph(state_schema)
-    node: RunnableLambda[Any, dict[str, Any]] = RunnableLambda(run, arun, name=name)
-    builder.add_node(name, node)
-    builder.add_edge(START, name)
-    return builder.compile(name=name)
-
+    made = StructuredTool.from_function(func=handoff_to_agent, coroutine=ahandoff_to_agent,
+                                        name=tool_name, description=description)
+    made.metadata = {METADATA_KEY_HANDOFF_DESTINATION: agent_name}
+    return made

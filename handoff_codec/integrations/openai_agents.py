@@ -213,7 +213,9 @@ def make_history_mapper(
         try:
             out: list[Item] = []
             writer = _writer(codec, out)
-            for item, untrusted in read_history(writer, items, _trust(writer.codec, trust)):
+            # the SDK's reader expanded our summaries before the mapper: any item may be one
+            for item, untrusted in read_history(writer, items, _trust(writer.codec, trust),
+                                                expanded_before=True):
                 if untrusted:
                     writer.forward(item)
                 else:
