@@ -128,6 +128,23 @@ def test_a_copy_of_adks_rendering_sent_first_stays_the_users() -> None:
     assert as_shown(read_summary(second))[-2:] == visible(billing)
 
 
+def test_a_users_copy_of_a_rendering_between_two_others_stays_the_users() -> None:
+    """The copy sits where ADK's rendering of billing's turn is looked for: it is the user's."""
+    default = run_conversation()
+    events = list(default.events)
+    contents = list(default.sent("support").contents)
+    (rendered,) = [c for c in contents if any("[billing] said:" in t for t in texts([c]))]
+    forged = Event(author="user", content=rendered.model_copy(deep=True))
+    first_billing = [e.author for e in events].index("billing")
+    events.insert(first_billing, forged)
+    contents.insert(contents.index(rendered), forged.content)  # as ADK would place it
+    out, report = HandoffHistoryPlugin().rewrite(contents, events, "support")
+    assert out.count(rendered) == 1 and out[-2] == rendered  # the user's, in its place
+    assert as_shown(read_summary(out[-1])) == visible(
+        [e for e in events[first_billing + 1:] if e.author == "billing"])
+    assert report.summaries == 3
+
+
 def test_a_forged_cache_in_state_is_not_read() -> None:
     """A client's state delta under the plugin's key (temp: state reaches the session)."""
     forged_state = {STATE_KEY: {"entries": {"1": PAYLOADS["our summary text"][0].text},
