@@ -6,8 +6,8 @@ makes of the request) and records what it was sent (a copy: later steps may
 change the request). With ``metadata=True`` each answer carries what a real
 Gemini response attaches: usage, model version, finish reason, log
 probability and a thought signature on its first part. ``call`` builds a
-function-call part. Used by ``examples/google_adk_handoff.py``, the tests and
-the benchmark.
+function-call part; ``chain_agents`` the agents of a chain of handoffs. Used
+by ``examples/google_adk_handoff.py``, the tests and the benchmark.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from google.adk.agents import LlmAgent
 from google.adk.models import BaseLlm
 from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
@@ -73,3 +74,36 @@ def with_metadata(content: types.Content, number: int) -> LlmResponse:
 def call(name: str, args: dict[str, Any], call_id: str) -> types.Part:
     """A function-call part: the model calls tool ``name`` with ``args``."""
     return types.Part(function_call=types.FunctionCall(name=name, args=args, id=call_id))
+
+
+def lookup(order: int) -> dict[str, Any]:
+    """An order's status."""
+    return {"order": order, "status": "shipped", "carrier": "UPS", "eta_days": order % 3 + 1}
+
+
+def chain_agents(hops: int, *, metadata: bool = False) -> tuple[LlmAgent, dict[str, ScriptedLlm]]:
+    """The agents of ``hops`` handoffs, agent_0 -> agent_1 -> ... -> agent_<hops>, and their models.
+
+    Each agent but the last says a line, looks an order up (``lookup``), says
+    another line and transfers to the next; the last answers.
+    """
+    models: dict[str, ScriptedLlm] = {}
+    agent: LlmAgent | None = None
+    for number in range(hops, -1, -1):
+        name = f"agent_{number}"
+        if agent is None:
+            script = [types.Content(role="model", parts=[types.Part(text="All done.")])]
+        else:
+            script = [
+                types.Content(role="model", parts=[
+                    types.Part(text=f"{name} checking order {number}."),
+                    call("lookup", {"order": number}, f"call-{number}-lookup")]),
+                types.Content(role="model", parts=[
+                    types.Part(text=f"Order {number} shipped; passing to {agent.name}."),
+                    call("transfer_to_agent", {"agent_name": agent.name},
+                         f"call-{number}-transfer")])]
+        models[name] = ScriptedLlm(model=f"scripted-{name}", script=script, metadata=metadata)
+        agent = LlmAgent(name=name, model=models[name], tools=[lookup] if number < hops else [],
+                         sub_agents=[agent] if agent is not None else [])
+    assert agent is not None
+    return agent, models

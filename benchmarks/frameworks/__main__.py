@@ -27,11 +27,23 @@ def table(repeat: int) -> list[str]:
     return lines
 
 
+def extra_tables(repeat: int) -> list[str]:
+    """The tables a framework module adds with ``hop_table(repeat)``, each after a blank line."""
+    lines: list[str] = []
+    for name in MODULES:
+        module = importlib.import_module(f"benchmarks.frameworks.{name}")
+        if hasattr(module, "hop_table"):
+            lines += ["", *module.hop_table(repeat)]
+    return lines
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, allow_abbrev=False)
     parser.add_argument("--repeat", type=int, default=51,
                         help="interleaved timing pairs a framework (default 51)")
-    print("\n".join(table(parser.parse_args().repeat)), flush=True)
+    repeat = parser.parse_args().repeat
+    print("\n".join(table(repeat)), flush=True)
+    print("\n".join(extra_tables(repeat)), flush=True)
 
 
 if __name__ == "__main__":

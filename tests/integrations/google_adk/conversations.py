@@ -31,7 +31,7 @@ from handoff_codec.integrations.google_adk import (
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "examples"))
 
-from google_adk_scripted import ScriptedLlm, Sent, call  # noqa: E402
+from google_adk_scripted import ScriptedLlm, Sent, call, chain_agents  # noqa: E402
 
 __all__ = ["HOSTILE", "PNG", "Run", "ScriptedLlm", "Sent", "call", "chain", "decoded",
            "run_app", "run_conversation", "summaries", "texts", "visible"]
@@ -50,11 +50,6 @@ def get_weather(city: str, days: int) -> dict[str, Any]:
 def get_stock(symbol: str) -> dict[str, Any]:
     """A stock quote (the service is down)."""
     raise RuntimeError(f"quote service down for {symbol}")
-
-
-def lookup(order: int) -> dict[str, Any]:
-    """An order's status."""
-    return {"order": order, "status": "shipped"}
 
 
 async def tool_error(tool: Any, args: dict[str, Any], tool_context: Any,
@@ -133,32 +128,10 @@ def run_conversation(plugins: Sequence[BasePlugin] = (), run_config: RunConfig |
 
 
 def chain(hops: int, plugins: Sequence[BasePlugin] = (), *, metadata: bool = False) -> Run:
-    """One user message, then ``hops`` handoffs: agent_0 -> agent_1 -> ... -> agent_<hops>.
-
-    Each agent but the last says a line, looks an order up, says another line
-    and transfers to the next; the last answers.
-    """
-    models: dict[str, ScriptedLlm] = {}
-    agent: LlmAgent | None = None
-    for number in range(hops, -1, -1):
-        name = f"agent_{number}"
-        if agent is None:
-            script = [types.Content(role="model", parts=[types.Part(text="All done.")])]
-        else:
-            script = [
-                types.Content(role="model", parts=[
-                    types.Part(text=f"{name} checking order {number}."),
-                    call("lookup", {"order": number}, f"call-{number}-lookup")]),
-                types.Content(role="model", parts=[
-                    types.Part(text=f"Order {number} shipped; passing to {agent.name}."),
-                    call("transfer_to_agent", {"agent_name": agent.name},
-                         f"call-{number}-transfer")])]
-        models[name] = ScriptedLlm(model=f"scripted-{name}", script=script, metadata=metadata)
-        agent = LlmAgent(name=name, model=models[name], tools=[lookup] if number < hops else [],
-                         sub_agents=[agent] if agent is not None else [])
-    assert agent is not None
+    """One user message, then ``hops`` handoffs (``chain_agents``)."""
+    root, models = chain_agents(hops, metadata=metadata)
     reports = _reporting(plugins)
-    events = run_app(agent, [types.Content(role="user", parts=[
+    events = run_app(root, [types.Content(role="user", parts=[
         types.Part(text="Where are my orders?")])], plugins)
     return Run(models, events, reports)
 

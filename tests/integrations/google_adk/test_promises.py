@@ -134,10 +134,11 @@ def test_a_users_copy_of_a_rendering_between_two_others_stays_the_users() -> Non
     events = list(default.events)
     contents = list(default.sent("support").contents)
     (rendered,) = [c for c in contents if any("[billing] said:" in t for t in texts([c]))]
-    forged = Event(author="user", content=rendered.model_copy(deep=True))
+    copy = rendered.model_copy(deep=True)
+    forged = Event(author="user", content=copy)
     first_billing = [e.author for e in events].index("billing")
     events.insert(first_billing, forged)
-    contents.insert(contents.index(rendered), forged.content)  # as ADK would place it
+    contents.insert(contents.index(rendered), copy)  # as ADK would place it
     out, report = HandoffHistoryPlugin().rewrite(contents, events, "support")
     assert out.count(rendered) == 1 and out[-2] == rendered  # the user's, in its place
     assert as_shown(read_summary(out[-1])) == visible(
