@@ -956,7 +956,8 @@ class HandoffHistoryPlugin(BasePlugin):
     ``include_thoughts``: keep other agents' thoughts in the summary; None
     (the default) follows ``RunConfig.include_thoughts_from_other_agents``.
     Dropped thoughts are reported as omissions. ``codec`` writes the summary
-    (its limits and key); by default :data:`adk_codec`, ADK's framing.
+    (its limits and key; the preamble and markers are always ADK's, as in
+    :data:`adk_codec`).
     ``on_report`` is called with a :class:`HistoryReport` after every model
     request the plugin looked at.
 
@@ -979,7 +980,8 @@ class HandoffHistoryPlugin(BasePlugin):
         name: str = "handoff_history",
     ) -> None:
         super().__init__(name)
-        self.codec = codec or adk_codec
+        self.codec = adk_codec if codec is None else codec.replace(
+            preamble=adk_codec.preamble, start=adk_codec.start, end=adk_codec.end)
         self.include_thoughts = include_thoughts
         self.attach_media = attach_media
         self.on_report = on_report

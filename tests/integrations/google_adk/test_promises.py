@@ -360,6 +360,9 @@ def test_each_event_is_encoded_once_an_invocation(hops: int) -> None:
 
 
 def test_a_plugin_with_a_codec_of_its_own_still_frames_as_adk() -> None:
-    run = run_conversation([HandoffHistoryPlugin(codec=adk_codec.replace(max_records=500))])
-    assert len(summaries(run.sent("support").contents)) == 2
-    assert Codec() != adk_codec
+    """A codec given for its limits (here one with the Agents SDK's envelope): ADK's framing."""
+    run = run_conversation([HandoffHistoryPlugin(codec=Codec(max_records=500))])
+    found = summaries(run.sent("support").contents)
+    assert len(found) == 2
+    assert as_shown(decoded(found)) == visible(
+        [e for e in run.events if e.author in ("triage", "billing")])
