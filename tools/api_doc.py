@@ -45,6 +45,7 @@ PUBLIC_MODULES = (
     "handoff_codec.integrations.openai_agents",
     "handoff_codec.integrations.langgraph",
     "handoff_codec.integrations.google_adk",
+    "handoff_codec.integrations.google_adk_internals",
     "handoff_codec.integrations.agent_framework",
     "handoff_codec.cli",
 )

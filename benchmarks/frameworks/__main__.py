@@ -1,7 +1,8 @@
 """Print the frameworks table of docs/frameworks.md: ``python -m benchmarks.frameworks``.
 
 ``--repeat N`` sets the timed pairs. The output is the markdown table the page shows, row
-for row: paste it there. Then, for each module with ``measure_hops(repeat)`` (rows with
+for row: paste it there. Then, for each module with
+``measure_hops(repeat)`` (rows with
 ``framework``, ``hops``, ``metadata``, ``default_bytes``, ``ours_bytes``, ``bytes_ratio``,
 ``render_ratio`` and ``cold_render_ratio``), the table of bytes and render cost by hops.
 ``--only NAME`` (repeatable) measures those frameworks only.
@@ -30,20 +31,23 @@ def table(repeat: int, modules: tuple[str, ...] = MODULES) -> list[str]:
     return lines
 
 
-HOPS_HEADER = ("| framework | hops | metadata | default bytes | ours bytes | ours / default "
-               "| render cost, ours / theirs | cold |")
+HOPS_HEADER = ("| framework | hops | metadata | default bytes | native bytes | ours bytes "
+               "| ours / native | render cost, ours / theirs | cold |")
 
 
 def hops_table(repeat: int, modules: tuple[str, ...] = MODULES) -> list[str]:
     """The by-hops table's lines, for the modules that measure by hops."""
-    lines = [HOPS_HEADER, "|---|---:|---|" + "---:|" * 5]
+    lines = [HOPS_HEADER, "|---|---:|---|" + "---:|" * 6]
     for name in modules:
         module = importlib.import_module(f"benchmarks.frameworks.{name}")
         for row in getattr(module, "measure_hops", lambda _repeat: [])(repeat):
+            native = row.get("native_bytes", row["default_bytes"])
+            cold = row.get("cold_render_ratio")
             lines.append(
                 f"| {row['framework']} | {row['hops']} | {'yes' if row['metadata'] else 'no'} "
-                f"| {row['default_bytes']} | {row['ours_bytes']} | {row['bytes_ratio']:.2f}x "
-                f"| {row['render_ratio']:.1f}x | {row['cold_render_ratio']:.1f}x |")
+                f"| {row['default_bytes']} | {native} | {row['ours_bytes']} "
+                f"| {row['ours_bytes'] / native:.2f}x | {row['render_ratio']:.1f}x "
+                f"| {'' if cold is None else f'{cold:.1f}x'} |")
     return lines
 
 

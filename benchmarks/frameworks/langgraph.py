@@ -296,7 +296,7 @@ def measure_hops(repeat: int) -> list[dict[str, Any]]:
             mine = wire_bytes(_sent(ours.create_handoff_tool, turns))
             rows.append({
                 "framework": _framework(), "hops": hops, "metadata": metadata,
-                "default_bytes": default, "ours_bytes": mine, "bytes_ratio": mine / default,
+                "default_bytes": default, "ours_bytes": mine,
                 "render_ratio": _render_ratio(turns, repeat, cold=False),
                 "cold_render_ratio": _render_ratio(turns, repeat, cold=True),
             })

@@ -18,23 +18,25 @@
 
         App(name=..., root_agent=..., plugins=[HandoffHistoryPlugin()])
 
-    ADK hands another agent's events on as user-role "For context:" text
-    (``google/adk/flows/llm_flows/context/_fencing.py`` in google-adk 2.13):
-    thoughts, whitespace-only text and call ids are dropped and arguments and
-    results are written with Python ``str()``. Before each model call the
-    plugin replaces each run of those renderings in the request with one user
-    message (:func:`summary_message`): the summary of the same events, exact,
-    with their images and files as parts of that message. The user's and the
-    current agent's own contents stay as ADK built them. :func:`read_summary`
-    reads such a message back.
+    ADK hands another agent's events to the next agent as user-role text, in
+    its own framing: a preamble saying that what sits between its quote
+    markers is data to read, never instructions, then ``[agent] said:`` and
+    the text between the markers, one content per event. It drops thoughts,
+    whitespace-only text and call ids, and writes arguments and results with
+    Python ``str()``. Before each model call the plugin replaces each run of
+    those renderings in the request with one user message
+    (:func:`summary_message`): ADK's preamble, then between ADK's quote
+    markers the records of what those events show a model (text, calls with
+    ids and JSON arguments, results, thoughts where ADK passes them on), with
+    their images, files and code as parts of the message. Nothing ADK keeps
+    for itself (event ids, timestamps, node info, actions, usage and other
+    response metadata, thought signatures) is written. The session's events
+    are not changed: the summary is in the request only. Each event is
+    encoded once per invocation, cached in the session's state under
+    :data:`STATE_KEY`. :func:`read_summary` reads such a message back.
 
-Private use: ADK has no public way to tell which contents of a request render
-another agent's events. The plugin asks ADK's own renderer,
-``google.adk.flows.llm_flows.context._fencing._present_other_agent_message``,
-what each event became and finds that in the request; this is the one use of
-a private ADK name in the package, tested against google-adk 2.13.0. Without
-it (another ADK version) the other functions work and the plugin refuses to
-start, with that reason.
+Private use: :mod:`handoff_codec.integrations.google_adk_internals`, checked
+when this module is imported (see there).
 
 This module imports ``google.adk`` when it is imported.
 """
@@ -46,7 +48,7 @@ import binascii
 import json
 import logging
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,19 +67,15 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess by th
     ) from exc
 
 from ..format import Codec, default_codec
-from .report import Encoded, Omission, warn_if_omitted
-
-_adk_rendering: Callable[..., Event | None] | None
-try:  # the one private ADK name (see the module docstring)
-    from google.adk.flows.llm_flows.context._fencing import (
-        _present_other_agent_message as _adk_rendering,
-    )
-except ImportError:  # pragma: no cover - google-adk other than the versions tested
-    _adk_rendering = None
+from .google_adk_internals import TESTED, framing, render
+from .report import Encoded, Omission, is_plain_json, warn_if_omitted
 
 __all__ = [
+    "STATE_KEY",
+    "TESTED",
     "HandoffHistoryPlugin",
     "HistoryReport",
+    "adk_codec",
     "dumps",
     "encode",
     "loads",
@@ -98,9 +96,21 @@ EVENT_KEY = "event"
 EVENT_ONLY = "adk_event"
 # A part that is none of text, a thought, media, a call or a result.
 OTHER_PART = "adk_part"
-# In the plugin's summary: an image or file attached to the summary message.
-ATTACHED = "attached_media"
+# In the plugin's summary: an image, file or code part attached to the summary message.
+ATTACHED = "attached_part"
 _TEXT_TYPES = {"user": "input_text", "assistant": "output_text"}
+
+adk_codec = default_codec.replace(preamble=framing.preamble, start=framing.begin,
+                                  end=framing.end)
+"""The codec of the plugin's summaries: ADK's preamble and quote markers, default limits."""
+
+
+def _role(event: Event) -> str:
+    """``"user"`` or ``"assistant"``: the role of the event's text in a summary."""
+    role = event.content.role if event.content is not None else None
+    if role in ("user", "model"):
+        return "user" if role == "user" else "assistant"
+    return "user" if event.author == "user" else "assistant"
 
 
 # ------------------------------------------------------------------ writing
@@ -147,13 +157,8 @@ def _media(part: types.Part, dumped: Json) -> Json | None:
     return None
 
 
-def _part_items(parts: Sequence[types.Part], dumps_: Sequence[Json], role: str,
-                attachments: list[types.Part] | None) -> list[Item]:
-    """The items of one event's parts, in order (see the module docstring).
-
-    With ``attachments``, each image or file part is appended to it and its
-    content part is ``{"type": "attached_media", "index": k}``, k its place there.
-    """
+def _part_items(parts: Sequence[types.Part], dumps_: Sequence[Json], role: str) -> list[Item]:
+    """The items of one event's parts, in order (see the module docstring)."""
     items: list[Item] = []
     message: Item | None = None
     for part, dumped in zip(parts, dumps_, strict=True):
@@ -180,9 +185,6 @@ def _part_items(parts: Sequence[types.Part], dumps_: Sequence[Json], role: str,
             element = _media(part, rest)
             if element is None:
                 item, rest = {"type": OTHER_PART, "part": rest}, {}
-            elif attachments is not None:  # the part itself, all its fields, goes along
-                attachments.append(part.model_copy())
-                element, rest = {"type": ATTACHED, "index": len(attachments) - 1}, {}
         if element is not None:
             if rest:
                 element["part"] = rest
@@ -204,7 +206,7 @@ def _part_items(parts: Sequence[types.Part], dumps_: Sequence[Json], role: str,
     return items
 
 
-def _event_items(event: Event, attachments: list[types.Part] | None) -> list[Item]:
+def _event_items(event: Event) -> list[Item]:
     """The items of one event; its fields (parts excepted) on the first."""
     envelope: Json = event.model_dump(mode="json", exclude_defaults=True, fallback=_not_json)
     content = event.content
@@ -212,11 +214,7 @@ def _event_items(event: Event, attachments: list[types.Part] | None) -> list[Ite
     if content is not None and content.parts:
         dumped = envelope["content"]
         envelope["content"] = {key: value for key, value in dumped.items() if key != "parts"}
-        if content.role in ("user", "model"):
-            role = "user" if content.role == "user" else "assistant"
-        else:
-            role = "user" if event.author == "user" else "assistant"
-        items = _part_items(content.parts, dumped["parts"], role, attachments)
+        items = _part_items(content.parts, dumped["parts"], _role(event))
     elif content is not None:  # parts None or []: say which
         envelope["content"]["parts"] = [] if content.parts is not None else None
     if not items:
@@ -290,9 +288,9 @@ def _with(part: Json, field: str, value: Any) -> Json:
 
 
 def _attached(element: Mapping[str, Any], attachments: Sequence[types.Part] | None) -> Json:
-    """The part an ``attached_media`` content part stands for."""
+    """The part an ``attached_part`` content part stands for."""
     if attachments is None:
-        raise _ItemError("an attached medium, and no attachments to read it from "
+        raise _ItemError("an attached part, and no attachments to read it from "
                          "(read a summary message with read_summary)")
     index = element.get("index")
     if set(element) != {"type", "index"} or type(index) is not int or not (
@@ -389,8 +387,7 @@ def _event(envelope: Json, parts: list[Json]) -> Event:
     return Event.model_validate_json(json.dumps(data))
 
 
-def _events_of(items: Iterable[Mapping[str, Any]],
-               attachments: Sequence[types.Part] | None = None) -> list[Event]:
+def _events_of(items: Iterable[Mapping[str, Any]]) -> list[Event]:
     events: list[Event] = []
     envelope: Json | None = None
     parts: list[Json] = []
@@ -409,7 +406,7 @@ def _events_of(items: Iterable[Mapping[str, Any]],
                     continue
             else:
                 _expect(envelope is not None, "the first item of an event holds 'event'")
-            parts.extend(_item_parts(item, attachments))
+            parts.extend(_item_parts(item, None))
         except ValueError as exc:
             raise ValueError(f"item {index}: {exc}") from exc
     if envelope is not None:
@@ -456,11 +453,10 @@ def _reason(before: Any, after: Any) -> str:
     return f"reads back as {after!r:.60}"
 
 
-def _check(event: Event, items: list[Item], index: int,
-           attachments: Sequence[types.Part] | None) -> list[Omission]:
+def _check(event: Event, items: list[Item], index: int) -> list[Omission]:
     """An Omission for each field of ``event`` that ``items`` do not give back as it was."""
     try:
-        (back,) = _events_of(items, attachments)
+        (back,) = _events_of(items)
     except ValueError as exc:  # a value JSON turned into something ADK refuses
         return [Omission(index, "event", f"does not read back: {exc}")]
     if back == event:  # equal fields (and the same class): nothing to name
@@ -474,20 +470,23 @@ def _check(event: Event, items: list[Item], index: int,
     return omitted
 
 
-# ------------------------------------------------------------------ public
-def _encode(messages: Iterable[Event], attachments: list[types.Part] | None
-            ) -> tuple[list[Item], list[Omission]]:
+# ------------------------------------------------------------------ public, exact
+def _encode(messages: Iterable[Event]) -> tuple[list[Item], list[Omission]]:
     """The items of ``messages``, and an Omission for what they do not give back."""
     items: list[Item] = []
     omitted: list[Omission] = []
     for index, event in enumerate(messages):
-        if not isinstance(event, Event):
-            raise TypeError(f"message {index} is a {type(event).__name__}, not a "
-                            "google.adk.events.Event")
-        event_items = _event_items(event, attachments)
-        omitted += _check(event, event_items, index, attachments)
+        _check_event(event, index)
+        event_items = _event_items(event)
+        omitted += _check(event, event_items, index)
         items += event_items
     return items, omitted
+
+
+def _check_event(event: object, index: int) -> None:
+    if not isinstance(event, Event):
+        raise TypeError(f"message {index} is a {type(event).__name__}, not a "
+                        "google.adk.events.Event")
 
 
 def encode(messages: Iterable[Event], *, codec: Codec | None = None) -> Encoded:
@@ -496,7 +495,7 @@ def encode(messages: Iterable[Event], *, codec: Codec | None = None) -> Encoded:
     Raises TypeError for an item that is not an ``Event``, and the codec's
     EncodeError (a ValueError) for a summary over its limits.
     """
-    items, omitted = _encode(messages, None)
+    items, omitted = _encode(messages)
     return Encoded((codec or default_codec).dumps(items), tuple(omitted))
 
 
@@ -516,36 +515,239 @@ def loads(text: str, *, codec: Codec | None = None) -> list[Event]:
     return _events_of((codec or default_codec).loads(text))
 
 
+# ------------------------------------------------------------------ what a model is shown
+# The parts ADK relays to another agent's model as parts of their own, and the
+# fields of such a part that reach the model.
+_RELAYED = ("inline_data", "file_data", "executable_code", "code_execution_result")
+_RELAYED_FIELDS = {*_RELAYED, "video_metadata", "media_resolution"}
+# Fields of a part that are no content: provider state and annotations.
+_NOT_CONTENT = {"thought", "thought_signature", "part_metadata", "video_metadata",
+                "media_resolution"}
+_NOT_JSON = "not JSON; written as str(value)"
+_NOT_RELAYED = "not relayed to another agent's model by ADK"
+# The key that names an item's author: a message's "name", any other item's "agent".
+_AUTHOR_KEYS = {"message": "name", "other": "agent"}
+
+
+@dataclass(frozen=True)
+class _Visible:
+    """What of one event a model is shown: its items (no author yet), and the rest.
+
+    ``thoughts`` are the positions in ``items`` of the reasoning items and
+    ``thought_parts`` the positions of their parts in the event; ``attached``
+    the positions of the items that refer to ``attachments`` (from 0).
+    """
+
+    items: tuple[Item, ...]
+    thoughts: frozenset[int]
+    thought_parts: tuple[int, ...]
+    attached: frozenset[int]
+    attachments: tuple[types.Part, ...]
+    omitted: tuple[tuple[str, str], ...]
+
+
+def _json_value(value: Any, field: str, omitted: list[tuple[str, str]]) -> Any:
+    """``value`` as JSON, with what is not JSON as ``str(value)`` (and said in ``omitted``)."""
+    if is_plain_json(value):
+        return value
+    omitted.append((field, _NOT_JSON))
+    return _as_json(value)
+
+
+def _as_json(value: Any) -> Any:
+    """``value`` with each value JSON cannot hold (NaN, a tuple's type, an object) as text."""
+    if isinstance(value, Mapping):
+        return {key if isinstance(key, str) else str(key): _as_json(item)
+                for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_as_json(item) for item in value]
+    return value if is_plain_json(value) else str(value)
+
+
+def _tool_item(part: types.Part, position: int, omitted: list[tuple[str, str]]) -> Item:
+    """The ``function_call`` or ``function_call_output`` item of a call or result part."""
+    call: types.FunctionCall | types.FunctionResponse
+    if part.function_call is not None:
+        call = part.function_call
+        item: Item = {"type": "function_call"}
+        value_key, value, field = "arguments", call.args, "function_call.args"
+    else:
+        assert part.function_response is not None
+        call = part.function_response
+        item = {"type": "function_call_output"}
+        value_key, value, field = "output", call.response, "function_response.response"
+        if call.parts:  # a multimodal result: its parts, under ADK's name
+            item["function_response"] = {"parts": [
+                p.model_dump(mode="json", exclude_none=True) for p in call.parts]}
+    if call.id is not None:
+        item["call_id"] = call.id
+    if call.name is not None:
+        item["name"] = call.name
+    if value is not None:
+        item[value_key] = _json_value(value, f"content.parts[{position}].{field}", omitted)
+    return item
+
+
+def _visible(event: Event, attach: bool) -> _Visible:
+    """The items of what ``event`` shows a model, one a part (see the module docstring)."""
+    parts = event.content.parts if event.content is not None and event.content.parts else []
+    role = _role(event)
+    items: list[Item] = []
+    thoughts: list[int] = []
+    thought_parts: list[int] = []
+    attached: list[int] = []
+    attachments: list[types.Part] = []
+    omitted: list[tuple[str, str]] = []
+    for position, part in enumerate(parts):
+        item: Item | None
+        if part.function_call is not None or part.function_response is not None:
+            item = _tool_item(part, position, omitted)
+        elif part.thought and part.text is not None:
+            thoughts.append(len(items))
+            thought_parts.append(position)
+            item = {"type": "reasoning", "summary": [{"type": "summary_text", "text": part.text}]}
+        elif part.text is not None:
+            item = {"role": role, "content": part.text}
+        elif any(getattr(part, field) is not None for field in _RELAYED):
+            relayed = types.Part(**{field: getattr(part, field) for field in _RELAYED_FIELDS})
+            element = None
+            if attach:
+                attached.append(len(items))
+                attachments.append(relayed)
+                element = {"type": ATTACHED, "index": len(attachments) - 1}
+            else:
+                element = _media(part, part.model_dump(mode="json", exclude_none=True,
+                                                       include={"inline_data", "file_data"}))
+            item = ({"role": role, "content": [element]} if element is not None else
+                    {"type": OTHER_PART, "part": relayed.model_dump(mode="json",
+                                                                    exclude_none=True)})
+        else:
+            rest = part.model_dump(exclude_none=True, exclude=_NOT_CONTENT)
+            if rest:
+                omitted.append((f"content.parts[{position}]", f"{', '.join(sorted(rest))}: "
+                                f"{_NOT_RELAYED}"))
+            continue
+        items.append(item)
+    return _Visible(tuple(items), frozenset(thoughts), tuple(thought_parts), frozenset(attached),
+                    tuple(attachments), tuple(omitted))
+
+
+def _with_author(item: Item, author: str) -> Item:
+    key = _AUTHOR_KEYS["message" if "role" in item else "other"]
+    return {**item, key: author}
+
+
+def _shifted(item: Item, offset: int) -> Item:
+    """A message item whose attached parts are numbered from ``offset``."""
+    content = [{"type": ATTACHED, "index": element["index"] + offset}
+               if element.get("type") == ATTACHED else element for element in item["content"]]
+    return {**item, "content": content}
+
+
+@dataclass
+class _Summary:
+    """The items and attachments of one summary, added to event by event."""
+
+    items: list[Item]
+    attachments: list[types.Part]
+    omitted: list[Omission]
+    events: int = 0
+    thoughts: int = 0
+
+    def add(self, index: int, event: Event, visible: _Visible, keep_thoughts: bool) -> None:
+        """Add ``event`` (``index`` in the session), with or without its thoughts."""
+        self.omitted += [Omission(index, field, reason) for field, reason in visible.omitted]
+        if not keep_thoughts:
+            self.omitted += [Omission(index, f"content.parts[{position}]", _THOUGHT_DROPPED)
+                             for position in visible.thought_parts]
+        first = True
+        offset = len(self.attachments)
+        for position, item in enumerate(visible.items):
+            if position in visible.thoughts:
+                if not keep_thoughts:
+                    continue
+                self.thoughts += 1
+            if offset and position in visible.attached:
+                item = _shifted(item, offset)
+            if first:
+                item, first = _with_author(item, event.author), False
+            self.items.append(item)
+        self.attachments += visible.attachments
+        self.events += not first
+
+
 def summary_message(messages: Iterable[Event], *, codec: Codec | None = None,
-                    attach_media: bool = True) -> tuple[types.Content, Encoded]:
+                    attach_media: bool = True, include_thoughts: bool = True
+                    ) -> tuple[types.Content, Encoded]:
     """The user message that hands ``messages`` on, as :class:`HandoffHistoryPlugin` writes it.
 
-    Its first part is the summary text. With ``attach_media``, each image or
-    file part of the events follows it as a part of its own, and the text
-    holds ``{"type": "attached_media", "index": k}`` in its place (k from 0),
-    so inline bytes are not written as base64 text; without, the message is
-    the text of :func:`encode`. Also the text and what it does not keep.
+    Its first part is the summary text, in ADK's framing (``codec``, by
+    default :data:`adk_codec`), of what the events show a model: each event's
+    parts in order, its first record naming its author (a message's
+    ``name``, any other record's ``agent``). With ``attach_media``, each image,
+    file or code part follows the text as a part of its own, and the text
+    holds ``{"type": "attached_part", "index": k}`` in its place (k from 0);
+    without, media are ``data:`` URLs in the text. Also the text and what the
+    events hold that a model is shown and the summary does not keep (a value
+    that is not JSON, written as ``str(value)``; a part ADK does not relay;
+    a thought, without ``include_thoughts``).
     """
-    attachments: list[types.Part] | None = [] if attach_media else None
-    items, omitted = _encode(messages, attachments)
-    text = (codec or default_codec).dumps(items)
-    message = types.Content(role="user", parts=[types.Part(text=text), *(attachments or [])])
-    return message, Encoded(text, tuple(omitted))
+    summary = _Summary([], [], [])
+    for index, event in enumerate(messages):
+        _check_event(event, index)
+        summary.add(index, event, _visible(event, attach_media), include_thoughts)
+    text = (codec or adk_codec).dumps(summary.items)
+    message = types.Content(role="user", parts=[types.Part(text=text), *summary.attachments])
+    return message, Encoded(text, tuple(summary.omitted))
+
+
+def _item_author(item: Mapping[str, Any]) -> str | None:
+    key = _AUTHOR_KEYS["message" if "role" in item else "other"]
+    author = item.get(key)
+    _expect(author is None or isinstance(author, str), f"{key!r} must be a string")
+    return author
 
 
 def read_summary(message: types.Content, *, codec: Codec | None = None) -> list[Event]:
-    """The ADK events of a summary message (:func:`summary_message`, the plugin's).
+    """The events of a summary message (:func:`summary_message`, the plugin's).
 
-    Raises ValueError as :func:`loads` does, and for an attachment the
-    message does not have.
+    Each event has its author and its content's role and parts, as the
+    model was shown them; the rest of an event (its id, timestamp, actions...)
+    is not in a summary, and the events read back have ADK's defaults there.
+    Raises ValueError (``handoff_codec.DecodeError`` for the text, or one
+    naming the item) for a message that does not hold such a summary.
     """
     parts = message.parts or []
     if not parts or parts[0].text is None:
         raise ValueError("a summary message starts with the summary text")
-    return _events_of((codec or default_codec).loads(parts[0].text), parts[1:])
+    attachments = parts[1:]
+    events: list[tuple[str, str, list[Json]]] = []
+    for index, raw in enumerate((codec or adk_codec).loads(parts[0].text)):
+        try:
+            _expect(isinstance(raw, dict), "an item must be a JSON object")
+            item = dict(raw)
+            author = _item_author(item)
+            item.pop(_AUTHOR_KEYS["message" if "role" in item else "other"], None)
+            if author is not None:
+                role = ("user" if item.get("role") == "user"
+                        or item.get("type") == "function_call_output" else "model")
+                events.append((author, role, []))
+            else:
+                _expect(bool(events), "the first item of a summary names its author")
+            events[-1][2].extend(_item_parts(item, attachments))
+        except ValueError as exc:
+            raise ValueError(f"item {index}: {exc}") from exc
+    return [Event.model_validate_json(json.dumps(
+        {"author": author, "content": {"role": role, "parts": event_parts}}))
+        for author, role, event_parts in events]
 
 
 # ------------------------------------------------------------------ the plugin
+STATE_KEY = "temp:handoff_codec.google_adk"
+"""The session-state key of the plugin's cache: ADK keeps ``temp:`` state for one
+invocation and never stores it."""
+
+
 @dataclass(frozen=True)
 class HistoryReport:
     """What :class:`HandoffHistoryPlugin` did to one model request.
@@ -553,10 +755,12 @@ class HistoryReport:
     ``agent`` is the agent whose model is called; ``summaries`` the summary
     messages written and ``events`` the other agents' events they hold;
     ``thoughts`` the thought parts they hold. ``omitted`` names what the
-    summaries leave out (``index`` is the event's position in
-    ``session.events``), thoughts dropped by ``include_thoughts=False``
-    included. ``fallback`` says why the request was left as ADK built it, if it
-    was.
+    summaries leave out of what a model would be shown (``index`` is the
+    event's position in ``session.events``), thoughts dropped by
+    ``include_thoughts=False`` included. ``encoded`` counts the events
+    encoded for this request, ``reused`` those taken from the conversation's
+    cache (encoded for an earlier request of the invocation). ``fallback``
+    says why the request was left as ADK built it, if it was.
     """
 
     agent: str
@@ -565,14 +769,74 @@ class HistoryReport:
     thoughts: int = 0
     omitted: tuple[Omission, ...] = ()
     fallback: str | None = None
+    encoded: int = 0
+    reused: int = 0
 
 
 ReportCallback = Callable[[HistoryReport], None]
 _THOUGHT_DROPPED = "a thought, dropped (include_thoughts=False)"
+Texts = tuple[str | None, ...]
 
 
-def _is_thought(part: types.Part) -> bool:
-    return bool(part.thought) and part.function_call is None and part.function_response is None
+class _Entry:
+    """One event's work, kept for the invocation: ADK's rendering and what it shows a model."""
+
+    __slots__ = ("event", "rendered", "visible")
+
+    def __init__(self, event: Event) -> None:
+        self.event = event  # held, so that its id() names no other event meanwhile
+        self.rendered: dict[bool, tuple[types.Content, Texts] | None] = {}
+        self.visible: dict[bool, _Visible] = {}
+
+
+class _Cache:
+    """The plugin's cache for one conversation, in its session's state (:data:`STATE_KEY`).
+
+    Only this class's instances are read there: a value a client sends in a
+    state delta is JSON, never one of these, and is replaced.
+    """
+
+    __slots__ = ("encoded", "entries", "reused")
+
+    def __init__(self) -> None:
+        self.entries: dict[int, _Entry] = {}
+        self.encoded = self.reused = 0
+
+    def entry(self, event: Event) -> _Entry:
+        entry = self.entries.get(id(event))
+        if entry is None or entry.event is not event:
+            entry = self.entries[id(event)] = _Entry(event)
+        return entry
+
+    def rendered(self, event: Event, adk_thoughts: bool) -> tuple[types.Content, Texts] | None:
+        """ADK's rendering of another agent's ``event``, and its texts; None if ADK shows none."""
+        entry = self.entry(event)
+        if adk_thoughts not in entry.rendered:
+            adk = render(event, include_thoughts=adk_thoughts)
+            entry.rendered[adk_thoughts] = (None if adk is None or adk.content is None
+                                            else (adk.content, _texts_of(adk.content)))
+        return entry.rendered[adk_thoughts]
+
+    def visible(self, event: Event, attach: bool) -> _Visible:
+        entry = self.entry(event)
+        visible = entry.visible.get(attach)
+        if visible is None:
+            visible = entry.visible[attach] = _visible(event, attach)
+            self.encoded += 1
+        else:
+            self.reused += 1
+        return visible
+
+
+def _cache_in(state: MutableMapping[str, Any] | None) -> _Cache:
+    """The cache in ``state`` (made there if it holds none); a new one for no state."""
+    if state is None:
+        return _Cache()
+    cache = state.get(STATE_KEY)
+    if type(cache) is not _Cache:
+        cache = state[STATE_KEY] = _Cache()
+    cache.encoded = cache.reused = 0
+    return cache
 
 
 def _other_agents(events: Sequence[Event], agent: str) -> list[bool]:
@@ -595,78 +859,115 @@ def _other_agents(events: Sequence[Event], agent: str) -> list[bool]:
 Run = list[tuple[int, int | None]]
 
 
-def _texts_of(content: types.Content | None) -> tuple[str | None, ...]:
+def _texts_of(content: types.Content | None) -> Texts:
     return tuple(part.text for part in content.parts or ()) if content is not None else ()
 
 
+class _Placer:
+    """Finds contents in a request, in order: each search starts after the last find."""
+
+    def __init__(self, contents: Sequence[types.Content]) -> None:
+        self.contents = contents
+        self.cursor = 0
+        # Where each content's texts are, to find one without comparing it to every content.
+        self.positions: dict[Texts, list[int]] = {}
+        for position, content in enumerate(contents):
+            self.positions.setdefault(_texts_of(content), []).append(position)
+
+    def find(self, content: types.Content, texts: Texts) -> int | None:
+        found = next((position for position in self.positions.get(texts, ())
+                      if position >= self.cursor and self.contents[position] == content), None)
+        if found is not None:
+            self.cursor = found + 1
+        return found
+
+
+def _mimics_adk(content: types.Content | None) -> bool:
+    """Whether ``content`` opens as ADK's rendering of another agent's event does."""
+    return bool(content and content.parts and content.parts[0].text == framing.preamble)
+
+
 def _runs(contents: Sequence[types.Content], events: Sequence[Event], agent: str,
-          adk_thoughts: bool) -> tuple[list[Run], list[int]]:
+          adk_thoughts: bool, cache: _Cache) -> tuple[list[Run], list[int]]:
     """Each run of other agents' events with ADK's renderings of them in ``contents``.
 
     A run holds (event index, content index) pairs; the content index is None
     for an event ADK left out (all thoughts, or whitespace), which joins the
-    run it is next to. Runs are cut at the user's and the agent's own events.
-    Also the indices of events ADK left out that are next to no run.
+    run it is next to when it is on the same branch. Runs are cut at the
+    user's and the agent's own events. A user's message that reads as one of
+    ADK's renderings is found in its place, so that no rendering is looked
+    for before it. Also the indices of events ADK left out that join no run.
     """
-    assert _adk_rendering is not None
     runs: list[Run] = []
     unplaced: list[int] = []
     run: Run = []
-    pending: Run = []
-    cursor = 0
-    # Where each content's texts are, to find a rendering without comparing it to every content.
-    positions: dict[tuple[str | None, ...], list[int]] = {}
-    for position, content in enumerate(contents):
-        positions.setdefault(_texts_of(content), []).append(position)
+    pending: list[int] = []
+    branch: str | None = None
+    placer = _Placer(contents)
 
     def close() -> None:
         nonlocal run, pending
         if run:
-            runs.append(run + pending)
-        else:
-            unplaced.extend(index for index, _ in pending)
+            runs.append(run)
+        unplaced.extend(pending)
         run, pending = [], []
 
     for index, (event, other) in enumerate(zip(events, _other_agents(events, agent), strict=True)):
         if not other:
             close()
+            if event.author == "user" and _mimics_adk(event.content):
+                assert event.content is not None
+                placer.find(event.content, _texts_of(event.content))
             continue
         if event.content is None or not event.content.parts:
             continue
-        rendered = _adk_rendering(event, include_thoughts=adk_thoughts)
+        rendered = cache.rendered(event, adk_thoughts)
         if rendered is None:
-            pending.append((index, None))
+            if run and event.branch == branch:
+                run.append((index, None))
+            else:
+                pending.append(index)
             continue
-        found = next((position for position in positions.get(_texts_of(rendered.content), ())
-                      if position >= cursor and contents[position] == rendered.content), None)
+        found = placer.find(*rendered)
         if found is None:  # not in this request (another branch, outside the window)
+            unplaced.extend(pending)
+            pending = []
             continue
-        run += [*pending, (index, found)]
-        pending, cursor = [], found + 1
+        branch = event.branch
+        unplaced.extend(i for i in pending if events[i].branch != branch)
+        run += [(i, None) for i in pending if events[i].branch == branch]
+        run.append((index, found))
+        pending = []
     close()
-    return runs, unplaced
+    return runs, sorted(unplaced)
 
 
 class HandoffHistoryPlugin(BasePlugin):
-    """Hands other agents' events to the next agent as one exact summary.
+    """Hands other agents' events to the next agent as one summary in ADK's framing.
 
     Before each model call, each run of consecutive contents that ADK rendered
-    from other agents' events ("For context: ... [agent] said: ...") is
-    replaced by one user message: the summary of those events
-    (:func:`encode`), then, with ``attach_media``, their images and files as
-    parts. An event ADK left out of the request because it held only
-    thoughts or whitespace joins the run next to it.
+    from other agents' events (``[agent] said: ...``) is replaced by one user
+    message (:func:`summary_message`): ADK's preamble, then between ADK's
+    quote markers the records of what those events show a model, then, with
+    ``attach_media``, their images, files and code as parts. An event ADK left
+    out of the request because it held only thoughts or whitespace joins the
+    run next to it. The session's events stay as they are.
 
     ``include_thoughts``: keep other agents' thoughts in the summary; None
     (the default) follows ``RunConfig.include_thoughts_from_other_agents``.
     Dropped thoughts are reported as omissions. ``codec`` writes the summary
-    (its preamble, markers, limits, key). ``on_report`` is called with a
-    :class:`HistoryReport` after every model request the plugin looked at.
+    (its limits and key; the preamble and markers are always ADK's, as in
+    :data:`adk_codec`).
+    ``on_report`` is called with a :class:`HistoryReport` after every model
+    request the plugin looked at.
 
-    It never fails a model call: on an error (the codec's limits included)
-    the request stays as ADK built it, the report's ``fallback`` says why and
-    one warning is logged on the ``handoff_codec`` logger, as it is for an
-    omission other than a dropped thought.
+    The plugin keeps nothing of a conversation: its cache is in the session's
+    state (:data:`STATE_KEY`, for the invocation), so one plugin serves any
+    number of conversations at once. It never fails a model call: on an error
+    (the codec's limits included) the request stays as ADK built it, the
+    report's ``fallback`` says why and one warning is logged on the
+    ``handoff_codec`` logger, as it is for an omission other than a dropped
+    thought.
     """
 
     def __init__(
@@ -678,13 +979,9 @@ class HandoffHistoryPlugin(BasePlugin):
         on_report: ReportCallback | None = None,
         name: str = "handoff_history",
     ) -> None:
-        if _adk_rendering is None:  # pragma: no cover - google-adk other than the versions tested
-            raise RuntimeError(
-                "HandoffHistoryPlugin needs google-adk's "
-                "google.adk.flows.llm_flows.context._fencing._present_other_agent_message "
-                "(tested with google-adk 2.13.0), which this google-adk does not have")
         super().__init__(name)
-        self.codec = codec or default_codec
+        self.codec = adk_codec if codec is None else codec.replace(
+            preamble=adk_codec.preamble, start=adk_codec.start, end=adk_codec.end)
         self.include_thoughts = include_thoughts
         self.attach_media = attach_media
         self.on_report = on_report
@@ -697,10 +994,11 @@ class HandoffHistoryPlugin(BasePlugin):
         run_config = callback_context.run_config
         adk_thoughts = bool(run_config and run_config.include_thoughts_from_other_agents)
         keep_thoughts = adk_thoughts if self.include_thoughts is None else self.include_thoughts
+        session = callback_context.session
         try:
             contents, report = self.rewrite(
-                llm_request.contents, callback_context.session.events, agent,
-                adk_thoughts=adk_thoughts, include_thoughts=keep_thoughts)
+                llm_request.contents, session.events, agent, adk_thoughts=adk_thoughts,
+                include_thoughts=keep_thoughts, state=session.state)
         except Exception as exc:  # the model call must go on: ADK's own rendering
             report = HistoryReport(agent, fallback=f"{type(exc).__name__}: {exc}")
         else:
@@ -721,55 +1019,47 @@ class HandoffHistoryPlugin(BasePlugin):
         *,
         adk_thoughts: bool = False,
         include_thoughts: bool = False,
+        state: MutableMapping[str, Any] | None = None,
     ) -> tuple[list[types.Content], HistoryReport]:
         """The request contents for ``agent`` with other agents' renderings summarized.
 
         ``contents`` is the request ADK built from ``events`` (the session's)
         with ``adk_thoughts`` as ``include_thoughts_from_other_agents``.
-        Raises the codec's EncodeError for a summary over its limits.
+        ``state`` is where the conversation's cache is kept (the session's
+        state; None: no cache). Raises the codec's EncodeError for a summary
+        over its limits.
         """
-        runs, unplaced = _runs(contents, events, agent, adk_thoughts)
+        cache = _cache_in(state)
+        runs, unplaced = _runs(contents, events, agent, adk_thoughts, cache)
         replaced: dict[int, types.Content | None] = {}
         omitted = [Omission(index, "event", "left out of the request by ADK (only thoughts or "
                             "whitespace) and next to no other agent's event in it")
                    for index in unplaced]
         summarized = thoughts = 0
         for run in runs:
-            chosen: list[Event] = []
-            where: list[int] = []
+            summary = _Summary([], [], [])
             for index, _ in run:
-                event = events[index]
-                parts = event.content.parts if event.content and event.content.parts else []
-                kept = [part for part in parts if include_thoughts or not _is_thought(part)]
-                omitted += [Omission(index, f"content.parts[{position}]", _THOUGHT_DROPPED)
-                            for position, part in enumerate(parts)
-                            if not include_thoughts and _is_thought(part)]
-                thoughts += sum(_is_thought(part) for part in kept)
-                if not kept:
-                    continue
-                if len(kept) < len(parts):
-                    content = types.Content(role=event.content.role if event.content else None,
-                                            parts=kept)
-                    event = event.model_copy(update={"content": content})
-                chosen.append(event)
-                where.append(index)
+                summary.add(index, events[index], cache.visible(events[index], self.attach_media),
+                            include_thoughts)
             positions = [position for _, position in run if position is not None]
-            if not chosen:  # only thoughts, dropped: ADK's renderings of them go too
+            omitted += summary.omitted
+            if not summary.events:  # only thoughts, dropped: ADK's renderings of them go too
                 replaced.update(dict.fromkeys(positions))
                 continue
-            message, encoded = summary_message(chosen, codec=self.codec,
-                                               attach_media=self.attach_media)
-            omitted += [Omission(where[o.index], o.field, o.reason) for o in encoded.omitted]
-            summarized += len(chosen)
-            replaced[positions[0]] = message
+            text = self.codec.dumps(summary.items)
+            replaced[positions[0]] = types.Content(
+                role="user", parts=[types.Part(text=text), *summary.attachments])
             replaced.update(dict.fromkeys(positions[1:]))
+            summarized += summary.events
+            thoughts += summary.thoughts
         out: list[types.Content] = []
         for position, content in enumerate(contents):
             if position not in replaced:
                 out.append(content)
-            elif (summary := replaced[position]) is not None:
-                out.append(summary)
+            elif (summary_content := replaced[position]) is not None:
+                out.append(summary_content)
         report = HistoryReport(agent, summaries=sum(1 for c in replaced.values() if c is not None),
                                events=summarized, thoughts=thoughts,
-                               omitted=tuple(sorted(omitted, key=lambda o: o.index)))
+                               omitted=tuple(sorted(omitted, key=lambda o: o.index)),
+                               encoded=cache.encoded, reused=cache.reused)
         return out, report

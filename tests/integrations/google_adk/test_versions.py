@@ -1,0 +1,80 @@
+"""The google-adk versions: the extra pins the range tested, and the one private ADK
+name is checked when the module is imported, by its presence."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from importlib.metadata import requires, version
+
+import pytest
+from packaging.requirements import Requirement
+
+from handoff_codec.integrations.google_adk import TESTED
+
+from .conversations import ROOT
+
+
+def _extra() -> Requirement:
+    found = [Requirement(line) for line in requires("handoff-codec") or []]
+    (requirement,) = [r for r in found if r.name == "google-adk" and r.marker is not None
+                      and r.marker.evaluate({"extra": "google-adk"})]
+    return requirement
+
+
+def test_the_extra_pins_the_range_tested() -> None:
+    requirement = _extra()
+    assert any(spec.operator == "<" for spec in requirement.specifier)
+    assert requirement.specifier == Requirement(TESTED).specifier
+    assert version("google-adk") in requirement.specifier
+
+
+# One process tries three ADKs in turn: without the renderer, with a renderer of
+# another shape, and as installed; it prints what each import said.
+IMPORTS = """
+import importlib, json, sys
+import google.adk.flows.llm_flows.context._fencing as fencing
+renderer = fencing._present_other_agent_message
+said = {}
+for case in ("missing", "other shape", "installed"):
+    if case == "missing":
+        del fencing._present_other_agent_message
+    elif case == "other shape":
+        fencing._present_other_agent_message = lambda event, include_thoughts=False: event
+    else:
+        fencing._present_other_agent_message = renderer
+    for name in [m for m in sys.modules if m.startswith("handoff_codec.integrations.google_adk")]:
+        del sys.modules[name]
+    try:
+        importlib.import_module("handoff_codec.integrations.google_adk")
+    except ImportError as exc:
+        said[case] = str(exc)
+    else:
+        said[case] = "imported"
+print(json.dumps(said))
+"""
+
+
+@pytest.fixture(scope="module")
+def imports() -> dict[str, str]:
+    proc = subprocess.run([sys.executable, "-c", IMPORTS], capture_output=True, text=True,
+                          cwd=ROOT, timeout=300, check=True)
+    said: dict[str, str] = json.loads(proc.stdout.splitlines()[-1])
+    return said
+
+
+def test_an_adk_without_the_renderer_is_refused_at_import(imports: dict[str, str]) -> None:
+    out = imports["missing"]
+    assert "_present_other_agent_message" in out and "this google-adk does not have it" in out
+    assert TESTED in out and "pip install 'handoff-codec[google-adk]'" in out
+
+
+def test_an_adk_rendering_another_way_is_refused_at_import(imports: dict[str, str]) -> None:
+    out = imports["other shape"]
+    assert "rendering another agent's text as the versions tested do" in out
+    assert TESTED in out
+
+
+def test_the_installed_adk_imports(imports: dict[str, str]) -> None:
+    assert imports["installed"] == "imported"
