@@ -53,7 +53,8 @@ def test_the_receiver_gets_the_users_turns_and_one_summary_per_run_of_other_agen
     assert [(m.role, is_summary(m)) for m in sent] == [
         ("user", False), ("user", True), ("user", False), ("user", True)]
     assert sent[0].text == QUESTION  # the user's own turns, as the framework hands them on
-    assert [c.type for c in sent[2].contents] == ["text", "uri"] and sent[2].contents[1].uri == IMAGE
+    assert [c.type for c in sent[2].contents] == ["text", "uri"]
+    assert sent[2].contents[1].uri == IMAGE
     first, second = summaries(sent)
     # A's first run: two text blocks, two parallel calls (dict and JSON-string arguments),
     # their results (one failed), and its closing line.
