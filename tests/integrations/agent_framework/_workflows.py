@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agent_framework import Content, ContextProvider, Message
+from agent_framework import Content, ContextProvider, FileCheckpointStorage, Message
 from agent_framework_openai import OpenAIChatCompletionClient
 
 from handoff_codec.integrations.agent_framework import HandoffHistoryProvider, is_summary, loads
@@ -36,8 +36,9 @@ from agent_framework_scripted import (  # noqa: E402  (the examples, on the path
 )
 
 __all__ = ["HOSTILE", "IMAGE", "NAMES", "QUESTION", "ROOT", "ScriptedChatClient",
-           "build_workflow", "chain", "contents", "dicts", "openai_request_bytes", "quiet",
-           "replies", "run", "run_chain", "run_conversation", "summaries", "unpaired_calls"]
+           "build_workflow", "chain", "checkpoint_files", "contents", "dicts",
+           "openai_request_bytes", "quiet", "replies", "run", "run_chain", "run_conversation",
+           "summaries", "unpaired_calls"]
 
 _OPENAI = OpenAIChatCompletionClient(model="gpt-4o", api_key="offline")
 
@@ -62,6 +63,13 @@ def run(providers: Sequence[ContextProvider],
     workflow, clients = build_workflow(providers, scripts)
     asyncio.run(run_conversation(workflow))
     return clients
+
+
+def checkpoint_files(path: str | Path) -> FileCheckpointStorage:
+    """Checkpoints as files in ``path``. A ``HandoffBuilder`` workflow waiting for the user
+    holds a request whose response type is ``list[Message]``, a ``types.GenericAlias``
+    that FileCheckpointStorage 1.26 refuses to read back unless allowed."""
+    return FileCheckpointStorage(path, allowed_checkpoint_types=["types:GenericAlias"])
 
 
 def summaries(request: Sequence[Message]) -> list[list[Message]]:
