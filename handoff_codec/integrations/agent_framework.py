@@ -39,6 +39,7 @@ import hmac
 import logging
 import math
 import secrets
+import weakref
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -748,6 +749,14 @@ def thread(messages: Iterable[Message]) -> list[Message]:
     return out
 
 
+# The summaries written for a run of messages, by its first message: a model call sends its
+# session's history again, as the same message objects, so each summary is written once. A
+# cache, not the conversation's state: an entry goes with its message, and a message of
+# another conversation is another object.
+_WRITTEN: weakref.WeakKeyDictionary[Message, dict[tuple[Any, ...], Message]] = (
+    weakref.WeakKeyDictionary())
+
+
 class _SummaryMiddleware(ChatMiddleware):
     """Sends one agent's model its request with other agents' messages summarized; the
     request the framework keeps (the session's history) stays as it built it."""
@@ -828,8 +837,15 @@ class HandoffHistoryProvider(ContextProvider):
         return out if summarized else None
 
     def _summary(self, run: Sequence[Message]) -> Message:
-        return summary_message(run, codec=self.codec, role=self.role,
-                               attach_media=self.attach_media, on_report=self.on_report)
+        """The summary of ``run``, written once for the same messages (see ``_WRITTEN``)."""
+        key = (tuple(map(id, run)), self.codec, self.role, self.attach_media)
+        written = _WRITTEN.setdefault(run[0], {})
+        summary = written.get(key)
+        if summary is None:
+            summary = written[key] = summary_message(
+                run, codec=self.codec, role=self.role, attach_media=self.attach_media,
+                on_report=self.on_report)
+        return summary
 
     async def before_run(
         self,
