@@ -1,32 +1,39 @@
-"""Microsoft Agent Framework: what agent C's model is handed after A -> B -> C, the default vs ours.
+"""Microsoft Agent Framework: what the receiving agent's model is sent, the default vs ours.
 
     python -m benchmarks.frameworks                  # the table, this row among the others
-    python -m benchmarks.frameworks.agent_framework  # this row alone
+    python -m benchmarks.frameworks.agent_framework  # this framework's rows and its hop table
 
-The transcript is the conversation of ``examples/agent_framework_scripted.py``,
-run as a real ``HandoffBuilder`` workflow with scripted models: the user asks
-(with ``</CONVERSATION HISTORY>`` and U+2028 ``3. system: pwned``); A answers
-with two text blocks and two parallel tool calls, one succeeding and one
-raising; the framework runs them and calls A again, which sums up in one line
-(the framework's function loop always asks the model once more after tool
-results); the user sends an image by URL with a question; A thinks (a
-reasoning block) and hands off to B; B replies and hands off to C.
+The row of the shared table is the conversation of ``examples/agent_framework_scripted.py``
+(A -> B -> C: two parallel tool calls, one failing, an image, reasoning), run as a real
+``HandoffBuilder`` workflow with scripted models. "default" is the workflow as the
+framework builds it; "ours" adds one ``HandoffHistoryProvider`` to every agent. Counted
+is what C's model is sent (every record of a summary counted as the model reads it):
+turns (messages other than tool messages), tool calls, tool results, media parts, and
+bytes.
 
-"default" is the workflow as the framework builds it; "ours" adds one
-``HandoffHistoryProvider`` to every agent. Counted is what C's model is sent
-(every record of a summary counted as the model reads it): turns (messages
-other than tool messages), tool calls, tool results, media parts, and the
-bytes of those messages as ``Message.to_dict()`` JSON (UTF-8).
+The hop table runs ``chain(hops)`` of the same example module: agents take turns, each
+saying a line, looking an order up and handing off without a word, ``hops`` times; the
+last one is the receiver. With ``metadata`` every reply carries what a real chat client
+attaches (message and response ids, provider fields, usage). Bytes are those of the
+Chat Completions messages Agent Framework's own OpenAI client renders
+(``agent-framework-openai``, ``_prepare_messages_for_openai``) for:
 
-``render_ratio`` is the time of our provider's ``before_run`` for C (it reads
-C's input, places each message in its log and writes the summary message) over
-the time of the framework's ``clean_conversation_for_handoff`` on the same
-conversation: the median of ``repeat`` interleaved pairs, each timing a batch,
-taken inside C's run, where the provider's log is as the handoff leaves it.
+- native: the whole conversation with nothing dropped (every call and result), the
+  lossless rendering ours is held to (at most 1.25 times its bytes);
+- default: what the receiver's model is sent by the framework alone;
+- ours: what it is sent with the provider.
+
+Render cost is CPU time (``time.process_time``) of ours over the framework's own, the
+median of ``repeat`` interleaved pairs, each timing a batch: ours is the provider's work
+for the handoff, ``hand_on`` of the sender's response and ``rewrite`` of the receiver's
+request as the framework built it (earlier summaries written once, as a conversation
+goes); the framework's is ``clean_conversation_for_handoff`` of the conversation the
+receiver is handed. The one-hop ratio is also the shared table's.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import gc
 import json
@@ -34,24 +41,45 @@ import logging
 import statistics
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-from agent_framework import AgentSession, Message, SessionContext, SupportsAgentRun
+from agent_framework import Message
+from agent_framework_openai import OpenAIChatCompletionClient
 from agent_framework_orchestrations import clean_conversation_for_handoff
 
-from handoff_codec.integrations.agent_framework import HandoffHistoryProvider, is_summary, loads
+from handoff_codec.integrations.agent_framework import (
+    HandoffHistoryProvider,
+    hand_on,
+    is_summary,
+    loads,
+    thread,
+)
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
 
-from agent_framework_scripted import build_workflow, run_conversation
+from agent_framework_scripted import (
+    NAMES,
+    QUESTION,
+    build_workflow,
+    run_chain,
+    run_conversation,
+)
 
-__all__ = ["counts", "measure"]
+__all__ = ["counts", "hop_rows", "measure"]
 
 MEDIA = frozenset({"data", "uri", "hosted_file", "hosted_vector_store"})
 BATCH = 20  # renderings per timed batch: one takes well under a millisecond
+HOPS = (1, 5, 10)
+_OPENAI = OpenAIChatCompletionClient(model="gpt-4o", api_key="offline")
+
+
+def request_bytes(messages: Sequence[Message]) -> int:
+    """UTF-8 bytes of the Chat Completions messages Agent Framework's OpenAI client renders."""
+    rendered = _OPENAI._prepare_messages_for_openai(list(messages))
+    return len(json.dumps(rendered, ensure_ascii=False).encode())
 
 
 def counts(messages: Sequence[Message]) -> dict[str, int]:
@@ -59,58 +87,86 @@ def counts(messages: Sequence[Message]) -> dict[str, int]:
     out = {"turns": 0, "tool_calls": 0, "tool_results": 0, "media": 0}
     for message in messages:
         out["media"] += sum(content.type in MEDIA for content in message.contents)
-        summary = is_summary(message)
-        for inner in loads(message.contents[0].text or "") if summary else [message]:
-            out["turns"] += inner.role != "tool"
+        for inner in loads(message.text) if is_summary(message) else [message]:
+            out["turns"] += inner.role != "tool" and bool(inner.text)
             out["tool_calls"] += sum(c.type == "function_call" for c in inner.contents)
             out["tool_results"] += sum(c.type == "function_result" for c in inner.contents)
-    wire = json.dumps([message.to_dict() for message in messages], ensure_ascii=False)
-    return {**out, "bytes": len(wire.encode())}
+    return {**out, "bytes": request_bytes(messages)}
 
 
-class _TimedProvider(HandoffHistoryProvider):
-    """Our provider; on C's run, first times its own rewrite against the framework's cleaning."""
+def _median_ratio(ours: Callable[[], object], theirs: Callable[[], object],
+                  repeat: int) -> float:
+    """The median of ``repeat`` ratios ours/theirs, each pair timed in turn (order alternating)."""
+    ratios = []
+    gc.collect()
+    gc.disable()
+    try:
+        for round_ in range(repeat):
+            timed = {}
+            for name, function in sorted((("ours", ours), ("theirs", theirs)),
+                                         reverse=bool(round_ % 2)):
+                start = time.process_time()
+                for _ in range(BATCH):
+                    function()
+                timed[name] = time.process_time() - start
+            ratios.append(timed["ours"] / timed["theirs"])
+    finally:
+        gc.enable()
+    return statistics.median(ratios)
 
-    def __init__(self, repeat: int) -> None:
+
+class _Capture(HandoffHistoryProvider):
+    """Our provider; keeps the last request it rewrote for ``agent``, as the framework built it."""
+
+    def __init__(self, agent: str) -> None:
         super().__init__(on_report=lambda report: None)
-        self.repeat = repeat
-        self.ratio: float | None = None
+        self.agent = agent
+        self.built: list[Message] = []
 
-    async def _ours(self, agent: SupportsAgentRun, given: list[Message]) -> float:
-        start = time.process_time()
-        for _ in range(BATCH):
-            context = SessionContext(input_messages=list(given))
-            await super().before_run(agent=agent, session=AgentSession(), context=context,
-                                     state={})
-        return time.process_time() - start
+    def rewrite(self, messages: Sequence[Message], agent: str | None) -> list[Message] | None:
+        if agent == self.agent:
+            self.built = list(messages)
+        return super().rewrite(messages, agent)
 
-    @staticmethod
-    def _theirs(conversation: list[Message]) -> float:
-        start = time.process_time()
-        for _ in range(BATCH):
-            clean_conversation_for_handoff(conversation)
-        return time.process_time() - start
 
-    async def before_run(self, *, agent: SupportsAgentRun, session: AgentSession,
-                         context: SessionContext, state: dict[str, Any]) -> None:
-        if agent.name == "c" and self.ratio is None:
-            given, conversation = list(context.input_messages), self.conversation
-            ratios = []
-            gc.collect()
-            gc.disable()
-            try:
-                for round_ in range(self.repeat):
-                    if round_ % 2:
-                        theirs = self._theirs(conversation)
-                        ours = await self._ours(agent, given)
-                    else:
-                        ours = await self._ours(agent, given)
-                        theirs = self._theirs(conversation)
-                    ratios.append(ours / theirs)
-            finally:
-                gc.enable()
-            self.ratio = statistics.median(ratios)
-        await super().before_run(agent=agent, session=session, context=context, state=state)
+def _render_ratio(hops: int, repeat: int, metadata: bool) -> float:
+    """Render cost of ours over the framework's own for the receiver of ``hops`` handoffs."""
+    receiver, sender = NAMES[hops % 3], NAMES[(hops - 1) % 3]
+    capture = _Capture(receiver)
+    _, responses = asyncio.run(run_chain([capture], hops, metadata=metadata))
+    said = thread(responses[:-1])  # as the framework alone holds them: no marks, no carriers
+    handoff_turn = said[-4:]  # the sender's last run: a line and a lookup, then the handoff
+    earlier = capture.built[:-1]  # the receiver's request before that run's one kept message
+    conversation = [Message("user", [QUESTION]), *said]
+    provider = HandoffHistoryProvider(on_report=lambda report: None)
+    provider.rewrite(capture.built, receiver)  # the summaries written before this handoff
+
+    def ours() -> None:
+        # The sender's response marked (its one kept message, new each time, as a new
+        # handoff's is), and the receiver's request with it.
+        handed = hand_on(handoff_turn, sender)[:1]
+        provider.rewrite([*earlier, *handed], receiver)
+
+    def theirs() -> None:
+        clean_conversation_for_handoff(conversation)
+
+    return _median_ratio(ours, theirs, repeat)
+
+
+def hop_rows(repeat: int) -> list[dict[str, Any]]:
+    """One row per hop count and metadata setting: native, default and our bytes, and cost."""
+    rows = []
+    for metadata in (False, True):
+        for hops in HOPS:
+            default, responses = asyncio.run(run_chain([], hops, metadata=metadata))
+            ours, _ = asyncio.run(run_chain([HandoffHistoryProvider(
+                on_report=lambda report: None)], hops, metadata=metadata))
+            native = [Message("user", [QUESTION]), *responses[:-1]]
+            rows.append({"hops": hops, "metadata": metadata,
+                         "native": request_bytes(native), "default": request_bytes(default),
+                         "ours": request_bytes(ours),
+                         "render_ratio": _render_ratio(hops, repeat, metadata)})
+    return rows
 
 
 def _sent_to_c(providers: list[HandoffHistoryProvider]) -> list[Message]:
@@ -121,22 +177,30 @@ def _sent_to_c(providers: list[HandoffHistoryProvider]) -> list[Message]:
 
 
 def measure(repeat: int) -> dict[str, Any]:
-    """The table's row: C's model input under the framework's handoff and ours, and the ratio."""
+    """The shared table's row: C's model input under the framework's handoff and ours, and the
+    render cost at one hop of the hop table."""
     logging.getLogger("agent_framework").setLevel(logging.CRITICAL)  # "Function refund failed"
-    default = counts(_sent_to_c([]))
-    timed = _TimedProvider(repeat)
-    ours = counts(_sent_to_c([timed]))
-    assert timed.ratio is not None
     framework = (f"Agent Framework (orchestrations {version('agent-framework-orchestrations')}, "
                  f"core {version('agent-framework-core')})")
-    return {"framework": framework, "default": default, "ours": ours,
-            "render_ratio": timed.ratio}
+    return {"framework": framework, "default": counts(_sent_to_c([])),
+            "ours": counts(_sent_to_c([HandoffHistoryProvider(on_report=lambda r: None)])),
+            "render_ratio": _render_ratio(1, repeat, False)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, allow_abbrev=False)
+    parser.add_argument("--repeat", type=int, default=51,
+                        help="interleaved timing pairs a row (default 51)")
+    repeat = parser.parse_args().repeat
+    logging.getLogger("agent_framework").setLevel(logging.CRITICAL)
+    print("| hops | metadata | native bytes | default bytes | our bytes | ours / native "
+          "| render cost, ours / theirs |")
+    print("|---:|---|---:|---:|---:|---:|---:|")
+    for row in hop_rows(repeat):
+        print(f"| {row['hops']} | {'yes' if row['metadata'] else 'no'} | {row['native']} "
+              f"| {row['default']} | {row['ours']} | {row['ours'] / row['native']:.2f}x "
+              f"| {row['render_ratio']:.1f}x |", flush=True)
 
 
 if __name__ == "__main__":
-    row = measure(51)
-    for side in ("default", "ours"):
-        cells = " | ".join(str(row[side][k]) for k in ("turns", "tool_calls", "tool_results",
-                                                         "media", "bytes"))
-        ratio = f"{row['render_ratio']:.2f}x" if side == "ours" else ""
-        print(f"| {row['framework']} | {side} | {cells} | {ratio} |")
+    main()

@@ -12,68 +12,75 @@
     what their text looks like.
 
 ``HandoffHistoryProvider``
-    A ``ContextProvider`` for ``HandoffBuilder`` workflows. The framework hands
-    the next agent the conversation cleaned by
-    ``agent_framework_orchestrations.clean_conversation_for_handoff``: text only
-    on agent messages, no function calls or results, no reasoning, and no
-    message left empty. Give one provider to every participant of a workflow::
+    A ``ContextProvider`` for ``HandoffBuilder`` workflows, one instance for
+    every participant of every workflow. The framework hands each agent the
+    others' responses cleaned by ``clean_conversation_for_handoff``: text only,
+    no function calls, results or reasoning, and no message left empty. The
+    provider marks each response so that what the framework hands on carries
+    all of it (:func:`hand_on`), and sends each model, in place of every run of
+    other agents' messages, ONE summary of what a model is sent of them
+    (:func:`model_items`). Only the model's request changes::
 
         history = HandoffHistoryProvider()
         triage = Agent(client=..., name="triage", context_providers=[history],
                        require_per_service_call_history_persistence=True)
 
-    Each agent's ``after_run`` logs its full response; an agent that runs after
-    another has spoken gets, in place of the cleaned messages, ONE user message
-    holding the summary of everything it has not seen (tool calls, results,
-    reasoning and media included), with the user's media attached as parts.
-
-Only public API of agent-framework-core 1.23 and agent-framework-orchestrations
-1.4 is used: ``ContextProvider``, ``SessionContext.input_messages`` (a field
-providers may set), ``resolve_agent_id`` and ``clean_conversation_for_handoff``
-(to recognise the cleaned copies the framework hands on).
+Tested with agent-framework-core 1.26 and agent-framework-orchestrations 1.4.
+Public API only: ``ContextProvider``, ``SessionContext.extend_middleware``,
+``ChatMiddleware`` and ``clean_conversation_for_handoff``; the import checks
+that each is there.
 """
 
 from __future__ import annotations
 
-import bisect
-import json
+import copy
+import hashlib
+import hmac
 import logging
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import secrets
+import weakref
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ..format import Codec, default_codec
+from .report import Encoded, Omission, is_plain_json, warn_if_omitted
+
+TESTED = "agent-framework-core 1.26 and agent-framework-orchestrations 1.4"
 try:
     from agent_framework import (
         AgentSession,
+        ChatContext,
+        ChatMiddleware,
         Content,
         ContextProvider,
         Message,
         SessionContext,
         SupportsAgentRun,
-        resolve_agent_id,
     )
     from agent_framework_orchestrations import clean_conversation_for_handoff
 except ImportError as exc:  # pragma: no cover - exercised in a subprocess by the tests
     raise ImportError(
         "handoff_codec.integrations.agent_framework needs Microsoft Agent Framework "
         f"(agent-framework-core, agent-framework-orchestrations), which could not be imported: "
-        f"{exc}. Install it with: pip install 'handoff-codec[agent-framework]'"
+        f"{exc}. Install it with: pip install 'handoff-codec[agent-framework]' (tested with "
+        f"{TESTED})"
     ) from exc
+if not callable(getattr(SessionContext, "extend_middleware", None)):  # pragma: no cover
+    raise ImportError(
+        "handoff_codec.integrations.agent_framework needs SessionContext.extend_middleware, "
+        f"which the installed agent-framework-core lacks; tested with {TESTED}: "
+        "pip install 'handoff-codec[agent-framework]'")
 
-from ..format import Codec, default_codec
-from .report import Encoded, Omission, is_plain_json, warn_if_omitted
-
-__all__ = ["HandoffHistoryProvider", "dumps", "encode", "is_summary", "loads", "summary_message"]
+__all__ = ["MARK", "HandoffHistoryProvider", "dumps", "encode", "hand_on", "is_summary", "loads",
+           "model_items", "summary_message", "thread"]
 
 logger = logging.getLogger("handoff_codec")
 
 Item = dict[str, Any]
 FRAMEWORK = "agent_framework"
 
-# Message parts that the framework's cleaning keeps on user messages, and that
-# the summary message carries as parts so the next model sees them.
-MEDIA_TYPES = frozenset({"data", "uri", "hosted_file", "hosted_vector_store"})
 TEXT_PARTS = frozenset({"input_text", "output_text"})
 MEDIA_PARTS = {"input_image": "image_url", "input_file": "file_url"}
 # Standalone item type -> (the Content type it holds, the default role of its message).
@@ -269,37 +276,17 @@ def _standalone_form(item: Mapping[str, Any]) -> Item:
 
 
 # ------------------------------------------------------------------ messages <-> items
-@dataclass(frozen=True)
-class _Contents:
-    """A message's contents as JSON forms, and what the forms leave out (field, reason)."""
-
-    forms: list[Item]
-    losses: list[tuple[str, str]]
-
-
-def _contents(message: Message, raw: Sequence[Item] | None = None) -> _Contents:
-    """``_Contents`` of ``message``; ``raw``, when given, are its contents' ``to_dict()``."""
-    found = _Report()
-    forms: list[Item] = []
-    for n, content in enumerate(message.contents):
-        form = content.to_dict() if raw is None else raw[n]
-        _content_losses(content, f"contents[{n}]", found, form)
-        forms.append(_json(form, f"contents[{n}]", found))
-    return _Contents(forms, [(omission.field, omission.reason) for omission in found.omitted])
-
-
-def _message_items(message: Message, report: _Report,
-                   contents: _Contents | None = None) -> list[Item]:
-    """The items of ``message``; ``contents``, when given, are its :func:`_contents`."""
+def _message_items(message: Message, report: _Report) -> list[Item]:
+    """The items of ``message``, each value JSON cannot hold reported in ``report``."""
     role = message.role
     if message.raw_representation is not None:
         report.omit("raw_representation", "the provider's raw object is not part of "
                     "Message.to_dict()")
-    if contents is None:
-        contents = _contents(message)
-    for field, reason in contents.losses:
-        report.omit(field, reason)
-    forms = contents.forms
+    forms: list[Item] = []
+    for n, content in enumerate(message.contents):
+        form = content.to_dict()
+        _content_losses(content, f"contents[{n}]", report, form)
+        forms.append(_json(form, f"contents[{n}]", report))
     segments: list[Item] = []
     run: list[Item] | None = None
     for form in forms:
@@ -436,25 +423,18 @@ def _bad_part(index: int, part: Any) -> Item:
     raise ValueError(f"item {index}: a message part must be a JSON object, not {part!r}")
 
 
-# ------------------------------------------------------------------ the public conversion
+# ------------------------------------------------------------------ the exact conversion
 def encode(messages: Iterable[Message], *, codec: Codec | None = None) -> Encoded:
     """The summary text of ``messages`` and what it could not keep (see :class:`Encoded`)."""
-    return _encode(((message, None) for message in messages), codec)
-
-
-def _encode(messages: Iterable[tuple[Message, _Contents | None]],
-            codec: Codec | None) -> Encoded:
-    """:func:`encode` of messages each given with its :func:`_contents`, or None."""
     report = _Report()
     items: list[Item] = []
-    for index, (message, forms) in enumerate(messages):
+    for index, message in enumerate(messages):
         if not isinstance(message, Message):
             raise TypeError(f"message {index} is a {type(message).__name__}, not an "
                             "agent_framework.Message")
         report.index = index
-        items.extend(_message_items(message, report, forms))
-    text = (codec or default_codec).dumps(items)
-    return Encoded(text, tuple(report.omitted))
+        items.extend(_message_items(message, report))
+    return Encoded((codec or default_codec).dumps(items), tuple(report.omitted))
 
 
 def dumps(messages: Iterable[Message], *, codec: Codec | None = None) -> str:
@@ -474,6 +454,197 @@ def loads(text: str, *, codec: Codec | None = None) -> list[Message]:
     return _messages((codec or default_codec).loads(text))
 
 
+# ------------------------------------------------------------------ what a model is sent
+# Content a provider is never sent: token counts, and approvals the framework resolves itself
+# (its chat clients skip them).
+NOT_SENT = frozenset({"usage", "function_approval_request", "function_approval_response"})
+# Keys of Content.to_dict() that are the framework's or the provider's, never the model's.
+BOOKKEEPING = frozenset({"type", "additional_properties", "raw_representation", "annotations"})
+
+
+def _media_part(content: Content) -> Item | None:
+    """A text, image or file content as a Responses-API message part; None for other kinds."""
+    media = content.media_type
+    if content.type in ("uri", "data") and isinstance(content.uri, str):
+        image = isinstance(media, str) and media.startswith("image/")
+        part: Item = ({"type": "input_image", "image_url": content.uri} if image
+                      else {"type": "input_file", "file_url": content.uri})
+    elif content.type == "hosted_file" and isinstance(content.file_id, str):
+        part = {"type": "input_file", "file_id": content.file_id}
+    else:
+        return None
+    if media is not None:
+        part["media_type"] = media
+    return part
+
+
+def _visible_result(content: Content, path: str, report: _Report) -> Item:
+    """A function result as the ``function_call_output`` item a model is sent."""
+    item: Item = {"type": "function_call_output", "call_id": content.call_id}
+    parts = content.items or []
+    if all(part.type == "text" for part in parts):
+        item["output"] = content.result if isinstance(content.result, str) else _json(
+            content.result, f"{path}.result", report)
+    else:
+        item["output"] = [_result_part(part, f"{path}.items[{n}]", report)
+                          for n, part in enumerate(parts)]
+    return item
+
+
+def _result_part(part: Content, path: str, report: _Report) -> Item:
+    """One part of a function result that holds media: text, an image or file, or other."""
+    if part.type == "text":
+        return {"type": "input_text", "text": part.text}
+    return _media_part(part) or _visible_fields(part, path, report)
+
+
+def _visible_fields(content: Content, path: str, report: _Report) -> Item:
+    """Any other content: its ``to_dict()`` fields but the framework's own."""
+    form = content.to_dict()
+    item = {"type": content.type, **{k: v for k, v in form.items()
+                                     if k not in BOOKKEEPING and v is not None}}
+    return dict(_json(item, path, report))
+
+
+def _visible_item(content: Content, path: str, report: _Report) -> Item | None:
+    """The item a model is sent for a content that is not a message part, or None."""
+    kind = content.type
+    if kind == "function_call":
+        item: Item = {"type": "function_call", "call_id": content.call_id,
+                      "name": content.name}
+        if content.arguments is not None:
+            item["arguments"] = _json(content.arguments, f"{path}.arguments", report)
+        return item
+    if kind == "function_result":
+        return _visible_result(content, path, report)
+    if kind == "text_reasoning":
+        return None if content.text is None else {"type": "reasoning", "text": content.text}
+    if kind in NOT_SENT:
+        return None
+    return _visible_fields(content, path, report)
+
+
+def _visible(message: Message, report: _Report) -> list[Item]:
+    """``message`` as the Responses-API input items a model reads: its text, media, function
+    calls (ids, names, arguments), results and reasoning; none of its ids, metadata or usage."""
+    items: list[Item] = []
+    parts: list[Item] | None = None
+    for n, content in enumerate(message.contents):
+        if content.type == "text":
+            part: Item | None = {"type": "output_text" if message.role == "assistant"
+                                 else "input_text", "text": content.text}
+        else:
+            part = _media_part(content)
+        if part is None:
+            parts = None
+            item = _visible_item(content, f"contents[{n}]", report)
+            if item is not None:
+                items.append(item)
+            continue
+        if parts is None:
+            parts = []
+            items.append(_turn(message, parts))
+        parts.append(part)
+    if not message.contents:
+        items.append(_turn(message, []))
+    for item in items:
+        one = item.get("content")
+        if isinstance(one, list) and len(one) == 1 and one[0]["type"] in TEXT_PARTS:
+            item["content"] = one[0]["text"]
+    return items
+
+
+def _turn(message: Message, parts: list[Item]) -> Item:
+    turn: Item = {"role": message.role}
+    if message.author_name is not None:
+        turn["name"] = message.author_name
+    turn["content"] = parts
+    return turn
+
+
+def model_items(messages: Iterable[Message]) -> list[Item]:
+    """What a model is sent of ``messages``, as Responses-API input items.
+
+    Text (whitespace and empty parts included), images and files, function calls
+    with their ids and arguments, function results and reasoning text, each
+    message's role and author. Not the framework's bookkeeping: message and
+    response ids, ``additional_properties``, raw provider objects, usage,
+    annotations, approvals, a failed tool's exception (its result says it
+    failed). A message the drop-in marked when handing it on stands for the
+    records it carries.
+    """
+    report = _Report()
+    return [item for message in messages for item in _handed(message) or _visible(message, report)]
+
+
+# ------------------------------------------------------------------ marks only our code writes
+MARK = "handoff_codec"
+"""The ``additional_properties`` key of what this module writes on a message."""
+_PROCESS_KEY = secrets.token_bytes(32)
+
+
+def _handed(message: Message) -> list[Item] | None:
+    """The records an agent's message carries when :class:`HandoffHistoryProvider` handed it on.
+
+    A user message never carries any: what a client sends is its own content.
+    """
+    mark = message.additional_properties.get(MARK) if message.role != "user" else None
+    items = mark.get("items") if isinstance(mark, Mapping) else None
+    if isinstance(items, list) and all(isinstance(item, dict) for item in items):
+        return items
+    return None
+
+
+def _seal(text: str, codec: Codec) -> str:
+    """The tag that marks ``text`` as a summary this process (or any holding the codec's key)
+    wrote: an HMAC-SHA256 under the codec's key, or a key this process drew at import."""
+    key = codec.key or _PROCESS_KEY
+    return hmac.new(key, text.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()
+
+
+def is_summary(message: Message, *, codec: Codec | None = None) -> bool:
+    """Whether ``message`` is a summary :func:`summary_message` wrote.
+
+    Judged by the tag in ``additional_properties`` (which ``to_dict()`` and
+    ``from_dict()`` keep), checked against the text: an HMAC under the codec's
+    key, or under a key drawn when this module was imported. A message a client
+    sends, whatever its text or fields, is not one. Without a codec key, a
+    summary is recognised in the process that wrote it.
+    """
+    mark = message.additional_properties.get(MARK)
+    tag = mark.get("summary") if isinstance(mark, Mapping) else None
+    first = message.contents[0] if message.contents else None
+    if (not isinstance(tag, str) or message.role not in ("user", "assistant")
+            or first is None or first.type != "text" or first.text is None):
+        return False
+    return hmac.compare_digest(tag, _seal(first.text, codec or default_codec))
+
+
+# ------------------------------------------------------------------ the summary message
+def _attachment(part: Mapping[str, Any]) -> Content | None:
+    """A media part of a record as a Content to attach, or None."""
+    url = part.get("image_url") or part.get("file_url")
+    media = part.get("media_type")
+    if isinstance(url, str):
+        return Content.from_uri(url, media_type=media if isinstance(media, str) else None)
+    if isinstance(part.get("file_id"), str):
+        return Content.from_hosted_file(part["file_id"])
+    return None
+
+
+def _attachments(items: Sequence[Mapping[str, Any]]) -> list[Content]:
+    """The images and files the records hold, in order, as parts for the summary message."""
+    found: list[Content] = []
+    for item in items:
+        parts = item.get("content") if "role" in item else item.get("output")
+        for part in parts if isinstance(parts, list) else ():
+            if isinstance(part, Mapping) and part.get("type") in MEDIA_PARTS:
+                content = _attachment(part)
+                if content is not None:
+                    found.append(content)
+    return found
+
+
 def summary_message(
     messages: Sequence[Message],
     *,
@@ -482,90 +653,152 @@ def summary_message(
     attach_media: bool = True,
     on_report: Callable[[Encoded], None] | None = None,
 ) -> Message:
-    """ONE message that hands ``messages`` to the next agent: the summary text as its first part.
+    """ONE message that hands what a model is sent of ``messages`` (:func:`model_items`) to
+    the next agent's model: the summary text as its first part, tagged (:func:`is_summary`).
 
-    With ``role="user"`` and ``attach_media`` the media of the user messages
-    (data, URIs, hosted files; the parts the framework's cleaning keeps) follow
-    as parts too, so the next model sees them; the summary holds them as well.
+    With ``role="user"`` and ``attach_media`` their images and files follow as
+    parts too, so the next model sees them; the summary holds them as well.
     Providers reject media on assistant turns: ``role="assistant"`` attaches
-    none. ``on_report`` gets the :class:`Encoded` report; without it, omissions
-    are logged as one warning.
+    none. ``on_report`` gets the :class:`Encoded` report (values that are not
+    JSON, written as ``str(value)``); without it, they are logged as one warning.
     """
     if role not in ("user", "assistant"):
         raise ValueError(f"the summary is a user or assistant message, not {role!r}")
-    return _summary_message([(message, None) for message in messages], codec, role,
-                            attach_media, on_report)
-
-
-def _summary_message(messages: Sequence[tuple[Message, _Contents | None]],
-                     codec: Codec | None, role: Literal["user", "assistant"],
-                     attach_media: bool, on_report: Callable[[Encoded], None] | None
-                     ) -> Message:
-    """:func:`summary_message` of messages each given with its :func:`_contents`, or None."""
-    encoded = _encode(messages, codec)
+    codec = codec or default_codec
+    report = _Report()
+    items: list[Item] = []
+    for index, message in enumerate(messages):
+        report.index = index
+        items.extend(_handed(message) or _visible(message, report))
+    encoded = Encoded(codec.dumps(items), tuple(report.omitted))
     if on_report is not None:
         on_report(encoded)
     else:
         warn_if_omitted(encoded, FRAMEWORK)
-    parts: list[Content] = [Content.from_text(encoded.text)]
+    parts = [Content.from_text(encoded.text)]
     if role == "user" and attach_media:
-        parts += [content for message, _ in messages if message.role == "user"
-                  for content in message.contents if content.type in MEDIA_TYPES]
-    return Message(role, parts)
-
-
-def is_summary(message: Message, *, codec: Codec | None = None) -> bool:
-    """Whether ``message`` is a summary message: a user or assistant message whose first
-    part is a text in the codec's envelope (as :func:`summary_message` writes it)."""
-    first = message.contents[0] if message.contents else None
-    if message.role not in ("user", "assistant") or first is None or first.type != "text":
-        return False
-    return (codec or default_codec).is_summary({"role": "assistant", "content": first.text})
+        parts += _attachments(items)
+    return Message(role, parts, additional_properties={MARK: {"summary": _seal(encoded.text,
+                                                                              codec)}})
 
 
 # ------------------------------------------------------------------ the drop-in provider
-def _key(message: Message, forms: Sequence[Item]) -> str:
-    """``message`` as text, to find it again: its own fields and its contents' ``forms``."""
-    return json.dumps([message.to_dict(exclude={"contents"}), forms], sort_keys=True,
-                      ensure_ascii=False, default=repr)
+def _kept(response: Sequence[Message]) -> list[int] | None:
+    """The positions of the messages the framework's cleaning hands on, or None when they
+    cannot be told (the cleaned copies hold contents of their originals)."""
+    cleaned = clean_conversation_for_handoff(list(response))
+    kept: list[int] = []
+    for index, message in enumerate(response):
+        if len(kept) < len(cleaned) and cleaned[len(kept)].contents and any(
+                content is cleaned[len(kept)].contents[0] for content in message.contents):
+            kept.append(index)
+    return kept if len(kept) == len(cleaned) else None
 
 
-def _forms(message: Message) -> list[Item]:
-    return [content.to_dict() for content in message.contents]
+def _marked(message: Message, items: list[Item]) -> Message:
+    copied = copy.copy(message)
+    copied.additional_properties = {**message.additional_properties, MARK: {"items": items}}
+    return copied
 
 
-@dataclass
-class _Entry:
-    """One message of the conversation: an input (``author`` None) or an agent's response.
+def hand_on(response: Sequence[Message], author: str | None) -> list[Message]:
+    """``response`` with the records of every message on the ones the framework hands on.
 
-    ``contents`` are worked out once, when it is logged, for every summary that holds it.
+    ``HandoffBuilder`` hands the other agents each response cleaned by
+    ``clean_conversation_for_handoff``: text only, and no message left empty.
+    Each message it keeps is replaced by a copy whose ``additional_properties``
+    carry the records (:func:`model_items`) of itself and of the messages
+    dropped before it, the last one also of those dropped after it. When it
+    keeps none (a turn that only called tools or handed off), a carrier is put
+    first: an assistant message of ``author`` whose one text is a space.
     """
+    report = _Report()
+    records = [_visible(message, report) for message in response]
+    kept = _kept(response)
+    if not kept:
+        carried = [item for items in records for item in items]
+        if not carried:
+            return list(response)
+        carrier = Message("assistant", [" "], author_name=author,
+                          additional_properties={MARK: {"items": carried, "carrier": True}})
+        return [carrier, *response]
+    out = list(response)
+    start = 0
+    for n, index in enumerate(kept):
+        end = len(response) if n == len(kept) - 1 else index + 1
+        out[index] = _marked(response[index], [item for items in records[start:end]
+                                               for item in items])
+        start = end
+    return out
 
-    message: Message
-    author: str | None
-    contents: _Contents
-    raw: str
-    cleaned: str | None
 
-    def echo(self, agent: str) -> str | None:
-        """What ``agent`` is handed of this message: an input or its own message as it is,
-        another agent's as the framework's cleaning leaves it (None when dropped)."""
-        return self.raw if self.author in (None, agent) else self.cleaned
+def thread(messages: Iterable[Message]) -> list[Message]:
+    """``messages`` as the framework keeps them without this module: the carriers
+    :func:`hand_on` put in a turn that said nothing left out, and its records taken off
+    the other messages (copies; the rest as they are)."""
+    out: list[Message] = []
+    for message in messages:
+        mark = message.additional_properties.get(MARK)
+        if not isinstance(mark, Mapping) or "items" not in mark:
+            out.append(message)
+        elif not mark.get("carrier"):
+            copied = copy.copy(message)
+            copied.additional_properties = {key: value for key, value in
+                                            message.additional_properties.items() if key != MARK}
+            out.append(copied)
+    return out
+
+
+# The summaries written for a run of messages, by its first message: a model call sends its
+# session's history again, as the same message objects, so each summary is written once. A
+# cache, not the conversation's state: an entry goes with its message, and a message of
+# another conversation is another object.
+_WRITTEN: weakref.WeakKeyDictionary[Message, dict[tuple[Any, ...], Message]] = (
+    weakref.WeakKeyDictionary())
+
+
+class _SummaryMiddleware(ChatMiddleware):
+    """Sends one agent's model its request with other agents' messages summarized; the
+    request the framework keeps (the session's history) stays as it built it."""
+
+    def __init__(self, provider: HandoffHistoryProvider, agent: str | None) -> None:
+        self.provider = provider
+        self.agent = agent
+
+    async def process(self, context: ChatContext, call_next: Callable[[], Awaitable[None]]
+                      ) -> None:
+        built = context.messages
+        try:
+            sent = self.provider.rewrite(built, self.agent)
+        except Exception:  # a handoff must not fail for its history: send what was built
+            logger.exception("agent_framework handoff: the request was sent as the framework "
+                             "built it")
+            sent = None
+        if sent is None:
+            await call_next()
+            return
+        context.messages = sent
+        try:
+            await call_next()
+        finally:
+            context.messages = built
 
 
 class HandoffHistoryProvider(ContextProvider):
-    """Hands each agent of a ``HandoffBuilder`` workflow the whole conversation as ONE summary.
+    """Hands each agent of a ``HandoffBuilder`` workflow what the other agents said and did.
 
-    Give the same instance to every participant (and build one per workflow:
-    it holds the conversation of one workflow, in memory). ``after_run`` logs
-    each agent's full response; ``before_run`` logs the new inputs and, when
-    other agents have spoken since this agent last ran, sets
-    ``context.input_messages`` to the agent's own messages handed back to it
-    (its handoff call's result) followed by :func:`summary_message` of
-    everything else it has not seen. Otherwise the input is left as it is.
+    Give the same instance to every participant; one serves any number of
+    workflows at once, as it keeps nothing: everything travels with the
+    conversation's messages.
 
-    Inputs the provider cannot place (say, after a workflow restored from a
-    checkpoint in another process) are logged as new and named in a warning.
+    ``after_run`` marks the agent's response (:func:`hand_on`): the messages
+    the framework hands the other agents carry the records of the whole
+    response, tool calls, results and reasoning included. ``before_run`` adds
+    a chat middleware that, on each model call, sends the model the request
+    with every run of other agents' messages replaced by ONE
+    :func:`summary_message` of the records they carry. The user's messages
+    and the agent's own stay as they are, and so does everything the framework
+    keeps: the session's history, the workflow's state and its outputs.
     """
 
     def __init__(
@@ -584,26 +817,35 @@ class HandoffHistoryProvider(ContextProvider):
         self.role: Literal["user", "assistant"] = role
         self.attach_media = attach_media
         self.on_report = on_report
-        self._log: list[_Entry] = []
-        self._seen: dict[str, int] = {}
 
-    @property
-    def conversation(self) -> list[Message]:
-        """Every message logged so far, in order (a new list)."""
-        return [entry.message for entry in self._log]
+    def rewrite(self, messages: Sequence[Message], agent: str | None) -> list[Message] | None:
+        """What ``agent``'s model is sent for ``messages``: each run of messages of other
+        agents as one summary message, the rest as it is; None when there is none."""
+        out: list[Message] = []
+        run: list[Message] = []
+        summarized = False
+        for message in [*messages, None]:
+            if message is not None and message.role != "user" and (
+                    message.author_name not in (None, agent)):
+                run.append(message)
+                continue
+            if run:
+                out.append(self._summary(run))
+                run, summarized = [], True
+            if message is not None:
+                out.append(message)
+        return out if summarized else None
 
-    def _add(self, message: Message, author: str | None, forms: list[Item],
-             raw: str) -> None:
-        cleaned_key = None
-        if author is not None:
-            cleaned = clean_conversation_for_handoff([message])
-            if cleaned:  # its contents are some of the message's own, kept as they are
-                form_of = {id(content): form for content, form in zip(message.contents, forms,
-                                                                      strict=True)}
-                kept = [form_of.get(id(content)) or content.to_dict()
-                        for content in cleaned[0].contents]
-                cleaned_key = _key(cleaned[0], kept)
-        self._log.append(_Entry(message, author, _contents(message, forms), raw, cleaned_key))
+    def _summary(self, run: Sequence[Message]) -> Message:
+        """The summary of ``run``, written once for the same messages (see ``_WRITTEN``)."""
+        key = (tuple(map(id, run)), self.codec, self.role, self.attach_media)
+        written = _WRITTEN.setdefault(run[0], {})
+        summary = written.get(key)
+        if summary is None:
+            summary = written[key] = summary_message(
+                run, codec=self.codec, role=self.role, attach_media=self.attach_media,
+                on_report=self.on_report)
+        return summary
 
     async def before_run(
         self,
@@ -613,40 +855,8 @@ class HandoffHistoryProvider(ContextProvider):
         context: SessionContext,
         state: dict[str, Any],
     ) -> None:
-        """Log the new inputs; replace the cleaned history with one summary when it is lossy."""
-        me = resolve_agent_id(agent)
-        start = self._seen.get(me, 0)
-        # Where each message this agent may be handed back sits in the log, in order.
-        places: dict[str | None, list[int]] = {}
-        for k in range(start, len(self._log)):
-            places.setdefault(self._log[k].echo(me), []).append(k)
-        at = start
-        own: list[Message] = []
-        unplaced: list[str] = []
-        for message in context.input_messages:
-            forms = _forms(message)
-            key = _key(message, forms)
-            candidates = places.get(key, [])
-            n = bisect.bisect_left(candidates, at)
-            found = candidates[n] if n < len(candidates) else None
-            if found is None:
-                if message.role != "user":
-                    unplaced.append(message.role)
-                self._add(message, None, forms, key)
-                continue
-            at = found + 1
-            if self._log[found].author == me:
-                own.append(message)
-        if unplaced:
-            logger.warning("agent_framework handoff: %d input message(s) of %s were not seen by "
-                           "the HandoffHistoryProvider before; summarized as new inputs",
-                           len(unplaced), me)
-        unseen = [entry for entry in self._log[start:] if entry.author != me]
-        if not any(entry.author is not None for entry in unseen):
-            return
-        summary = _summary_message([(entry.message, entry.contents) for entry in unseen],
-                                   self.codec, self.role, self.attach_media, self.on_report)
-        context.input_messages = [*own, summary]
+        """Summarize other agents' messages in each model request of this run."""
+        context.extend_middleware(self.source_id, _SummaryMiddleware(self, agent.name))
 
     async def after_run(
         self,
@@ -656,11 +866,6 @@ class HandoffHistoryProvider(ContextProvider):
         context: SessionContext,
         state: dict[str, Any],
     ) -> None:
-        """Log the agent's full response: function calls, results and reasoning included."""
-        if context.response is None:
-            return
-        me = resolve_agent_id(agent)
-        self._seen[me] = len(self._log)
-        for message in context.response.messages:
-            forms = _forms(message)
-            self._add(message, me, forms, _key(message, forms))
+        """Mark the response so the messages the framework hands on carry all of it."""
+        if context.response is not None:
+            context.response.messages[:] = hand_on(context.response.messages, agent.name)
