@@ -1,10 +1,10 @@
 """Print the frameworks table of docs/frameworks.md: ``python -m benchmarks.frameworks``.
 
 ``--repeat N`` sets the timed pairs. The output is the markdown table the page shows, row
-for row: paste it there. Then, for each module with
-``measure_hops(repeat)`` (rows with
-``framework``, ``hops``, ``metadata``, ``default_bytes``, ``ours_bytes``, ``bytes_ratio``,
-``render_ratio`` and ``cold_render_ratio``), the table of bytes and render cost by hops.
+for row: paste it there. Then, for each module with ``measure_hops(repeat)`` (rows with
+``framework``, ``hops``, ``metadata``, ``default_bytes``, ``ours_bytes``, ``render_ratio``
+and, where they differ from the default's, ``native_bytes``, a lossless native rendering,
+and ``cold_render_ratio``), the table of bytes and render cost by hops.
 ``--only NAME`` (repeatable) measures those frameworks only.
 """
 
