@@ -68,7 +68,7 @@ from agent_framework_scripted import (
     run_conversation,
 )
 
-__all__ = ["counts", "hop_rows", "measure"]
+__all__ = ["counts", "measure", "measure_hops"]
 
 MEDIA = frozenset({"data", "uri", "hosted_file", "hosted_vector_store"})
 BATCH = 20  # renderings per timed batch: one takes well under a millisecond
@@ -153,8 +153,14 @@ def _render_ratio(hops: int, repeat: int, metadata: bool) -> float:
     return _median_ratio(ours, theirs, repeat)
 
 
-def hop_rows(repeat: int) -> list[dict[str, Any]]:
+def _framework() -> str:
+    return (f"Agent Framework (orchestrations {version('agent-framework-orchestrations')}, "
+            f"core {version('agent-framework-core')})")
+
+
+def measure_hops(repeat: int) -> list[dict[str, Any]]:
     """One row per hop count and metadata setting: native, default and our bytes, and cost."""
+    logging.getLogger("agent_framework").setLevel(logging.CRITICAL)
     rows = []
     for metadata in (False, True):
         for hops in HOPS:
@@ -162,9 +168,10 @@ def hop_rows(repeat: int) -> list[dict[str, Any]]:
             ours, _ = asyncio.run(run_chain([HandoffHistoryProvider(
                 on_report=lambda report: None)], hops, metadata=metadata))
             native = [Message("user", [QUESTION]), *responses[:-1]]
-            rows.append({"hops": hops, "metadata": metadata,
-                         "native": request_bytes(native), "default": request_bytes(default),
-                         "ours": request_bytes(ours),
+            rows.append({"framework": _framework(), "hops": hops, "metadata": metadata,
+                         "native_bytes": request_bytes(native),
+                         "default_bytes": request_bytes(default),
+                         "ours_bytes": request_bytes(ours),
                          "render_ratio": _render_ratio(hops, repeat, metadata)})
     return rows
 
@@ -180,9 +187,7 @@ def measure(repeat: int) -> dict[str, Any]:
     """The shared table's row: C's model input under the framework's handoff and ours, and the
     render cost at one hop of the hop table."""
     logging.getLogger("agent_framework").setLevel(logging.CRITICAL)  # "Function refund failed"
-    framework = (f"Agent Framework (orchestrations {version('agent-framework-orchestrations')}, "
-                 f"core {version('agent-framework-core')})")
-    return {"framework": framework, "default": counts(_sent_to_c([])),
+    return {"framework": _framework(), "default": counts(_sent_to_c([])),
             "ours": counts(_sent_to_c([HandoffHistoryProvider(on_report=lambda r: None)])),
             "render_ratio": _render_ratio(1, repeat, False)}
 
@@ -191,15 +196,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, allow_abbrev=False)
     parser.add_argument("--repeat", type=int, default=51,
                         help="interleaved timing pairs a row (default 51)")
-    repeat = parser.parse_args().repeat
-    logging.getLogger("agent_framework").setLevel(logging.CRITICAL)
-    print("| hops | metadata | native bytes | default bytes | our bytes | ours / native "
-          "| render cost, ours / theirs |")
-    print("|---:|---|---:|---:|---:|---:|---:|")
-    for row in hop_rows(repeat):
-        print(f"| {row['hops']} | {'yes' if row['metadata'] else 'no'} | {row['native']} "
-              f"| {row['default']} | {row['ours']} | {row['ours'] / row['native']:.2f}x "
-              f"| {row['render_ratio']:.1f}x |", flush=True)
+    from benchmarks.frameworks.__main__ import hops_table
+
+    print("\n".join(hops_table(parser.parse_args().repeat, ("agent_framework",))), flush=True)
 
 
 if __name__ == "__main__":
