@@ -48,24 +48,39 @@ from __future__ import annotations
 import dataclasses
 import logging
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 try:
     import pydantic
+    from pydantic_ai import Agent, RunContext
+    from pydantic_ai.agent import AgentRunResult
+    from pydantic_ai.capabilities import AbstractCapability
     from pydantic_ai.messages import (
         BaseToolCallPart,
+        BaseToolReturnPart,
         BinaryAudio,
         BinaryContent,
         BinaryImage,
+        CachePoint,
+        FilePart,
         ModelMessage,
         ModelMessagesTypeAdapter,
         ModelRequest,
         ModelRequestPart,
         ModelResponse,
         ModelResponsePart,
+        RetryFeedbackPart,
         RetryPromptPart,
+        TextContent,
+        TextPart,
+        ThinkingPart,
+        UserContent,
+        UserPromptPart,
+        is_multi_modal_content,
     )
+    from pydantic_ai.models import ModelRequestContext
 except ImportError as exc:  # pragma: no cover - exercised in a subprocess by the tests
     raise ImportError(
         "handoff_codec.integrations.pydantic_ai needs PydanticAI (pydantic-ai-slim), which "
@@ -73,9 +88,15 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess by th
     ) from exc
 
 from ..format import Codec, default_codec
-from .report import Encoded, Omission, warn_if_omitted
+from .report import Encoded, Omission, is_plain_json, warn_if_omitted
 
 __all__ = [
+    "FRAMING",
+    "IN_PROGRESS",
+    "NO_RESULT",
+    "DelegationReport",
+    "HandoffHistory",
+    "delegate",
     "dumps",
     "encode",
     "loads",
@@ -95,7 +116,8 @@ ATTACHED = "attached_media"  # in a delegate's summary: media attached to the su
 CLASSES_KEY = "classes"  # binary content whose class reading alone would not give back
 
 #: The result a delegate's summary shows for the delegating call, which runs while B runs.
-IN_PROGRESS = "(in progress: this call was handed to you; your answer will be its result)"
+IN_PROGRESS = ("(in progress: this call handed the conversation on and is waiting for the "
+               "answer)")
 #: The result it shows for any other call that had no result when the conversation was handed on.
 NO_RESULT = "(no result yet: the call was still running when the conversation was handed on)"
 #: The framing text before the summary in the message a delegate's model is sent.
@@ -137,16 +159,16 @@ def _not_json(value: Any) -> Any:
 def _defaults(obj: Any) -> set[str]:
     """The names of ``obj``'s dataclass fields that hold their default value."""
     same: set[str] = set()
-    for field in dataclasses.fields(obj):
-        if field.default is not dataclasses.MISSING:
-            default = field.default
-        elif field.default_factory is not dataclasses.MISSING:
-            default = field.default_factory()
+    for spec in dataclasses.fields(obj):
+        if spec.default is not dataclasses.MISSING:
+            default = spec.default
+        elif spec.default_factory is not dataclasses.MISSING:
+            default = spec.default_factory()
         else:
             continue
         try:
-            if getattr(obj, field.name) == default:
-                same.add(field.name)
+            if getattr(obj, spec.name) == default:
+                same.add(spec.name)
         except Exception:  # a value whose == fails is written
             continue
     return same
@@ -176,10 +198,10 @@ def _part_item(part: Any, dumped: Json) -> Item:
         return item
     fixed, lifted = form
     item = dict(fixed)
-    for key, field in lifted:
-        if field in rest or field in dumped:
-            item[key] = dumped[field]
-            rest.pop(field, None)
+    for key, name in lifted:
+        if name in rest or name in dumped:
+            item[key] = dumped[name]
+            rest.pop(name, None)
     if kind == "thinking":
         item["summary"] = [{"type": "summary_text", "text": rest.pop("content")}]
     if kind == "user-prompt" and isinstance(item.get("content"), list):
@@ -251,9 +273,9 @@ def _part_form(item: Mapping[str, Any], calls: Mapping[str, str]) -> tuple[Json,
     if unknown:
         raise _ItemError(f"unexpected keys in a {kind} item: {sorted(unknown)}")
     form: Json = {"part_kind": kind}
-    for key, field in lifted:
+    for key, name in lifted:
         if key in item:
-            form[field] = item[key]
+            form[name] = item[key]
     if kind == "user-prompt":
         form["content"] = _user_content(item.get("content"))
     elif kind == "text" and not isinstance(item.get("content"), str):
@@ -298,7 +320,7 @@ def _read_part(form: Json, classes: Any, adapter: pydantic.TypeAdapter[Any]) -> 
         values[at] = cls(data=value.data, media_type=value.media_type,
                          identifier=value.identifier, vendor_metadata=value.vendor_metadata)
     new = values if isinstance(content, list | tuple) else values[0]
-    return dataclasses.replace(part, content=new)  # type: ignore[arg-type]
+    return dataclasses.replace(part, content=new)
 
 
 _REQUEST_PART: pydantic.TypeAdapter[Any] = pydantic.TypeAdapter(ModelRequestPart)
@@ -426,3 +448,278 @@ def loads(text: str, *, codec: Codec | None = None) -> list[ModelMessage]:
     or ``reasoning`` items.
     """
     return _messages_of((codec or default_codec).loads(text))
+
+
+# ------------------------------------------------------------------ what a delegate's model is sent
+# Parts that hold the delegating agent's own instructions: never handed to the delegate.
+_INSTRUCTION_KINDS = frozenset({"system-prompt", "instruction", "instruction-delta",
+                                "instruction-baseline", "tool-availability-delta",
+                                "model-settings-delta"})
+
+
+@dataclass
+class _Visible:
+    """What one summary holds: its items, the media they attach, and what was left out."""
+
+    items: list[Item] = field(default_factory=list)
+    attachments: list[UserContent] = field(default_factory=list)
+    omitted: list[Omission] = field(default_factory=list)
+    instructions: int = 0
+    pending: list[str] = field(default_factory=list)
+
+    def attach(self, media: Iterable[Any]) -> list[Item]:
+        placeholders = []
+        for medium in media:
+            self.attachments.append(medium)
+            placeholders.append({"type": ATTACHED, "index": len(self.attachments) - 1})
+        return placeholders
+
+
+def _user_item(content: str | Sequence[Any], visible: _Visible) -> Item:
+    if isinstance(content, str):
+        return {"role": "user", "content": content}
+    elements: list[Item] = []
+    for element in content:
+        if isinstance(element, str):
+            elements.append({"type": "input_text", "text": element})
+        elif isinstance(element, TextContent):
+            elements.append({"type": "input_text", "text": element.content})
+        elif is_multi_modal_content(element):
+            elements += visible.attach([element])
+        elif not isinstance(element, CachePoint):  # a cache marker is no content
+            elements.append({"type": "input_text", "text": str(element)})
+    return {"role": "user", "content": elements}
+
+
+def _tool_output(part: BaseToolReturnPart[Any], visible: _Visible) -> Any:
+    """What the model is sent of a tool's result: the JSON value, or the framework's text."""
+    if part.outcome == "success" and is_plain_json(part.content):
+        return part.content
+    text, files = part.model_response_str_and_user_content()
+    media = [f for f in files if is_multi_modal_content(f)]
+    if not media:
+        return text
+    return [{"type": "input_text", "text": text}, *visible.attach(media)]
+
+
+def _request_items(message: ModelRequest, index: int, visible: _Visible) -> None:
+    for n, part in enumerate(message.parts):
+        kind = getattr(part, "part_kind", None)
+        if kind in _INSTRUCTION_KINDS:
+            visible.instructions += 1
+        elif isinstance(part, UserPromptPart):
+            visible.items.append(_user_item(part.content, visible))
+        elif isinstance(part, BaseToolReturnPart):
+            visible.items.append({"type": "function_call_output", "call_id": part.tool_call_id,
+                                  "output": _tool_output(part, visible)})
+        elif isinstance(part, RetryPromptPart):
+            if part.tool_name is None:
+                visible.items.append({"role": "user", "content": part.model_response()})
+            else:
+                visible.items.append({"type": "function_call_output",
+                                      "call_id": part.tool_call_id,
+                                      "output": part.model_response()})
+        elif isinstance(part, RetryFeedbackPart):
+            visible.items.append({"role": "user", "content": part.model_response()})
+        else:
+            visible.omitted.append(Omission(index, f"parts[{n}]", f"a {kind} part is not "
+                                            "content another agent's model can be sent"))
+    if message.instructions is not None:
+        visible.instructions += 1
+
+
+def _response_items(message: ModelResponse, index: int, agent: str | None,
+                    include_thinking: bool, visible: _Visible) -> None:
+    for n, part in enumerate(message.parts):
+        if isinstance(part, TextPart):
+            text: Item = {"role": "assistant", "content": part.content}
+            if agent:
+                text["name"] = agent
+            visible.items.append(text)
+        elif isinstance(part, ThinkingPart):
+            if include_thinking:
+                visible.items.append({"type": "reasoning", "summary": [
+                    {"type": "summary_text", "text": part.content}]})
+            else:
+                visible.omitted.append(Omission(index, f"parts[{n}]",
+                                                "a thought, left out (include_thinking=False)"))
+        elif isinstance(part, BaseToolCallPart):
+            visible.items.append({"type": "function_call", "call_id": part.tool_call_id,
+                                  "name": part.tool_name,
+                                  "arguments": {} if part.args is None else part.args})
+        elif isinstance(part, BaseToolReturnPart):  # a provider's own tool, run by the provider
+            visible.items.append({"type": "function_call_output", "call_id": part.tool_call_id,
+                                  "output": _tool_output(part, visible)})
+        elif isinstance(part, FilePart):
+            visible.items.append({"role": "assistant", "content": visible.attach([part.content])})
+        else:
+            visible.omitted.append(Omission(index, f"parts[{n}]", f"a {part.part_kind} part is "
+                                            "not content another agent's model can be sent"))
+
+
+def _paired(items: list[Item], delegating: str | None, visible: _Visible) -> list[Item]:
+    """``items`` with a placeholder result after every call that has none (see the module)."""
+    answered = {item.get("call_id") for item in items
+                if item.get("type") == "function_call_output"}
+    out: list[Item] = []
+    waiting: list[Item] = []
+    for item in items:
+        if item.get("type") != "function_call" and waiting:
+            out += waiting
+            waiting = []
+        out.append(item)
+        call_id = item.get("call_id")
+        if item.get("type") == "function_call" and call_id not in answered:
+            visible.pending.append(str(call_id))
+            waiting.append({"type": "function_call_output", "call_id": call_id,
+                            "output": IN_PROGRESS if call_id == delegating else NO_RESULT})
+    return out + waiting
+
+
+def _visible(messages: Sequence[ModelMessage], agent: str | None, include_thinking: bool,
+             delegating: str | None, visible: _Visible) -> None:
+    """Add what a model is sent of ``messages`` to ``visible`` (its items, media, report)."""
+    start = len(visible.items)
+    for index, message in enumerate(messages):
+        if isinstance(message, ModelRequest):
+            _request_items(message, index, visible)
+        else:
+            _response_items(message, index, agent, include_thinking, visible)
+    visible.items[start:] = _paired(visible.items[start:], delegating, visible)
+
+
+@dataclass(frozen=True)
+class DelegationReport:
+    """What one delegation handed the delegate's model.
+
+    ``summary`` is the summary text and what it left out (an :class:`Encoded`);
+    ``instructions`` how many system prompts and instruction records of the
+    delegating agents were left out, as they always are; ``pending`` the ids of
+    the calls that had no result yet and were given a placeholder
+    (:data:`IN_PROGRESS` or :data:`NO_RESULT`); ``attachments`` how many images
+    and files ride along with the summary.
+    """
+
+    summary: Encoded
+    instructions: int = 0
+    pending: tuple[str, ...] = ()
+    attachments: int = 0
+
+
+ReportCallback = Callable[[DelegationReport], None]
+_Deps = TypeVar("_Deps")
+
+
+@dataclass
+class HandoffHistory(AbstractCapability[Any]):
+    """A per-run capability: the delegating conversation, handed to the delegate's model.
+
+    Build it with :meth:`from_context` in the delegating tool and pass it to
+    that one run of the delegate (``agent.run(..., capabilities=[history])``,
+    ``run_stream``, ``iter``); :func:`delegate` does both. Before each model
+    request of that run it puts ONE user message in the request, just before
+    the run's first user prompt: :data:`FRAMING`, the summary text, then the
+    media the summary refers to. The request only: the run's messages, and so
+    ``result.all_messages()``, stay the delegate's own thread.
+    """
+
+    items: list[Item] = field(default_factory=list)
+    attachments: list[UserContent] = field(default_factory=list)
+    agent: str | None = None
+    codec: Codec | None = None
+    framing: str = FRAMING
+    report: DelegationReport | None = None
+    anchor: ModelRequest | None = field(default=None, repr=False, compare=False)
+
+    @classmethod
+    def from_context(cls, ctx: RunContext[Any], *, codec: Codec | None = None,
+                     include_thinking: bool = True, framing: str = FRAMING,
+                     on_report: ReportCallback | None = None) -> HandoffHistory:
+        """The conversation of the run ``ctx`` belongs to, as its tool call hands it on.
+
+        The summary holds what that run's agent (and, when it is itself a
+        delegate, the agents before it) and the user said and did, without
+        their system prompts and instructions. Raises the codec's EncodeError
+        (a ValueError) for a conversation over its limits.
+        """
+        visible = _Visible()
+        upstream = next((c for c in ctx.capabilities.values() if isinstance(c, HandoffHistory)),
+                        None)
+        if upstream is not None:  # this run is itself a delegate: the conversation before it
+            visible.items += upstream.items
+            visible.attachments += upstream.attachments
+        agent = ctx.agent.name if ctx.agent is not None else None
+        _visible(ctx.messages, agent, include_thinking, ctx.tool_call_id, visible)
+        text = (codec or default_codec).dumps(visible.items)
+        report = DelegationReport(Encoded(text, tuple(visible.omitted)), visible.instructions,
+                                  tuple(visible.pending), len(visible.attachments))
+        if on_report is not None:
+            on_report(report)
+        elif visible.omitted:
+            warn_if_omitted(report.summary, FRAMEWORK)
+        return cls(items=visible.items, attachments=visible.attachments, agent=agent,
+                   codec=codec, framing=framing, report=report)
+
+    @property
+    def text(self) -> str:
+        """The summary text (``handoff_codec.loads`` reads it back)."""
+        if self.report is not None:
+            return self.report.summary.text
+        return (self.codec or default_codec).dumps(self.items)
+
+    def message_part(self) -> UserPromptPart:
+        """The user prompt part the delegate's model is sent: framing, summary, media."""
+        framing = self.framing.format(agent=f"the agent {self.agent!r}" if self.agent
+                                      else "another agent")
+        return UserPromptPart([framing, self.text, *self.attachments])
+
+    async def for_run(self, ctx: RunContext[Any]) -> HandoffHistory:
+        """A copy for the run, so that one instance given to two runs keeps them apart."""
+        return dataclasses.replace(self, anchor=None)
+
+    async def before_model_request(self, ctx: RunContext[Any],
+                                   request_context: ModelRequestContext) -> ModelRequestContext:
+        """Put the summary before the run's first user prompt, in this request only."""
+        messages = list(request_context.messages)
+        if self.anchor is None:  # the first request: the run's prompt is in its last message
+            self.anchor = next((m for m in reversed(messages) if isinstance(m, ModelRequest)
+                                and any(isinstance(p, UserPromptPart) for p in m.parts)), None)
+        at = next((n for n, m in enumerate(messages) if m is self.anchor), None)
+        if at is None:
+            return request_context
+        request = messages[at]
+        assert isinstance(request, ModelRequest)
+        parts = list(request.parts)
+        head = next((n for n, part in enumerate(parts) if isinstance(part, UserPromptPart)),
+                    len(parts))
+        parts.insert(head, self.message_part())
+        messages[at] = dataclasses.replace(request, parts=parts)
+        request_context.messages = messages
+        return request_context
+
+    @classmethod
+    def get_serialization_name(cls) -> str | None:
+        """None: built per run from a tool's context, never from an agent spec."""
+        return None
+
+
+async def delegate(agent: Agent[_Deps, Any], ctx: RunContext[Any],
+                   user_prompt: str | Sequence[UserContent] | None = None, *,
+                   codec: Codec | None = None, include_thinking: bool = True,
+                   framing: str = FRAMING, on_report: ReportCallback | None = None,
+                   **run_kwargs: Any) -> AgentRunResult[Any]:
+    """Run ``agent`` for the tool call ``ctx`` belongs to, handing it the conversation.
+
+    ``agent.run(user_prompt, **run_kwargs)`` with :meth:`HandoffHistory.from_context`
+    of ``ctx`` added to its capabilities, and ``usage=ctx.usage`` unless given,
+    so the delegate's usage counts toward the delegating run's. The delegate
+    runs with its own system prompt and instructions; pass ``message_history``
+    only for the delegate's own earlier thread. ``on_report`` gets the
+    :class:`DelegationReport`.
+    """
+    history = HandoffHistory.from_context(ctx, codec=codec, include_thinking=include_thinking,
+                                          framing=framing, on_report=on_report)
+    run_kwargs["capabilities"] = [*(run_kwargs.get("capabilities") or ()), history]
+    run_kwargs.setdefault("usage", ctx.usage)
+    result: AgentRunResult[Any] = await agent.run(user_prompt, **run_kwargs)
+    return result
