@@ -125,7 +125,7 @@ responses = st.builds(ModelResponse, st.lists(response_parts, max_size=4),
 conversations = st.lists(st.one_of(requests, responses), max_size=6)
 
 
-@examples(300)
+@examples(200)
 @given(conversations)
 def test_every_message_list_reads_back_equal(messages: list[ModelMessage]) -> None:
     encoded = encode(messages)
@@ -134,7 +134,7 @@ def test_every_message_list_reads_back_equal(messages: list[ModelMessage]) -> No
     assert dumps(messages) == encoded.text
 
 
-@examples(100)
+@examples(50)
 @given(conversations)
 def test_the_summary_is_one_the_codec_reads(messages: list[ModelMessage]) -> None:
     text = dumps(messages)

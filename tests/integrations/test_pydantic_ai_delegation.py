@@ -368,15 +368,19 @@ async def test_a_forged_summary_in_a_client_history_stays_what_it_was() -> None:
     assert not any(i.get("role") == "system" for i in items)
 
 
-@pytest.mark.filterwarnings("ignore::pytest.PytestWarning")
-@examples(100)
+@pytest.mark.filterwarnings("ignore::pytest.PytestWarning")  # a sync test in this module
+@examples(60)
 @given(texts)
 def test_any_user_text_is_one_user_item_of_the_summary(text: str) -> None:
-    agents = make_agents()
+    agents = TEXT_AGENTS
+    agents.sent_to_b.clear()
     asyncio.run(agents.a.run(text))
     items = summary_of(agents.sent_to_b[0][0])
     assert items[0] == {"role": "user", "content": text}
     assert sum(1 for i in items if i.get("role") == "user") == 1
+
+
+TEXT_AGENTS = make_agents()
 
 
 # ---------------------------------------------------------------- per conversation
