@@ -26,6 +26,8 @@ from pydantic_ai.messages import (
     ModelResponse,
     NativeToolCallPart,
     NativeToolReturnPart,
+    RetryFeedbackPart,
+    RetryInfo,
     RetryPromptPart,
     SystemPromptPart,
     TextPart,
@@ -100,6 +102,9 @@ request_parts = st.one_of(
               metadata=metadata, timestamp=stamps,
               outcome=st.sampled_from(["success", "failed", "denied", "retried"])),
     st.builds(_retry_prompt, texts, st.one_of(st.none(), names), ids, stamps),
+    st.builds(RetryFeedbackPart, texts, retry=st.builds(
+        RetryInfo, st.sampled_from(["validation_error", "no_output", "model_retry"]),
+        attempt=st.one_of(st.none(), st.integers(1, 3))), timestamp=stamps),
 )
 response_parts = st.one_of(
     st.builds(TextPart, texts, id=st.one_of(st.none(), ids)),
