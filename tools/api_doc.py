@@ -46,6 +46,7 @@ PUBLIC_MODULES = (
     "handoff_codec.integrations.langgraph",
     "handoff_codec.integrations.google_adk",
     "handoff_codec.integrations.agent_framework",
+    "handoff_codec.integrations.pydantic_ai",
     "handoff_codec.cli",
 )
 

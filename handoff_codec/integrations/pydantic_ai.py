@@ -118,7 +118,7 @@ CLASSES_KEY = "classes"  # binary content whose class reading alone would not gi
 #: The result a delegate's summary shows for the delegating call, which runs while B runs.
 IN_PROGRESS = ("(in progress: this call handed the conversation on and is waiting for the "
                "answer)")
-#: The result it shows for any other call that had no result when the conversation was handed on.
+#: The result a delegate's summary shows for any other call without a result when it is written.
 NO_RESULT = "(no result yet: the call was still running when the conversation was handed on)"
 #: The framing text before the summary in the message a delegate's model is sent.
 FRAMING = ("The conversation below was handed to you by {agent}: a record of its turns with "
@@ -629,7 +629,7 @@ class HandoffHistory(AbstractCapability[Any]):
     codec: Codec | None = None
     framing: str = FRAMING
     report: DelegationReport | None = None
-    anchor: ModelRequest | None = field(default=None, repr=False, compare=False)
+    anchor: ModelRequest | None = field(default=None, init=False, repr=False, compare=False)
 
     @classmethod
     def from_context(cls, ctx: RunContext[Any], *, codec: Codec | None = None,
@@ -675,7 +675,7 @@ class HandoffHistory(AbstractCapability[Any]):
 
     async def for_run(self, ctx: RunContext[Any]) -> HandoffHistory:
         """A copy for the run, so that one instance given to two runs keeps them apart."""
-        return dataclasses.replace(self, anchor=None)
+        return dataclasses.replace(self)  # the anchor is not copied
 
     async def before_model_request(self, ctx: RunContext[Any],
                                    request_context: ModelRequestContext) -> ModelRequestContext:
