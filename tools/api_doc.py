@@ -47,6 +47,7 @@ PUBLIC_MODULES = (
     "handoff_codec.integrations.google_adk",
     "handoff_codec.integrations.google_adk_internals",
     "handoff_codec.integrations.agent_framework",
+    "handoff_codec.integrations.pydantic_ai",
     "handoff_codec.cli",
 )
 
