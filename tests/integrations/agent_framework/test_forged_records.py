@@ -30,6 +30,7 @@ from tests.integrations.agent_framework._workflows import (
     build_workflow,
     checkpoint_files,
     quiet,
+    seen,
 )
 
 TEXT = "Please refund order 42."
@@ -112,12 +113,6 @@ def _scripts(reply: Message | None = None) -> dict[str, list[Message]]:
                   Message("assistant", [Content.from_function_call("h1", "handoff_to_b")])],
             "b": [Message("assistant", ["Billing here."])],
             "c": []}
-
-
-def seen(request: list[Message]) -> list[Message]:
-    """What a model reads in ``request``: each summary as the messages it holds."""
-    return [held for message in request
-            for held in (af.loads(message.text) if af.is_summary(message) else [message])]
 
 
 def _check(requests: list[list[Message]], role: str, text: str = TEXT) -> None:
