@@ -606,10 +606,26 @@ def _records_seal(key: bytes, carrier: bool, form: list[Item], items: Any) -> st
                     hashlib.sha256).hexdigest()
 
 
+# The seals this process wrote lately, with what each covers (key, records, form, carrier):
+# the copies the framework hands on share the records list with the message sealed, so
+# reading them needs no second HMAC. Bounded; an entry only saves work.
+_SEALED_HERE: dict[str, tuple[bytes, list[Item], list[Item], bool]] = {}
+_SEALED_HERE_MAX = 4096
+
+
 def _seal_records(message: Message, items: list[Item], codec: Codec, *,
-                  carrier: bool = False) -> Message:
-    """A copy of ``message`` carrying ``items`` under a seal only this module writes."""
-    seal = _records_seal(codec.key or _PROCESS_KEY, carrier, _handed_form(message), items)
+                  carrier: bool = False, form: list[Item] | None = None) -> Message:
+    """A copy of ``message`` carrying ``items`` under a seal only this module writes
+    (``form``: :func:`_handed_form` of ``message``, when known)."""
+    key = codec.key or _PROCESS_KEY
+    form = _handed_form(message) if form is None else form
+    seal = _records_seal(key, carrier, form, items)
+    _SEALED_HERE[seal] = (key, items, form, carrier)
+    while len(_SEALED_HERE) > _SEALED_HERE_MAX:
+        try:
+            del _SEALED_HERE[next(iter(_SEALED_HERE))]
+        except (KeyError, RuntimeError, StopIteration):  # another thread evicted it
+            break
     mark: Item = {"items": items, "seal": seal}
     if carrier:
         mark["carrier"] = True
@@ -634,7 +650,12 @@ def _sealed(message: Message, codec: Codec) -> tuple[list[Item], bool] | None:
             or not all(isinstance(item, dict) for item in items)):
         return None
     form = _handed_form(message)
-    for key in (codec.key or _PROCESS_KEY, *codec.verify_keys):
+    keys = (codec.key or _PROCESS_KEY, *codec.verify_keys)
+    here = _SEALED_HERE.get(seal)
+    if (here is not None and here[1] is items and here[3] is carrier and here[2] == form
+            and here[0] in keys):
+        return items, carrier
+    for key in keys:
         try:
             expected = _records_seal(key, carrier, form, items)
         except (TypeError, ValueError):  # not JSON: not what this module wrote
@@ -745,16 +766,16 @@ def _summary_of(items: list[Item], report: _Report, codec: Codec,
 
 
 # ------------------------------------------------------------------ the drop-in provider
-def _kept(response: Sequence[Message]) -> list[int] | None:
-    """The positions of the messages the framework's cleaning hands on, or None when they
-    cannot be told (the cleaned copies hold contents of their originals)."""
+def _kept(response: Sequence[Message]) -> tuple[list[int] | None, list[Message]]:
+    """The positions of the messages the framework's cleaning hands on (None when they
+    cannot be told: the cleaned copies hold contents of their originals), and the copies."""
     cleaned = clean_conversation_for_handoff(list(response))
     kept: list[int] = []
     for index, message in enumerate(response):
         if len(kept) < len(cleaned) and cleaned[len(kept)].contents and any(
                 content is cleaned[len(kept)].contents[0] for content in message.contents):
             kept.append(index)
-    return kept if len(kept) == len(cleaned) else None
+    return (kept if len(kept) == len(cleaned) else None), cleaned
 
 
 def hand_on(response: Sequence[Message], author: str | None, *,
@@ -778,7 +799,7 @@ def hand_on(response: Sequence[Message], author: str | None, *,
     codec = codec or default_codec
     report = _Report()
     records = [_visible(message, report) for message in response]
-    kept = _kept(response)
+    kept, cleaned = _kept(response)
     if not kept:
         carried = [item for items in records for item in items]
         if not carried:
@@ -791,7 +812,8 @@ def hand_on(response: Sequence[Message], author: str | None, *,
         start = 0 if n == 0 else index
         end = kept[n + 1] if n + 1 < len(kept) else len(response)
         out[index] = _seal_records(response[index], [item for items in records[start:end]
-                                                     for item in items], codec)
+                                                     for item in items], codec,
+                                   form=_visible(cleaned[n], _Report()))
     return out
 
 
@@ -824,6 +846,65 @@ def thread(messages: Iterable[Message], *, codec: Codec | None = None) -> list[M
 # message, and a message of another conversation is another object.
 _WRITTEN: weakref.WeakKeyDictionary[Message, dict[tuple[Any, ...], Message]] = (
     weakref.WeakKeyDictionary())
+
+
+@dataclass
+class _Reading:
+    """What one message stood for when last read, and what that reading rests on."""
+
+    codec: Codec
+    fingerprint: tuple[Any, ...]
+    mark: Any  # held, so that its id is not another object's while the entry lives
+    items: Any
+    records: list[Item]
+    written_from: str
+    omitted: list[tuple[str, str]]
+
+
+# What each message stood for when last read for a summary: a model call sends its session's
+# history again, as the same message objects, so each is read (its seal checked) once while
+# it stays as it was. A cache, not the conversation's state, like _WRITTEN.
+_READ: weakref.WeakKeyDictionary[Message, _Reading] = weakref.WeakKeyDictionary()
+
+
+def _fingerprint(message: Message) -> tuple[Any, ...] | None:
+    """What :func:`_read` of ``message`` depends on beyond its mark, for a message of text
+    parts only (what the framework hands on of another agent's turn); None for others."""
+    texts = []
+    for content in message.contents:
+        if content.type != "text":
+            return None
+        texts.append(content.text)
+    return message.role, message.author_name, tuple(texts)
+
+
+def _read(message: Message, codec: Codec) -> tuple[list[Item], str, list[tuple[str, str]]]:
+    """What ``message`` stands for in a summary: the records it carries while their seal
+    holds, else what a model is sent of it; with what identifies that reading (the seal,
+    or those items as JSON) and what could not be written as JSON (field, reason)."""
+    props = message.additional_properties
+    mark = props.get(MARK) if props else None
+    items = mark.get("items") if isinstance(mark, Mapping) else None
+    fingerprint = _fingerprint(message)
+    if fingerprint is not None and isinstance(mark, Mapping):
+        fingerprint += (mark.get("seal"), mark.get("carrier"))
+    cached = _READ.get(message) if fingerprint is not None else None
+    if (cached is not None and cached.codec is codec and cached.fingerprint == fingerprint
+            and cached.mark is mark and cached.items is items):
+        return cached.records, cached.written_from, cached.omitted
+    records = _handed(message, codec)
+    omitted: list[tuple[str, str]] = []
+    if records is not None:
+        written_from = str(message.additional_properties[MARK]["seal"])
+    else:
+        report = _Report()
+        records = _visible(message, report)
+        omitted = [(o.field, o.reason) for o in report.omitted]
+        written_from = json.dumps(records, ensure_ascii=False, sort_keys=True, default=repr)
+    if fingerprint is not None:
+        _READ[message] = _Reading(codec, fingerprint, mark, items, records, written_from,
+                                  omitted)
+    return records, written_from, omitted
 
 
 class _SummaryMiddleware(ChatMiddleware):
@@ -918,14 +999,10 @@ class HandoffHistoryProvider(ContextProvider):
         same: list[str] = []  # what the summary is written from, message by message
         for index, message in enumerate(run):
             report.index = index
-            records = _handed(message, codec)
-            if records is not None:
-                same.append(message.additional_properties[MARK]["seal"])
-            else:
-                records = _visible(message, report)
-                same.append(json.dumps(records, ensure_ascii=False, sort_keys=True,
-                                       default=repr))
+            records, written_from, omitted = _read(message, codec)
+            report.omitted += [Omission(index, field, reason) for field, reason in omitted]
             items.extend(records)
+            same.append(written_from)
         key = (tuple(same), self.codec, self.role, self.attach_media)
         written = _WRITTEN.setdefault(run[0], {})
         summary = written.get(key)

@@ -28,7 +28,7 @@ from agent_framework import (
     Content,
     Message,
 )
-from agent_framework_orchestrations import HandoffBuilder
+from agent_framework_orchestrations import HandoffBuilder, clean_conversation_for_handoff
 
 from handoff_codec.integrations import agent_framework as af
 from tests.integrations.agent_framework._workflows import (
@@ -165,3 +165,28 @@ def test_left_alone_the_records_bring_the_calls() -> None:
     assert [c.call_id for c in contents(read, "function_call")] == ["t1", "h1"]
     assert [c.call_id for c in contents(read, "function_result")] == ["t1", "h1"]
     assert any(af.is_summary(m) for m in request)
+
+
+@pytest.mark.parametrize("edit", ["in place", "new content"])
+def test_an_edit_after_a_summary_was_written_is_sent_the_next_time(edit: str) -> None:
+    # Summaries are written once for the same messages; the same message objects, edited
+    # after one model call, must be sent as edited on the next.
+    said = [Message("assistant", [Content.from_text(SAID), Content.from_function_call(
+                "t1", "lookup_order", arguments={"order_id": 42})], author_name="a"),
+            Message("tool", [Content.from_function_result("t1", result="found")],
+                    author_name="a")]
+    # What the framework hands on of A's response: its cleaned copy, text only.
+    (handed,) = clean_conversation_for_handoff(af.hand_on(said, "a"))
+    request = [Message("user", ["Order 42?"]), handed]
+    provider = quiet()
+    for _ in range(2):
+        sent = provider.rewrite(request, "b")
+        assert sent is not None and CARD in sent[1].text
+    if edit == "in place":
+        _in_place([handed])
+    else:
+        handed.contents = [Content.from_text(SAID.replace(CARD, REDACTED)),
+                           *handed.contents[1:]]
+    sent = provider.rewrite(request, "b")
+    assert sent is not None and CARD not in sent[1].text
+    assert [m.text for m in seen(sent) if m.author_name == "a"] == [SAID.replace(CARD, REDACTED)]
