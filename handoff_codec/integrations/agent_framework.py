@@ -606,21 +606,28 @@ def _records_seal(key: bytes, carrier: bool, form: list[Item], items: Any) -> st
                     hashlib.sha256).hexdigest()
 
 
-# The seals this process wrote lately, with what each covers (key, records, form, carrier):
-# the copies the framework hands on share the records list with the message sealed, so
-# reading them needs no second HMAC. Bounded; an entry only saves work.
-_SEALED_HERE: dict[str, tuple[bytes, list[Item], list[Item], bool]] = {}
+# The seals this process wrote lately, with what each covers (key, records, form, carrier,
+# and the fingerprint of the copy the framework hands on): the copies share the records
+# list with the message sealed, so reading them needs no second HMAC. Bounded; an entry
+# only saves work.
+_SEALED_HERE: dict[str, tuple[bytes, list[Item], list[Item], bool,
+                              tuple[Any, ...] | None]] = {}
 _SEALED_HERE_MAX = 4096
 
 
 def _seal_records(message: Message, items: list[Item], codec: Codec, *,
-                  carrier: bool = False, form: list[Item] | None = None) -> Message:
+                  carrier: bool = False, cleaned: Message | None = None) -> Message:
     """A copy of ``message`` carrying ``items`` under a seal only this module writes
-    (``form``: :func:`_handed_form` of ``message``, when known)."""
+    (``cleaned``: the copy the framework hands on of ``message``, when known)."""
     key = codec.key or _PROCESS_KEY
-    form = _handed_form(message) if form is None else form
+    if cleaned is None:
+        form = _handed_form(message)
+        fingerprint = None
+    else:
+        form = _visible(cleaned, _Report())
+        fingerprint = _fingerprint(cleaned)
     seal = _records_seal(key, carrier, form, items)
-    _SEALED_HERE[seal] = (key, items, form, carrier)
+    _SEALED_HERE[seal] = (key, items, form, carrier, fingerprint)
     while len(_SEALED_HERE) > _SEALED_HERE_MAX:
         try:
             del _SEALED_HERE[next(iter(_SEALED_HERE))]
@@ -649,12 +656,16 @@ def _sealed(message: Message, codec: Codec) -> tuple[list[Item], bool] | None:
     if (not isinstance(items, list) or not isinstance(seal, str) or type(carrier) is not bool
             or not all(isinstance(item, dict) for item in items)):
         return None
-    form = _handed_form(message)
     keys = (codec.key or _PROCESS_KEY, *codec.verify_keys)
     here = _SEALED_HERE.get(seal)
-    if (here is not None and here[1] is items and here[3] is carrier and here[2] == form
-            and here[0] in keys):
-        return items, carrier
+    if here is not None and here[1] is items and here[3] is carrier and here[0] in keys:
+        # The copy the framework hands on, as sealed: the same role, author and texts.
+        fingerprint = _fingerprint(message)
+        if fingerprint is not None and fingerprint == here[4]:
+            return items, carrier
+    form = _handed_form(message)
+    if here is not None and here[1] is items and here[3] is carrier and here[0] in keys:
+        return (items, carrier) if here[2] == form else None
     for key in keys:
         try:
             expected = _records_seal(key, carrier, form, items)
@@ -804,8 +815,8 @@ def hand_on(response: Sequence[Message], author: str | None, *,
         carried = [item for items in records for item in items]
         if not carried:
             return list(response)
-        carrier = _seal_records(Message("assistant", [" "], author_name=author), carried,
-                                codec, carrier=True)
+        space = Message("assistant", [" "], author_name=author)
+        carrier = _seal_records(space, carried, codec, carrier=True, cleaned=space)
         return [carrier, *response]
     out = list(response)
     for n, index in enumerate(kept):
@@ -813,7 +824,7 @@ def hand_on(response: Sequence[Message], author: str | None, *,
         end = kept[n + 1] if n + 1 < len(kept) else len(response)
         out[index] = _seal_records(response[index], [item for items in records[start:end]
                                                      for item in items], codec,
-                                   form=_visible(cleaned[n], _Report()))
+                                   cleaned=cleaned[n])
     return out
 
 
