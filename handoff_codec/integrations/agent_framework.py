@@ -19,7 +19,12 @@
     provider marks each response so that what the framework hands on carries
     all of it (:func:`hand_on`), and sends each model, in place of every run of
     other agents' messages, ONE summary of what a model is sent of them
-    (:func:`model_items`). Only the model's request changes::
+    (:func:`model_items`). Only the model's request changes.
+
+    The records are sealed (HMAC-SHA256, the codec's key or a key drawn at
+    import) over themselves and the message they ride on: a message a client
+    sends, of any role and with any fields, stands for itself, and so does a
+    message the app's middleware edited, as edited::
 
         history = HandoffHistoryProvider()
         triage = Agent(client=..., name="triage", context_providers=[history],
@@ -954,12 +959,16 @@ class HandoffHistoryProvider(ContextProvider):
 
     ``after_run`` marks the agent's response (:func:`hand_on`): the messages
     the framework hands the other agents carry the records of the whole
-    response, tool calls, results and reasoning included. ``before_run`` adds
-    a chat middleware that, on each model call, sends the model the request
-    with every run of other agents' messages replaced by ONE
-    :func:`summary_message` of the records they carry. The user's messages
-    and the agent's own stay as they are, and so does everything the framework
-    keeps: the session's history, the workflow's state and its outputs.
+    response, tool calls, results and reasoning included, sealed. ``before_run``
+    adds a chat middleware that, on each model call, sends the model the
+    request with every run of other agents' messages replaced by ONE
+    :func:`summary_message`: of the records each carries while their seal
+    holds, else of the message as the request holds it (edited by the app's
+    middleware, sent by a client, or sealed in another process without a codec
+    key). The user's messages and the agent's own stay as they are, and so does
+    everything the framework keeps: the session's history, the workflow's state
+    and its outputs. Give ``codec=Codec(key=...)`` for records to be read in
+    another process (a checkpoint restored after a restart).
     """
 
     def __init__(
