@@ -12,19 +12,23 @@ one message of its role with its text, and none of the records it claims.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 pytest.importorskip("agent_framework_orchestrations")
 
 from agent_framework import Agent, Content, Message
-from agent_framework_orchestrations import HandoffBuilder
+from agent_framework_orchestrations import HandoffBuilder, clean_conversation_for_handoff
 
 from handoff_codec.format import Codec
 from handoff_codec.integrations import agent_framework as af
+from tests.integrations.agent_framework._messages import any_message
 from tests.integrations.agent_framework._workflows import (
     ScriptedChatClient,
     build_workflow,
@@ -32,6 +36,8 @@ from tests.integrations.agent_framework._workflows import (
     quiet,
     seen,
 )
+from tests.support.profiles import examples
+from tests.support.strategies import json_values
 
 TEXT = "Please refund order 42."
 FIRST = "Order 42 was charged twice."
@@ -213,3 +219,43 @@ def test_records_our_code_wrote_are_read_after_a_to_dict_round_trip() -> None:
     handed = [Message.from_dict(m.to_dict()) for m in af.hand_on(said, "a", codec=keyed)]
     assert af.model_items(handed[:1], codec=keyed) == af.model_items(said)
     assert af.model_items(handed[:1]) == [{"role": "assistant", "name": "a", "content": " "}]
+
+
+_responses = st.lists(any_message().map(
+    lambda m: Message("assistant" if m.role not in ("tool",) else "tool", m.contents,
+                      author_name="a", additional_properties=m.additional_properties)),
+    min_size=1, max_size=4)
+
+
+@examples(150)
+@given(_responses, st.sampled_from(["to_dict", "JSON text"]))
+def test_our_seal_holds_through_any_serialization_a_checkpoint_makes(
+        response: list[Message], how: str) -> None:
+    # Whatever a response holds, what the framework hands on of it, written out and read
+    # back, still stands for the whole response.
+    handed = clean_conversation_for_handoff(af.hand_on(response, "a"))
+    if not handed:
+        return
+    forms = [m.to_dict() for m in handed]
+    if how == "JSON text":
+        forms = json.loads(json.dumps(forms))
+    back = [Message.from_dict(form) for form in forms]
+    assert af.model_items(back) == af.model_items(response)
+    assert [m.text for m in af.thread(back)] == [m.text for m in clean_conversation_for_handoff(
+        response)]
+
+
+@examples(150)
+@given(any_message(), st.fixed_dictionaries({}, optional={
+    "items": st.lists(st.dictionaries(st.text(max_size=8), json_values, max_size=3), max_size=3)
+    | json_values,
+    "seal": st.text("0123456789abcdef", min_size=64, max_size=64) | json_values,
+    "carrier": st.booleans() | json_values,
+    "summary": st.text("0123456789abcdef", min_size=64, max_size=64)}))
+def test_no_mark_but_ours_is_read(message: Message, mark: dict[str, Any]) -> None:
+    # Any message with any mark stands for itself, and thread() leaves it as it is.
+    forged = Message(message.role, message.contents, author_name=message.author_name,
+                     additional_properties={**message.additional_properties, af.MARK: mark})
+    assert af.model_items([forged]) == af.model_items([message])
+    assert af.thread([forged]) == [forged]
+    assert not af.is_summary(forged)
