@@ -137,6 +137,7 @@ FRAMEWORKS: tuple[Framework, ...] = (
 # content: the item's id and status, and the Agents SDK's provider data.
 _NOT_CONTENT = frozenset({"id", "status", "provider_data"})
 _INSTRUCTIONS = frozenset({"system", "developer"})
+_MESSAGE_KEYS = ("role", "name", "content")
 _OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output"})
 
 NO_RESULT = (
@@ -175,7 +176,16 @@ def _native_framework(first: object) -> Framework | None:
 
 
 def _plain(item: Mapping[str, Any]) -> Item:
-    return {key: value for key, value in item.items() if key not in _NOT_CONTENT}
+    """``item`` without what is not content, a message's role, name and content first.
+
+    A message in that order reads as one ``role (name): text`` line of the
+    summary, whichever order the framework's conversion gave its keys.
+    """
+    first = {key: item[key] for key in _MESSAGE_KEYS if key in item} if "role" in item else {}
+    rest = {
+        key: value for key, value in item.items() if key not in _NOT_CONTENT and key not in first
+    }
+    return {**first, **rest}
 
 
 def to_items(
@@ -205,11 +215,14 @@ def to_items(
     elif framework == "langgraph":
         from . import langgraph
 
-        items = default_codec.loads(langgraph.dumps(langgraph.model_visible(messages)))
+        items = [
+            _plain(item)
+            for item in default_codec.loads(langgraph.dumps(langgraph.model_visible(messages)))
+        ]
     elif framework == "agent_framework":
         from . import agent_framework
 
-        items = agent_framework.model_items(messages)
+        items = [_plain(item) for item in agent_framework.model_items(messages)]
     elif framework == "google_adk":
         from . import google_adk
 
@@ -223,12 +236,9 @@ def to_items(
     elif framework == "pydantic_ai":
         from . import pydantic_ai
 
+        framework_keys = (pydantic_ai.MESSAGE_KEY, pydantic_ai.PART_KEY)
         items = [
-            {
-                key: value
-                for key, value in item.items()
-                if key not in (pydantic_ai.MESSAGE_KEY, pydantic_ai.PART_KEY)
-            }
+            _plain({key: value for key, value in item.items() if key not in framework_keys})
             for item in default_codec.loads(pydantic_ai.dumps(messages))
         ]
     else:
