@@ -81,6 +81,7 @@ __all__ = [
     "Unpacked",
     "agent_framework_messages",
     "google_adk_input",
+    "google_adk_request_converter",
     "langgraph_messages",
     "openai_agents_items",
     "pack",
@@ -226,12 +227,15 @@ def to_items(
     elif framework == "google_adk":
         from . import google_adk
 
+        # What the ADK plugin hands another agent's model: parts and authors, no envelope,
+        # no thought signature; media as data URLs in the text.
+        summary, _ = google_adk.summary_message(messages, attach_media=False)
+        text = (summary.parts or [])[0].text or ""
         items = []
-        for item in default_codec.loads(google_adk.dumps(messages)):
-            event = item.pop(google_adk.EVENT_KEY, None)
-            author = event.get("author") if isinstance(event, dict) else None
-            if item.get("role") == "assistant" and isinstance(author, str):
-                item["name"] = author
+        for item in google_adk.adk_codec.loads(text):
+            item.pop("agent", None)
+            if item.get("role") == "user" and item.get("name") == "user":
+                del item["name"]
             items.append(_plain(item))
     elif framework == "pydantic_ai":
         from . import pydantic_ai
@@ -583,6 +587,31 @@ def google_adk_input(unpacked: Unpacked) -> tuple[list[Event], genai_types.Conte
                 types.Part.from_uri(file_uri=part.url or "", mime_type=part.media_type or None)
             )
     return events, types.Content(role="user", parts=parts)
+
+
+def google_adk_request_converter(*, codec: Codec | None = None) -> Callable[..., Any]:
+    """The ``request_converter`` for ADK's own A2A server, ``A2aAgentExecutor``.
+
+    ``A2aAgentExecutorConfig(request_converter=google_adk_request_converter())``:
+    ADK's conversion of the request (user, session per ``contextId``, run
+    config), with ``new_message`` from :func:`google_adk_input`. ADK's executor
+    runs one new message, so a conversation that verified is handed on as the
+    one summary message too (the receiver's framing, then its summary text).
+    """
+    from google.adk.a2a.converters.request_converter import (
+        convert_a2a_request_to_agent_run_request,
+    )
+
+    def convert(request: Any, part_converter: Any) -> Any:
+        run = convert_a2a_request_to_agent_run_request(request, part_converter)
+        unpacked = unpack(request.message, codec=codec)
+        if unpacked.expanded is not None:
+            text = default_codec.dumps(unpacked.expanded)
+            unpacked = replace(unpacked, summary=f"{RECEIVED_FRAMING}\n\n{text}", expanded=None)
+        _, content = google_adk_input(unpacked)
+        return run.model_copy(update={"new_message": content})
+
+    return convert
 
 
 def pydantic_ai_input(unpacked: Unpacked) -> tuple[list[ModelMessage], list[UserContent]]:

@@ -12,6 +12,10 @@ import asyncio
 from typing import Annotated, Any
 
 import pytest
+from google.adk.agents import LlmAgent
+from google.adk.runners import InMemoryRunner
+from google.adk.tools import ToolContext
+from google.genai import types
 from langchain.agents import create_agent
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.tools import tool
@@ -31,7 +35,15 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 import handoff_codec
 from handoff_codec import Codec
 from handoff_codec.integrations import a2a
-from tests.integrations.a2a.wire import LangGraphB, PydanticAIB, ScriptedChatModel, app, send
+from tests.integrations.a2a.wire import (
+    LangGraphB,
+    PydanticAIB,
+    ScriptedChatModel,
+    ScriptedLlm,
+    adk_b,
+    app,
+    send,
+)
 
 pytestmark = pytest.mark.asyncio
 
@@ -167,6 +179,116 @@ async def test_pydantic_ai_a_delegates_to_langgraph_b() -> None:
     assert tool_return.tool_call_id == "h1" and tool_return.content == (
         "Refunded the second charge."
     )
+
+
+# ---------------------------------------------------------------- Google ADK, both ways
+
+
+async def test_adk_a_delegates_to_langgraph_b() -> None:
+    b = LangGraphB([AIMessage("Refunded the second charge.")])
+    server = app(b)
+
+    async def ask_billing(question: str, tool_context: ToolContext) -> str:
+        """Ask the billing agent."""
+        message = a2a.pack(
+            tool_context.session.events, context_id="ctx-3", prompt=question, agent="triage"
+        )
+        return await send(server, message)
+
+    llm = ScriptedLlm(
+        model="scripted",
+        metadata=True,
+        script=[
+            types.Content(
+                role="model",
+                parts=[
+                    types.Part(
+                        function_call=types.FunctionCall(
+                            id="h1", name="ask_billing", args={"question": QUESTION}
+                        )
+                    )
+                ],
+            ),
+            types.Content(role="model", parts=[types.Part(text="Billing has refunded you.")]),
+        ],
+    )
+    triage = LlmAgent(
+        name="triage", model=llm, instruction="You are A, triage.", tools=[ask_billing]
+    )
+    runner = InMemoryRunner(agent=triage, app_name="shop")
+    session = await runner.session_service.create_session(app_name="shop", user_id="u")
+    async for _ in runner.run_async(
+        user_id="u",
+        session_id=session.id,
+        new_message=types.Content(role="user", parts=[types.Part(text=USER)]),
+    ):
+        pass
+
+    (request,) = b.model.requests
+    assert [(type(m), m.content) for m in request] == [
+        (SystemMessage, "You are B, billing."),
+        (
+            HumanMessage,
+            framed(
+                handed(
+                    {
+                        "type": "function_call",
+                        "call_id": "h1",
+                        "name": "ask_billing",
+                        "arguments": {"question": QUESTION},
+                    }
+                )
+            ),
+        ),
+        (HumanMessage, [{"type": "text", "text": QUESTION}]),
+    ]
+    answer = llm.sent[-1].contents[-1].parts[0].function_response
+    assert answer.id == "h1" and answer.response == {"result": "Refunded the second charge."}
+
+
+async def test_langgraph_a_delegates_to_adk_b_behind_adk_own_a2a_executor() -> None:
+    executor, llm, runner = adk_b(["Refunded the second charge.", "Nothing else is due."])
+    server = app(executor)
+    a, _ = langgraph_a(server, "ctx-4")
+    state = await a.ainvoke({"messages": [HumanMessage(USER)]})
+
+    (sent,) = llm.sent
+    assert sent.system_instruction.startswith("You are B, billing.")
+    assert [(c.role, [p.text for p in c.parts or []]) for c in sent.contents] == [
+        (
+            "user",
+            [
+                framed(
+                    handed(
+                        {
+                            "arguments": f'{{"question": "{QUESTION}"}}',
+                            "call_id": "h1",
+                            "name": "ask_billing",
+                            "type": "function_call",
+                        },
+                        {"role": "assistant", "name": "triage", "content": "Let me ask billing."},
+                    )
+                ),
+                QUESTION,
+            ],
+        ),
+    ]
+    (result,) = [m for m in state["messages"] if isinstance(m, ToolMessage)]
+    assert result.text == "Refunded the second charge."
+
+    # The same context again: B's session (named after the contextId) keeps its thread.
+    await send(
+        server,
+        a2a.pack(
+            [{"role": "user", "content": "Anything else?"}],
+            context_id="ctx-4",
+            prompt="Is more due?",
+        ),
+    )
+    texts = [[p.text for p in c.parts or []] for c in llm.sent[-1].contents]
+    assert texts[1] == ["Refunded the second charge."] and texts[2][-1] == "Is more due?"
+    sessions = await runner.session_service.list_sessions(app_name="billing", user_id=None)
+    assert [s.id for s in sessions.sessions] == ["ctx-4"]
 
 
 # ---------------------------------------------------------------- per contextId, the thread kept

@@ -30,6 +30,11 @@ from a2a.types import (
     Message,
     SendMessageRequest,
 )
+from google.adk.a2a.executor.a2a_agent_executor import A2aAgentExecutor
+from google.adk.a2a.executor.config import A2aAgentExecutorConfig
+from google.adk.agents import LlmAgent
+from google.adk.runners import InMemoryRunner
+from google.genai import types
 from langchain.agents import create_agent
 from langchain_core.messages import AIMessage, BaseMessage
 from langgraph.checkpoint.memory import InMemorySaver
@@ -44,9 +49,19 @@ from handoff_codec.integrations import a2a
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "examples"))
 
+from google_adk_scripted import ScriptedLlm  # noqa: E402
 from langgraph_scripted_model import ScriptedChatModel  # noqa: E402
 
-__all__ = ["LangGraphB", "PydanticAIB", "ScriptedChatModel", "app", "card", "send"]
+__all__ = [
+    "LangGraphB",
+    "PydanticAIB",
+    "ScriptedChatModel",
+    "ScriptedLlm",
+    "adk_b",
+    "app",
+    "card",
+    "send",
+]
 
 URL = "http://agent-b.test/"
 
@@ -160,3 +175,18 @@ class LangGraphB(_Receiver):
         """The thread a UI reads: ``get_state(...).values["messages"]``."""
         config = {"configurable": {"thread_id": context_id}}
         return list(self.graph.get_state(config).values["messages"])
+
+
+def adk_b(answers: list[str]) -> tuple[A2aAgentExecutor, ScriptedLlm, InMemoryRunner]:
+    """Agent B in ADK behind ADK's own A2A executor, with this module's request converter.
+
+    ADK keeps B's thread in the session it names after the ``contextId``.
+    """
+    llm = ScriptedLlm(
+        model="scripted",
+        script=[types.Content(role="model", parts=[types.Part(text=answer)]) for answer in answers],
+    )
+    agent = LlmAgent(name="billing", model=llm, instruction="You are B, billing.")
+    runner = InMemoryRunner(agent=agent, app_name="billing")
+    config = A2aAgentExecutorConfig(request_converter=a2a.google_adk_request_converter())
+    return A2aAgentExecutor(runner=runner, config=config), llm, runner
