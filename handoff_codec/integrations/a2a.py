@@ -621,7 +621,9 @@ def pydantic_ai_input(unpacked: Unpacked) -> tuple[list[ModelMessage], list[User
     text, then the request's content (``BinaryContent``, ``ImageUrl``,
     ``DocumentUrl``): one user prompt, after the agent's own system prompt.
     When the conversation verified, ``message_history`` is its messages
-    (``pydantic_ai.loads``) and ``user_prompt`` the request.
+    (``pydantic_ai.loads``) and ``user_prompt`` the request; PydanticAI then
+    sends no ``system_prompt=`` of the agent (it does with a history), so give
+    an agent that expands its prompt as ``instructions=``.
     """
     from pydantic_ai.messages import BinaryContent, DocumentUrl, ImageUrl
 
