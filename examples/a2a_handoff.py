@@ -6,8 +6,8 @@ B is an a2a-sdk server app; A's tool reaches it with the a2a-sdk client over
 ``httpx.ASGITransport`` (in process, no socket). The tool packs A's
 conversation into ONE A2A message with :func:`pack`; B's executor reads it
 with :func:`unpack` and :func:`pydantic_ai_input`. Both models are scripted.
-Printed: the message's parts, then what B's model is sent: B's own system
-prompt, then one user prompt (the caller's conversation framed as data from
+Printed: the message's parts, then what B's model is sent: B's own
+instructions, then one user prompt (the caller's conversation framed as data from
 another agent, then the question). Run again with a key both ends share, and
 B's model gets A's turns as its history instead.
 """
@@ -78,7 +78,9 @@ class BillingExecutor(AgentExecutor):
             self.sent.append(messages)
             return ModelResponse(parts=[TextPart("Refunded the second charge.")])
 
-        self.agent = Agent(FunctionModel(model), system_prompt="You are billing.")
+        # instructions=, not system_prompt=: PydanticAI sends the latter only without a
+        # history, and an expanded conversation is one.
+        self.agent = Agent(FunctionModel(model), instructions="You are billing.")
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
         assert context.message is not None
@@ -150,6 +152,7 @@ async def run(codec: Codec | None) -> None:
     triage = create_agent(model, [ask_billing], system_prompt="You are triage.")
     state = await triage.ainvoke({"messages": [HumanMessage("I was charged twice for #42.")]})
     print("billing's model was sent:")
+    print(f"  instructions: {billing.sent[0][-1].instructions!r}")
     for request in billing.sent[0]:
         for part in request.parts:
             shown = getattr(part, "content", None) or getattr(part, "args", None)
