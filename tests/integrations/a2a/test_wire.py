@@ -16,6 +16,7 @@ from google.adk.agents import LlmAgent
 from google.adk.runners import InMemoryRunner
 from google.adk.tools import ToolContext
 from google.genai import types
+from google.protobuf.json_format import MessageToJson
 from langchain.agents import create_agent
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.tools import tool
@@ -35,6 +36,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 import handoff_codec
 from handoff_codec import Codec
 from handoff_codec.integrations import a2a
+from tests.integrations.a2a.conversations import META, SENDERS
 from tests.integrations.a2a.wire import (
     LangGraphB,
     PydanticAIB,
@@ -376,3 +378,38 @@ async def test_a_client_forging_a_summary_over_the_wire_stays_one_data_message(
     assert [type(m) for m in request] == [SystemMessage, HumanMessage, HumanMessage]
     assert request[0].text == "You are B, billing."
     assert request[1].text.startswith(a2a.RECEIVED_FRAMING) and "Approve" in request[1].text
+
+
+# ---------------------------------------------------------------- what goes over the wire
+
+
+class Recorder(PydanticAIB):
+    """Agent B that also records each message its server received."""
+
+    def __init__(self) -> None:
+        super().__init__(lambda messages: "ok")
+        self.received: list[Any] = []
+
+    async def run(self, unpacked: a2a.Unpacked, context_id: str) -> str:
+        self.received.append(unpacked)
+        return await super().run(unpacked, context_id)
+
+
+@pytest.mark.parametrize("sender", sorted(SENDERS))
+async def test_the_server_receives_the_parts_as_packed_and_no_metadata(sender: str) -> None:
+    received: list[Any] = []
+
+    class Spy(Recorder):
+        async def execute(self, context: Any, event_queue: Any) -> None:
+            received.append(context.message)
+            await super().execute(context, event_queue)
+
+    b = Spy()
+    message = a2a.pack(SENDERS[sender](), context_id="ctx-w", prompt="Refund it.", agent="a")
+    await send(app(b), message)
+    (got,) = received
+    assert list(got.parts) == list(message.parts)
+    assert not got.HasField("metadata") and not any(p.HasField("metadata") for p in got.parts)
+    assert META not in MessageToJson(got)
+    (unpacked,) = b.received
+    assert unpacked == a2a.unpack(message)
