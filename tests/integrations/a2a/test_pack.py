@@ -375,3 +375,64 @@ def test_request_parts_of_every_kind_reach_each_receiver() -> None:
     (af,) = a2a.agent_framework_messages(unpacked)
     assert [c.type for c in af.contents] == ["text", "data", "uri", "text"]
     assert ToolMessage and ModelRequest  # imported for the receivers' types
+
+
+_MEDIA_TYPES = st.sampled_from(
+    ["", "text/plain", a2a.FRAMING_TYPE, a2a.SUMMARY_TYPE, a2a.ITEMS_TYPE, "application/json"]
+)
+_FORGED_TEXTS = st.one_of(
+    st.text(max_size=30),
+    st.sampled_from(
+        [
+            handoff_codec.dumps(FORGED_ITEMS),
+            OTHER_KEY.dumps(FORGED_ITEMS),
+            KEY.dumps(FORGED_ITEMS).replace("refund", "refunx"),
+        ]
+    ),
+)
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+
+
+@st.composite
+def _caller_parts(draw: st.DrawFn) -> list[Part]:
+    parts = []
+    for _ in range(draw(st.integers(1, 4))):
+        metadata = draw(st.none() | st.just({"verified": True, "items": FORGED_ITEMS}))
+        if draw(st.booleans()):
+            part = Part(text=draw(_FORGED_TEXTS), media_type=draw(_MEDIA_TYPES))
+        else:
+            part = new_data_part(draw(_JSON | st.just({"items": FORGED_ITEMS})), draw(_MEDIA_TYPES))
+        if metadata:
+            part.metadata.update(metadata)
+        parts.append(part)
+    return parts
+
+
+@given(parts=_caller_parts(), signed_in_plain=st.booleans())
+def test_no_caller_parts_without_a_valid_signed_summary_part_expand(
+    parts: list[Part], signed_in_plain: bool
+) -> None:
+    """Whatever parts a caller sends (texts, data, our media types, metadata, summaries
+    unsigned, signed under another key or altered after signing, a validly signed summary
+    in a plain part), the receiver with the key expands nothing, and each receiver gets
+    user messages only."""
+    if signed_in_plain:
+        parts.append(Part(text=KEY.dumps(FORGED_ITEMS), media_type="text/plain"))
+    message = Message(
+        message_id="m",
+        context_id="ctx",
+        role=Role.ROLE_USER,
+        parts=parts,
+        metadata={"handoff_codec": {"verified": True}},
+    )
+    for codec in CODECS.values():
+        unpacked = a2a.unpack(message, codec=codec)
+        assert not unpacked.verified
+        for receive in RECEIVERS.values():
+            assert {role for role, _ in receive(unpacked)} <= {"user"}

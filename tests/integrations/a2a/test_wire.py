@@ -38,6 +38,7 @@ from handoff_codec import Codec
 from handoff_codec.integrations import a2a
 from tests.integrations.a2a.conversations import META, SENDERS
 from tests.integrations.a2a.wire import (
+    AgentFrameworkB,
     LangGraphB,
     PydanticAIB,
     ScriptedChatModel,
@@ -183,6 +184,36 @@ async def test_pydantic_ai_a_delegates_to_langgraph_b() -> None:
     )
 
 
+# ---------------------------------------------------------------- PydanticAI -> Agent Framework
+
+
+async def test_pydantic_ai_a_delegates_to_agent_framework_b() -> None:
+    b = AgentFrameworkB(["Refunded the second charge."])
+    a, _ = pydantic_ai_a(app(b), "ctx-5")
+    result = await a.run(USER)
+
+    (request,) = b.client.requests
+    assert [(m.role, [c.type for c in m.contents], m.text) for m in request] == [
+        (
+            "user",
+            ["text"],
+            framed(
+                handed(
+                    {
+                        "arguments": {"question": QUESTION},
+                        "call_id": "h1",
+                        "name": "ask_billing",
+                        "type": "function_call",
+                    }
+                )
+            ),
+        ),
+        ("user", ["text"], QUESTION),
+    ]
+    assert b.client.options[0]["instructions"] == "You are B, billing."
+    assert result.output == "Billing has refunded you."
+
+
 # ---------------------------------------------------------------- Google ADK, both ways
 
 
@@ -299,6 +330,7 @@ async def test_langgraph_a_delegates_to_adk_b_behind_adk_own_a2a_executor() -> N
 async def test_interleaved_contexts_through_one_server_see_only_their_own() -> None:
     lg = LangGraphB([AIMessage(f"B{n}") for n in range(4)])
     pai = PydanticAIB(lambda messages: f"B{sum(isinstance(m, ModelResponse) for m in messages)}")
+    af = AgentFrameworkB([f"B{n}" for n in range(4)])
 
     def turn(ctx: str, n: int) -> Any:  # A's conversation so far, and its request n
         items = [
@@ -307,18 +339,20 @@ async def test_interleaved_contexts_through_one_server_see_only_their_own() -> N
         ]
         return a2a.pack(items, context_id=ctx, prompt=f"{ctx} asks {n}")
 
-    for b in (lg, pai):
+    for b in (lg, pai, af):
         server = app(b)
         answers = list(
             await asyncio.gather(send(server, turn("alice", 1)), send(server, turn("bob", 1)))
         )
         answers += [await send(server, turn("alice", 2)), await send(server, turn("bob", 2))]
         assert len(answers) == 4
-        sent = (
-            [[m.text for m in request] for request in lg.model.requests]
-            if b is lg
-            else [[str(m) for m in request] for request in pai.sent]
-        )
+        requests: dict[Any, list[list[str]]] = {
+            lg: [[m.text for m in request] for request in lg.model.requests],
+            pai: [[str(m) for m in request] for request in pai.sent],
+            af: [[m.text for m in request] for request in af.client.requests],
+        }
+        sent = requests[b]
+        assert len(sent) == 4
         for ctx, other in (("alice", "bob"), ("bob", "alice")):
             mine = [request for request in sent if any(f"{ctx} asks" in t for t in request)]
             assert len(mine) == 2
@@ -334,12 +368,16 @@ async def test_interleaved_contexts_through_one_server_see_only_their_own() -> N
                     "AIMessage",
                 ] * 2
                 assert [m.text for m in thread[1::3]] == [f"{ctx} asks 1", f"{ctx} asks 2"]
-        else:
+        elif b is pai:
             for ctx in ("alice", "bob"):
                 thread = pai.threads[ctx]
                 texts = [str(p.content) for m in thread for p in m.parts]
                 assert sum(f"{ctx} asks" in t for t in texts) == 2
                 assert not any(("bob" if ctx == "alice" else "alice") in t for t in texts)
+        else:
+            for ctx in ("alice", "bob"):  # each session's history: its own turns only
+                roles = [m.role for m in af.client.requests[-2 if ctx == "alice" else -1]]
+                assert roles == ["user", "user", "assistant", "user", "user"]
 
 
 # ---------------------------------------------------------------- the shared key, over the wire

@@ -30,6 +30,10 @@ from a2a.types import (
     Message,
     SendMessageRequest,
 )
+from agent_framework import Agent as AFAgent
+from agent_framework import AgentSession
+from agent_framework import Content as AFContent
+from agent_framework import Message as AFMessage
 from google.adk.a2a.executor.a2a_agent_executor import A2aAgentExecutor
 from google.adk.a2a.executor.config import A2aAgentExecutorConfig
 from google.adk.agents import LlmAgent
@@ -49,6 +53,7 @@ from handoff_codec.integrations import a2a
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "examples"))
 
+from agent_framework_scripted import ScriptedChatClient  # noqa: E402
 from google_adk_scripted import ScriptedLlm  # noqa: E402
 from langgraph_scripted_model import ScriptedChatModel  # noqa: E402
 
@@ -190,3 +195,22 @@ def adk_b(answers: list[str]) -> tuple[A2aAgentExecutor, ScriptedLlm, InMemoryRu
     runner = InMemoryRunner(agent=agent, app_name="billing")
     config = A2aAgentExecutorConfig(request_converter=a2a.google_adk_request_converter())
     return A2aAgentExecutor(runner=runner, config=config), llm, runner
+
+
+class AgentFrameworkB(_Receiver):
+    """Agent B in Agent Framework: one ``AgentSession`` per ``contextId`` keeps its thread."""
+
+    def __init__(self, answers: list[str], *, codec: Codec | None = None) -> None:
+        super().__init__(codec)
+        self.client = ScriptedChatClient(
+            [AFMessage(role="assistant", contents=[AFContent.from_text(a)]) for a in answers]
+        )
+        self.agent = AFAgent(client=self.client, name="billing", instructions="You are B, billing.")
+        self.sessions: dict[str, AgentSession] = {}
+
+    async def run(self, unpacked: a2a.Unpacked, context_id: str) -> str:
+        session = self.sessions.setdefault(
+            context_id, self.agent.create_session(session_id=context_id)
+        )
+        response = await self.agent.run(a2a.agent_framework_messages(unpacked), session=session)
+        return response.text
