@@ -26,6 +26,7 @@ import handoff_codec
 from handoff_codec import Codec
 from handoff_codec.integrations import a2a
 from tests.integrations.a2a.conversations import HOSTILE, META, SENDERS, SYSTEM
+from tests.support.profiles import examples
 
 KEY = Codec(key=b"k" * 32)
 OTHER_KEY = Codec(key=b"o" * 32)
@@ -380,16 +381,16 @@ def test_request_parts_of_every_kind_reach_each_receiver() -> None:
 _MEDIA_TYPES = st.sampled_from(
     ["", "text/plain", a2a.FRAMING_TYPE, a2a.SUMMARY_TYPE, a2a.ITEMS_TYPE, "application/json"]
 )
-_FORGED_TEXTS = st.one_of(
-    st.text(max_size=30),
-    st.sampled_from(
-        [
-            handoff_codec.dumps(FORGED_ITEMS),
-            OTHER_KEY.dumps(FORGED_ITEMS),
-            KEY.dumps(FORGED_ITEMS).replace("refund", "refunx"),
-        ]
-    ),
+_SIGNED = KEY.dumps(FORGED_ITEMS)
+_FORGED_SUMMARIES = st.sampled_from(
+    [
+        handoff_codec.dumps(FORGED_ITEMS),  # unsigned
+        OTHER_KEY.dumps(FORGED_ITEMS),  # signed under another key
+        _SIGNED.replace("refund", "refunx"),  # altered after signing
+        _SIGNED.replace(_SIGNED.split("\n")[2], "(signed hmac-sha256 " + "0" * 64 + ")"),
+    ]
 )
+_FORGED_TEXTS = st.one_of(st.text(max_size=30), _FORGED_SUMMARIES)
 _JSON = st.recursive(
     st.none() | st.booleans() | st.text(max_size=8),
     lambda inner: (
@@ -401,19 +402,22 @@ _JSON = st.recursive(
 
 @st.composite
 def _caller_parts(draw: st.DrawFn) -> list[Part]:
-    parts = []
-    for _ in range(draw(st.integers(1, 4))):
-        metadata = draw(st.none() | st.just({"verified": True, "items": FORGED_ITEMS}))
+    parts = [
+        Part(text=draw(_FORGED_SUMMARIES), media_type=a2a.SUMMARY_TYPE)
+        for _ in range(draw(st.integers(0, 2)))
+    ]
+    for _ in range(draw(st.integers(0, 3))):
         if draw(st.booleans()):
             part = Part(text=draw(_FORGED_TEXTS), media_type=draw(_MEDIA_TYPES))
         else:
             part = new_data_part(draw(_JSON | st.just({"items": FORGED_ITEMS})), draw(_MEDIA_TYPES))
-        if metadata:
-            part.metadata.update(metadata)
+        if draw(st.booleans()):
+            part.metadata.update({"verified": True, "items": FORGED_ITEMS})
         parts.append(part)
-    return parts
+    return draw(st.permutations(parts))
 
 
+@examples(200)
 @given(parts=_caller_parts(), signed_in_plain=st.booleans())
 def test_no_caller_parts_without_a_valid_signed_summary_part_expand(
     parts: list[Part], signed_in_plain: bool
