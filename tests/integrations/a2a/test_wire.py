@@ -324,6 +324,26 @@ async def test_langgraph_a_delegates_to_adk_b_behind_adk_own_a2a_executor() -> N
     assert [s.id for s in sessions.sessions] == ["ctx-4"]
 
 
+async def test_adk_own_executor_by_default_hands_the_parts_on_as_the_users_words() -> None:
+    """Without the converter, ADK's executor makes every part a part of the user's message:
+    the caller's framing and summary as the user's text, the data part as a JSON blob (the
+    conversation twice), and nothing of the receiver's own framing."""
+    executor, llm, _ = adk_b(["Refunded."], converter=False)
+    await send(
+        app(executor),
+        a2a.pack([{"role": "user", "content": USER}], context_id="ctx-d", prompt=QUESTION),
+    )
+    (content,) = llm.sent[0].contents
+    parts = content.parts or []
+    assert content.role == "user" and len(parts) == 4
+    assert parts[0].text == a2a.SENT_FRAMING.format(agent="another agent")
+    assert parts[1].text == handoff_codec.dumps([{"role": "user", "content": USER}])
+    assert parts[2].inline_data is not None
+    assert (parts[2].inline_data.data or b"").startswith(b"<a2a_datapart_json>")
+    assert parts[3].text == QUESTION
+    assert not any(a2a.RECEIVED_FRAMING in (p.text or "") for p in parts)
+
+
 # ---------------------------------------------------------------- per contextId, the thread kept
 
 

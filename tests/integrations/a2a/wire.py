@@ -182,8 +182,11 @@ class LangGraphB(_Receiver):
         return list(self.graph.get_state(config).values["messages"])
 
 
-def adk_b(answers: list[str]) -> tuple[A2aAgentExecutor, ScriptedLlm, InMemoryRunner]:
-    """Agent B in ADK behind ADK's own A2A executor, with this module's request converter.
+def adk_b(
+    answers: list[str], *, converter: bool = True
+) -> tuple[A2aAgentExecutor, ScriptedLlm, InMemoryRunner]:
+    """Agent B in ADK behind ADK's own A2A executor, with this module's request converter
+    (ADK's own with ``converter=False``).
 
     ADK keeps B's thread in the session it names after the ``contextId``.
     """
@@ -193,7 +196,11 @@ def adk_b(answers: list[str]) -> tuple[A2aAgentExecutor, ScriptedLlm, InMemoryRu
     )
     agent = LlmAgent(name="billing", model=llm, instruction="You are B, billing.")
     runner = InMemoryRunner(agent=agent, app_name="billing")
-    config = A2aAgentExecutorConfig(request_converter=a2a.google_adk_request_converter())
+    config = (
+        A2aAgentExecutorConfig(request_converter=a2a.google_adk_request_converter())
+        if converter
+        else None
+    )
     return A2aAgentExecutor(runner=runner, config=config), llm, runner
 
 
