@@ -48,6 +48,7 @@ PUBLIC_MODULES = (
     "handoff_codec.integrations.google_adk_internals",
     "handoff_codec.integrations.agent_framework",
     "handoff_codec.integrations.pydantic_ai",
+    "handoff_codec.integrations.a2a",
     "handoff_codec.cli",
 )
 
