@@ -21,7 +21,7 @@ from tests.support.profiles import examples
 from tests.support.strategies import json_values, texts
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
-from scripted_model import ScriptedModel, text, tool_call  # noqa: E402
+from scripted_model import ScriptedModel, text, tool_call
 
 INPUT_ITEMS: pydantic.TypeAdapter[Any] = pydantic.TypeAdapter(list[ResponseInputItemParam])
 
@@ -64,9 +64,9 @@ def test_a_runs_input_items_come_back_exactly() -> None:
 # Generated Responses API input items: messages of both roles (typed output messages with
 # ids and statuses too), calls with JSON-text arguments, results as text or parts.
 _text_part = st.builds(lambda t: {"type": "input_text", "text": t}, texts)
+_urls = st.sampled_from(["https://example.com/a.png", "data:image/png;base64,AA=="])
 _image_part = st.builds(lambda u, d: {"type": "input_image", "image_url": u, "detail": d},
-                        st.sampled_from(["https://example.com/a.png", "data:image/png;base64,AA=="]),
-                        st.sampled_from(["auto", "low", "high"]))
+                        _urls, st.sampled_from(["auto", "low", "high"]))
 _user = st.builds(lambda c: {"role": "user", "content": c},
                   st.one_of(texts, st.lists(st.one_of(_text_part, _image_part), max_size=3)))
 _assistant = st.builds(
