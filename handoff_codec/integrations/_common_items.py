@@ -23,6 +23,7 @@ the keys it has no place for and reports each (:class:`Notes`).
 from __future__ import annotations
 
 import json
+import mimetypes
 import typing
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -83,6 +84,19 @@ def is_name_carrier(item: Mapping[str, Any]) -> bool:
     """A message item with no content part: it carries a turn's role and name."""
     return item.get("type", "message") == "message" and "role" in item and (
         item.get("content") == NAME_CARRIER)
+
+
+def media_type(url: str, image: bool) -> str:
+    """The media type of media at ``url``: a ``data:`` URL's own, else the one its name
+    says; else ``image/*`` for an image, ``application/octet-stream`` for a file."""
+    if url.startswith("data:"):
+        declared = url[5:].split(";", 1)[0].split(",", 1)[0]
+        if declared:
+            return declared
+    guessed, _ = mimetypes.guess_type(url.split("?", 1)[0])
+    if guessed and (guessed.startswith("image/") or not image):
+        return guessed
+    return "image/*" if image else "application/octet-stream"
 
 
 def call_names(items: Sequence[Any]) -> dict[str, str]:

@@ -1,0 +1,29 @@
+"""Any framework to any other: ``<b>.loads(<a>.dumps(messages))`` over generated conversations.
+
+For each of the 20 ordered pairs of the five integrations, B's native messages
+hold what both can hold: turns, names, tool calls with ids and typed arguments,
+results, images; parallel calls stay in one model turn, their results after it;
+the reports name what B cannot hold (a name where B holds none, an object result
+where B holds text).
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+
+from tests.integrations._pairs import PAIRS, Turn, atoms, conversations, hand, losses, parallel_kept
+from tests.support.profiles import examples
+
+
+@pytest.mark.parametrize(("a", "b"), PAIRS, ids=[f"{a}-to-{b}" for a, b in PAIRS])
+@examples(100)
+@given(conversations())
+def test_pair(a: str, b: str, turns: list[Turn]) -> None:
+    outcome = hand(a, b, turns)
+    assert atoms(outcome.got) == atoms(outcome.expected)
+    assert parallel_kept(outcome.expected, outcome.got)
+    reported = {o.field for o in outcome.omitted}
+    for what, lost in losses(a, b, turns).items():
+        if lost:
+            assert any(field.startswith(what) for field in reported), (what, reported)
