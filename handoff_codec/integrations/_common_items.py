@@ -156,7 +156,10 @@ class ResponsesReader:
                 self.notes.drop(index, f"{where}[{at}]", f"a {kind!r} content part has no "
                                 "Responses API form; left out")
                 continue
-            kept.append(self.notes.foreign(index, part, allowed, f"{where}[{at}]."))
+            part = self.notes.foreign(index, part, allowed, f"{where}[{at}].")
+            if kind == "input_image":
+                part.setdefault("detail", "auto")  # the API's default; its types require it
+            kept.append(part)
         return kept
 
     def item(self, index: int, item: Mapping[str, Any]) -> Item | None:

@@ -445,6 +445,7 @@ class Outcome:
     got: list[Turn]
     omitted: tuple[Omission, ...]
     written: tuple[Omission, ...]
+    messages: list[Any]
 
 
 def hand(a: str, b: str, turns: list[Turn]) -> Outcome:
@@ -456,7 +457,8 @@ def hand(a: str, b: str, turns: list[Turn]) -> Outcome:
         messages, omitted = back.messages, back.omitted
     else:  # a module without read(): its loads, nothing reported
         messages, omitted = module.loads(encoded.text), ()
-    return Outcome(held(held(turns, a), b), view[b](messages), omitted, encoded.omitted)
+    return Outcome(held(held(turns, a), b), view[b](messages), omitted, encoded.omitted,
+                   messages)
 
 
 def parallel_kept(expected: Sequence[Turn], got: Sequence[Turn]) -> bool:

@@ -9,11 +9,17 @@ where B holds text).
 
 from __future__ import annotations
 
+from typing import Any
+
+import pydantic
 import pytest
 from hypothesis import given
+from openai.types.responses import ResponseInputItemParam
 
 from tests.integrations._pairs import PAIRS, Turn, atoms, conversations, hand, losses, parallel_kept
 from tests.support.profiles import examples
+
+RESPONSES_INPUT: pydantic.TypeAdapter[Any] = pydantic.TypeAdapter(list[ResponseInputItemParam])
 
 
 @pytest.mark.parametrize(("a", "b"), PAIRS, ids=[f"{a}-to-{b}" for a, b in PAIRS])
@@ -21,6 +27,8 @@ from tests.support.profiles import examples
 @given(conversations())
 def test_pair(a: str, b: str, turns: list[Turn]) -> None:
     outcome = hand(a, b, turns)
+    if b == "openai_agents":  # real Responses API input items
+        RESPONSES_INPUT.validate_python(outcome.messages)
     assert atoms(outcome.got) == atoms(outcome.expected)
     assert parallel_kept(outcome.expected, outcome.got)
     reported = {o.field for o in outcome.omitted}
