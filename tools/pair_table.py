@@ -22,6 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from hypothesis import HealthCheck, given, settings
 
 from tests.integrations._pairs import (
+    HOLDS_NAMES,
+    HOLDS_OBJECTS,
     KINDS,
     PAIRS,
     Turn,
@@ -65,21 +67,32 @@ def measure(a: str, b: str, examples: int) -> dict[str, Any]:
     return {"counts": counts, "reported": reported, "errors": errors}
 
 
+def _held(a: str, b: str, what: str, counts: Counter[str], reported: Counter[str]) -> str:
+    """What the direction does with names or object results, and what ``read`` reported."""
+    holds = HOLDS_NAMES if what == "name" else HOLDS_OBJECTS
+    kept, lost = ("kept", "left out") if what == "name" else ("objects", "JSON text")
+    if not holds[a]:
+        return "none in A" if what == "name" else "JSON text in A"
+    if holds[b]:
+        return kept
+    return f"{lost}, reported {reported[what]}/{counts['lost ' + what]}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--examples", type=int, default=50)
     args = parser.parse_args()
-    print(f"| A -> B | read | {' | '.join(KINDS)} | reported lost |")
-    print("|---|---:|" + "---:|" * len(KINDS) + "---|")
+    kinds = [kind for kind in KINDS if kind != "names"]
+    print(f"| A -> B | read | {' | '.join(kinds)} | names | object results |")
+    print("|---|---:|" + "---:|" * len(kinds) + "---|---|")
     for a, b in PAIRS:
         result = measure(a, b, args.examples)
         counts, reported = result["counts"], result["reported"]
         n = counts["conversations"]
-        cells = [f"{counts[kind]}/{n}" for kind in KINDS]
-        lost = ", ".join(f"{what} ({reported[what]}/{counts['lost ' + what]})"
-                         for what in ("name", "output") if counts[f"lost {what}"]) or "-"
+        cells = [f"{counts[kind]}/{n}" for kind in kinds]
+        names = f"{counts['names']}/{n} as held; " + _held(a, b, "name", counts, reported)
         print(f"| {TITLES[a]} -> {TITLES[b]} | {counts['read']}/{n} | {' | '.join(cells)} "
-              f"| {lost} |", flush=True)
+              f"| {names} | {_held(a, b, 'output', counts, reported)} |", flush=True)
         if result["errors"]:
             print(f"<!-- {a}->{b}: {result['errors'][0]} -->", flush=True)
 

@@ -475,7 +475,8 @@ def _common_marks(segments: list[Item], message: Message, previous: str | None) 
 
 
 _CONTENT_KEYS = frozenset(inspect.signature(Content.__init__).parameters) - {"self"}
-_STANDALONE_KEYS = _CONTENT_KEYS | set(HEAD_KEYS) | {"type", "output", SAME}
+# ("message" is an error content's text, never a call's, result's or reasoning's field)
+_STANDALONE_KEYS = (_CONTENT_KEYS - {"message"}) | set(HEAD_KEYS) | {"type", "output", SAME}
 _PART_KEYS = {"input_text": frozenset({"type", "text", "annotations", "additional_properties"}),
               "output_text": frozenset({"type", "text", "annotations", "additional_properties"}),
               "input_image": frozenset({"type", "image_url", "media_type",

@@ -601,6 +601,12 @@ def _common_part(index: int, part: Any, notes: Notes, where: str) -> types.Part 
     return types.Part(file_data=types.FileData(file_uri=url, mime_type=media_type(url, image)))
 
 
+def _calls_next(items: Sequence[Any], index: int) -> bool:
+    """Whether a ``function_call`` item follows item ``index``."""
+    following = items[index + 1] if index + 1 < len(items) else None
+    return isinstance(following, Mapping) and following.get("type") == "function_call"
+
+
 def _common_events(items: Sequence[Any], notes: Notes) -> list[Event]:
     """ADK events of items in the common shape (see :func:`read`)."""
     events: list[Event] = []
@@ -631,6 +637,8 @@ def _common_events(items: Sequence[Any], notes: Notes) -> list[Event]:
             author = name if isinstance(name, str) else ("user" if role == "user" else "")
             parts = start("user" if role == "user" else "model", author)
             content = item.get("content")
+            if content == "" and role == "assistant" and _calls_next(items, index):
+                continue  # Chat Completions' empty text beside calls: no part
             if isinstance(content, str):
                 parts.append(types.Part(text=content))
             elif isinstance(content, list):

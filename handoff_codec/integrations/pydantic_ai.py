@@ -482,8 +482,12 @@ def read(text: str, *, codec: Codec | None = None) -> ReadBack[ModelMessage]:
     if items and isinstance(items[0], dict) and MESSAGE_KEY in items[0]:
         return ReadBack(_messages_of(items))
     notes = Notes(FRAMEWORK)
-    kept = [_common_item(index, item, notes) for index, item in enumerate(items)]
-    return ReadBack(_messages_of([item for item in kept if item is not None]), notes.omitted)
+    kept = []
+    for index, item in enumerate(items):
+        one = _common_item(index, item, notes)
+        if one is not None and not _empty_before_calls(items, index):
+            kept.append(one)
+    return ReadBack(_messages_of(kept), notes.omitted)
 
 
 _COMMON_KEYS = {"function_call": frozenset({"type", "call_id", "name", "arguments"}),
@@ -492,6 +496,15 @@ _COMMON_KEYS = {"function_call": frozenset({"type", "call_id", "name", "argument
 _COMMON_PARTS = {"input_text": frozenset({"type", "text"}),
                  "output_text": frozenset({"type", "text"}),
                  "input_image": frozenset({"type", "image_url"})}
+
+
+def _empty_before_calls(items: Sequence[Any], index: int) -> bool:
+    """An assistant message of empty text right before calls (Chat Completions' form of a
+    response that only calls tools): no part of its own."""
+    item, following = items[index], items[index + 1] if index + 1 < len(items) else None
+    return (isinstance(item, dict) and item.get("role") == "assistant"
+            and item.get("content") == ""
+            and isinstance(following, dict) and following.get("type") == "function_call")
 
 
 def _common_item(index: int, item: Any, notes: Notes) -> Any:
