@@ -569,7 +569,7 @@ def read(text: str, *, codec: Codec | None = None) -> ReadBack[Message]:
     """The ``agent_framework.Message`` list of a summary text, and what of it they cannot hold.
 
     What :func:`dumps` wrote reads back exactly. Any module's items are read in
-    their common shape (``handoff_codec.integrations._common_items``): adjacent
+    their common shape (docs/frameworks.md, "Any framework to any other"): adjacent
     calls, with the assistant message before them, one message, adjacent
     results one; the keys, parts and items a Message cannot hold (ADK's
     ``event``, PydanticAI's ``message``...) are left out and reported, and a

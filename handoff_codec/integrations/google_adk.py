@@ -558,7 +558,7 @@ def read(text: str, *, codec: Codec | None = None) -> ReadBack[Event]:
 
     A summary :func:`dumps` wrote (its first item holds ``"event"``) reads back
     exactly. Any other module's items are read in their common shape
-    (``handoff_codec.integrations._common_items``): each message an event (its
+    (docs/frameworks.md, "Any framework to any other"): each message an event (its
     ``name`` the author; ``"user"`` for an unnamed user), adjacent calls one
     model event with the message before them, adjacent results one event (a
     result that is not a JSON object as ADK wraps it, ``{"result": value}``).

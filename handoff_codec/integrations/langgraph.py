@@ -527,7 +527,7 @@ def read(text: str, *, codec: Codec | None = None) -> ReadBack[BaseMessage]:
     """The LangChain messages of a summary text, and what of it they cannot hold.
 
     What :func:`dumps` wrote reads back exactly. Another module's items are
-    read in their common shape (``handoff_codec.integrations._common_items``):
+    read in their common shape (docs/frameworks.md, "Any framework to any other"):
     the keys, content parts and items no LangChain message holds (ADK's
     ``event``, Agent Framework's ``same_message``, a Responses item's ``id``...)
     are left out and reported, and a tool result that is a JSON value other

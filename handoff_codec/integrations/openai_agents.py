@@ -677,7 +677,9 @@ def read(text: str, *, codec: Codec | None = None) -> ReadBack[TResponseInputIte
     """The SDK's input items of a summary text, whatever framework module wrote it, and what
     they cannot hold.
 
-    The items of :func:`dumps` come back as they were. Items another module
+    The items of :func:`dumps` come back as they were (an ``input_image``
+    without ``detail``, which the ``openai`` types require, with the API's
+    default ``"auto"``). Items another module
     wrote come back as Responses API input items: a message's ``name`` (the
     Responses API holds none), a typed tool result (held as its JSON text),
     and the other writer's own keys and item types are left out, each

@@ -472,7 +472,7 @@ def read(text: str, *, codec: Codec | None = None) -> ReadBack[ModelMessage]:
 
     A summary :func:`dumps` wrote (its first item holds ``"message"``) reads
     back exactly. Any other module's items are read in their common shape
-    (``handoff_codec.integrations._common_items``): consecutive items of one
+    (docs/frameworks.md, "Any framework to any other"): consecutive items of one
     side one message (parallel calls one response, their results one
     request); a message's ``name`` (PydanticAI holds none) and the keys, parts
     and items no part holds (ADK's ``event``, a Responses item's ``id``...)
