@@ -67,8 +67,9 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess by th
     ) from exc
 
 from ..format import Codec, default_codec
+from ._common_items import NAME_CARRIER, Notes, arguments_object, call_names, media_type
 from .google_adk_internals import TESTED, framing, render
-from .report import Encoded, Omission, is_plain_json, warn_if_omitted
+from .report import Encoded, Omission, ReadBack, is_plain_json, warn_if_dropped, warn_if_omitted
 
 __all__ = [
     "STATE_KEY",
@@ -79,6 +80,7 @@ __all__ = [
     "dumps",
     "encode",
     "loads",
+    "read",
     "read_summary",
     "summary_message",
 ]
@@ -175,6 +177,10 @@ def _part_items(parts: Sequence[types.Part], dumps_: Sequence[Json], role: str) 
                     item[ours] = call.pop(theirs)
             if call:
                 item[field] = call
+            output = item.get("output")
+            if (tool == "function_call_output" and isinstance(output, dict)
+                    and output.keys() == {"result"} and not isinstance(output["result"], dict)):
+                item["output"] = output["result"]  # ADK's wrapping of a tool's non-object result
         elif rest.get("thought") is True and isinstance(rest.get("text"), str):
             del rest["thought"]
             item = {"type": "reasoning",
@@ -219,8 +225,31 @@ def _event_items(event: Event) -> list[Item]:
         envelope["content"]["parts"] = [] if content.parts is not None else None
     if not items:
         items = [{"type": EVENT_ONLY}]
+    _name_items(event, items)
     items[0] = {EVENT_KEY: envelope, **items[0]}
     return items
+
+
+def _name_items(event: Event, items: list[Item]) -> None:
+    """The event's author as the common ``name`` of its turn, for any reader.
+
+    On its first message item. An event that starts with a call starts with
+    a message item with no part (:data:`NAME_CARRIER`), named after the
+    author if any: its calls are a turn of their own, not the calls of the
+    message before. No name for the user (author ``"user"``) or an empty
+    author, nor on results.
+    """
+    author = event.author
+    first = items[0]
+    if first.get("type") == "function_call" and _role(event) == "assistant":
+        # a turn of its own, not the calls of the event before
+        carrier: Item = {"role": "assistant", "content": list(NAME_CARRIER)}
+        if author:
+            carrier["name"] = author
+        items.insert(0, carrier)
+    elif author and not (author == "user" and _role(event) == "user") and (
+            "role" in first and "type" not in first):
+        first["name"] = author
 
 
 def _not_json(value: Any) -> None:
@@ -302,11 +331,15 @@ def _attached(element: Mapping[str, Any], attachments: Sequence[types.Part] | No
 
 def _message_parts(item: Mapping[str, Any], attachments: Sequence[types.Part] | None
                    ) -> list[Json]:
-    _expect(set(item) <= {"role", "content"}, f"unexpected keys in a message: {sorted(item)}")
+    # "name": the event's author, which its envelope holds
+    _expect(set(item) <= {"role", "content", "name"},
+            f"unexpected keys in a message: {sorted(item)}")
     _expect(item.get("role") in _TEXT_TYPES, "a message's role must be 'user' or 'assistant'")
     content = item.get("content")
     if isinstance(content, str):
         return [{"text": content}]
+    if content == NAME_CARRIER:
+        return []
     if not isinstance(content, list) or not content:
         raise _ItemError("a message's content must be a string or a non-empty list of parts")
     parts = []
@@ -342,6 +375,8 @@ def _call_part(item: Mapping[str, Any], field: str, value_key: str, adk_key: str
     inner = item.get(field, {})
     _expect(isinstance(inner, dict), f"'{field}' must be a JSON object")
     inner = dict(inner)
+    if value_key == "output" and "output" in item and not isinstance(item["output"], dict):
+        item = {**item, "output": {"result": item["output"]}}  # as ADK wraps it
     for ours, theirs in _tool_keys(value_key, adk_key):
         if ours in item:
             _expect(theirs not in inner, f"'{field}' repeats {theirs!r}")
@@ -507,12 +542,152 @@ def dumps(messages: Iterable[Event], *, codec: Codec | None = None) -> str:
 
 
 def loads(text: str, *, codec: Codec | None = None) -> list[Event]:
-    """The ADK events of a summary written by :func:`dumps`.
+    """The ADK events of a summary, whatever framework module wrote it (:func:`read`; one
+    warning when something was left out).
 
     Raises ValueError (``handoff_codec.DecodeError`` for the text, or one
     naming the item) for text that does not hold ADK events.
     """
-    return _events_of((codec or default_codec).loads(text))
+    back = read(text, codec=codec)
+    warn_if_dropped(back, FRAMEWORK)
+    return back.messages
+
+
+def read(text: str, *, codec: Codec | None = None) -> ReadBack[Event]:
+    """The ADK events of a summary text, and what of it they cannot hold.
+
+    A summary :func:`dumps` wrote (its first item holds ``"event"``) reads back
+    exactly. Any other module's items are read in their common shape
+    (docs/frameworks.md, "Any framework to any other"): each message an event (its
+    ``name`` the author; ``"user"`` for an unnamed user), adjacent calls one
+    model event with the message before them, adjacent results one event (a
+    result that is not a JSON object as ADK wraps it, ``{"result": value}``).
+    Keys and items ADK has no place for are left out and reported.
+    """
+    items = (codec or default_codec).loads(text)
+    if items and isinstance(items[0], dict) and EVENT_KEY in items[0]:
+        return ReadBack(_events_of(items))
+    notes = Notes(FRAMEWORK)
+    return ReadBack(_common_events(items, notes), notes.omitted)
+
+
+_COMMON_PART_KEYS = {"input_text": frozenset({"type", "text"}),
+                     "output_text": frozenset({"type", "text"}),
+                     "input_image": frozenset({"type", "image_url"}),
+                     "input_file": frozenset({"type", "file_url", "file_data"})}
+
+
+def _common_part(index: int, part: Any, notes: Notes, where: str) -> types.Part | None:
+    """The ADK part of a content part in the common shape; None (reported) for another."""
+    kind = part.get("type") if isinstance(part, Mapping) else None
+    allowed = _COMMON_PART_KEYS.get(kind) if isinstance(kind, str) else None
+    if allowed is None or not isinstance(part, Mapping):
+        notes.drop(index, where, f"a {kind!r} content part; ADK holds no such part")
+        return None
+    kept = notes.foreign(index, part, allowed, where + ".")
+    if kind in ("input_text", "output_text") and isinstance(kept.get("text"), str):
+        return types.Part(text=kept["text"])
+    url = kept.get("image_url", kept.get("file_url", kept.get("file_data")))
+    if not isinstance(url, str):
+        notes.drop(index, where, "no URL; left out")
+        return None
+    if url.startswith("data:"):
+        try:
+            return types.Part.model_validate({"inline_data": _data_blob(url)})
+        except ValueError as exc:
+            notes.drop(index, where, f"not a data: URL ADK reads ({exc}); left out")
+            return None
+    image = kind == "input_image"
+    return types.Part(file_data=types.FileData(file_uri=url, mime_type=media_type(url, image)))
+
+
+def _calls_next(items: Sequence[Any], index: int) -> bool:
+    """Whether a ``function_call`` item follows item ``index``."""
+    following = items[index + 1] if index + 1 < len(items) else None
+    return isinstance(following, Mapping) and following.get("type") == "function_call"
+
+
+def _common_events(items: Sequence[Any], notes: Notes) -> list[Event]:
+    """ADK events of items in the common shape (see :func:`read`)."""
+    events: list[Event] = []
+    kinds: list[str] = []  # per event: "user", "model", "results"
+    callers: dict[str, str] = {}  # call id -> the author of the event that made the call
+    names = call_names(items)
+
+    def start(kind: str, author: str) -> list[types.Part]:
+        role = "model" if kind == "model" else "user"
+        events.append(Event(author=author, content=types.Content(role=role, parts=[])))
+        kinds.append(kind)
+        content = events[-1].content
+        assert content is not None and content.parts is not None
+        return content.parts
+
+    for index, raw in enumerate(items):
+        if not isinstance(raw, Mapping):
+            notes.drop(index, "item", "not a JSON object; left out")
+            continue
+        kind = raw.get("type", "message" if "role" in raw else None)
+        if kind == "message":
+            item = notes.foreign(index, raw, {"type", "role", "content", "name"})
+            role, name = item.get("role"), item.get("name")
+            if role not in ("user", "assistant"):
+                notes.drop(index, "role", f"{role!r}: ADK events hold user and model turns "
+                           "only; the message left out")
+                continue
+            author = name if isinstance(name, str) else ("user" if role == "user" else "")
+            parts = start("user" if role == "user" else "model", author)
+            content = item.get("content")
+            if content == "" and role == "assistant" and _calls_next(items, index):
+                continue  # Chat Completions' empty text beside calls: no part
+            if isinstance(content, str):
+                parts.append(types.Part(text=content))
+            elif isinstance(content, list):
+                for at, element in enumerate(content):
+                    part = _common_part(index, element, notes, f"content[{at}]")
+                    if part is not None:
+                        parts.append(part)
+        elif kind in ("function_call", "reasoning"):
+            if kinds and kinds[-1] == "model":
+                content = events[-1].content
+                assert content is not None and content.parts is not None
+                parts = content.parts
+            else:
+                parts = start("model", "")
+            if kind == "reasoning":
+                item = notes.foreign(index, raw, {"type", "summary"})
+                summary = item.get("summary")
+                texts = [s.get("text") for s in summary if isinstance(s, Mapping)] if (
+                    isinstance(summary, list)) else []
+                parts.append(types.Part(text="\n".join(t for t in texts if isinstance(t, str)),
+                                        thought=True))
+                continue
+            item = notes.foreign(index, raw, {"type", "call_id", "name", "arguments"})
+            args = arguments_object(item.get("arguments", {}))
+            if args is None:
+                notes.drop(index, "arguments", "not a JSON object; ADK holds arguments as one; "
+                           "left out")
+            call_id = item.get("call_id")
+            if isinstance(call_id, str):
+                callers[call_id] = events[-1].author
+            parts.append(types.Part(function_call=types.FunctionCall(
+                id=call_id, name=item.get("name"), args=args or {})))
+        elif kind == "function_call_output":
+            item = notes.foreign(index, raw, {"type", "call_id", "name", "output"})
+            call_id = item.get("call_id")
+            if kinds and kinds[-1] == "results":
+                content = events[-1].content
+                assert content is not None and content.parts is not None
+                parts = content.parts
+            else:
+                parts = start("results", callers.get(str(call_id), ""))
+            output = item.get("output")
+            name = item.get("name", names.get(str(call_id)))
+            parts.append(types.Part(function_response=types.FunctionResponse(
+                id=call_id, name=name, response=output if isinstance(output, dict)
+                else {"result": output})))
+        else:
+            notes.drop(index, f"type {kind!r}", "ADK holds no such item; left out")
+    return events
 
 
 # ------------------------------------------------------------------ what a model is shown

@@ -49,7 +49,7 @@ from __future__ import annotations
 import copy
 import functools
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 try:
@@ -71,10 +71,11 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess by th
         "Install it with: pip install 'handoff-codec[openai-agents]'"
     ) from exc
 
-from ..format import DEFAULT_PREAMBLE, Codec
+from ..format import DEFAULT_PREAMBLE, Codec, default_codec
 
 if TYPE_CHECKING:
     from ..format.flattening import Trust
+from ._common_items import Notes, ResponsesReader
 from ._history import (
     Fallback,
     FallbackKind,
@@ -85,14 +86,19 @@ from ._history import (
     read_history,
     warn_if_degraded,
 )
+from .report import Encoded, Omission, ReadBack, is_plain_json, warn_if_dropped, warn_if_omitted
 
 __all__ = [
     "Fallback",
     "FallbackKind",
     "HandoffReport",
+    "dumps",
+    "encode",
     "history_mapper",
+    "loads",
     "make_history_mapper",
     "nest_input_filter",
+    "read",
 ]
 
 Item = dict[str, Any]
@@ -603,3 +609,90 @@ class UpgradingSession(_SessionABC):
 
 
 __all__ += ["UpgradingSession"]
+
+
+# ---------------------------------------------------------------- the SDK's input items
+
+FRAMEWORK = "OpenAI Agents SDK"
+
+
+def _json_items(value: Any, index: int, field: str, omitted: list[Omission]) -> Any:
+    """``value`` as JSON: each value JSON cannot hold written as ``str(value)`` and reported."""
+    if is_plain_json(value):
+        return value
+    if isinstance(value, Mapping):
+        out: Item = {}
+        for key, sub in value.items():
+            if not isinstance(key, str):
+                omitted.append(Omission(index, f"{field}[{key!r}]", "a key that is not a "
+                                        "string; written as str(key)"))
+            out[str(key)] = _json_items(sub, index, f"{field}.{key}" if field else str(key),
+                                        omitted)
+        return out
+    if isinstance(value, list | tuple):
+        if isinstance(value, tuple):
+            omitted.append(Omission(index, field, "a tuple; written as a JSON array"))
+        return [_json_items(sub, index, f"{field}[{n}]", omitted) for n, sub in enumerate(value)]
+    omitted.append(Omission(index, field, f"a {type(value).__name__} is not JSON; written as "
+                            "str(value)"))
+    return str(value)
+
+
+def encode(items: Sequence[TResponseInputItem] | Sequence[Mapping[str, Any]], *,
+           codec: Codec | None = None) -> Encoded:
+    """The summary text of the SDK's input items (``result.to_input_list()``), and what it
+    could not keep.
+
+    Each item is written as it is. Left out and reported: the SDK's internal
+    keys (``_agents_tool_description``, ``_agents_tool_title``, ``created_by``),
+    which it strips itself before summarizing; a value that is not JSON is
+    written as ``str(value)``. Raises TypeError for an item that is not a
+    mapping, and the codec's EncodeError for a summary over its limits.
+    """
+    omitted: list[Omission] = []
+    written: list[Item] = []
+    for index, item in enumerate(items):
+        if not isinstance(item, Mapping):
+            raise TypeError(f"item {index} is a {type(item).__name__}, not a Responses API "
+                            "input item (a dict)")
+        plain: Item = {}
+        for key, value in item.items():
+            if key in _INTERNAL_KEYS:
+                omitted.append(Omission(index, str(key), "the SDK's internal key; left out"))
+                continue
+            plain[str(key)] = value
+        written.append(_json_items(plain, index, "", omitted))
+    return Encoded((codec or default_codec).dumps(written), tuple(omitted))
+
+
+def dumps(items: Sequence[TResponseInputItem] | Sequence[Mapping[str, Any]], *,
+          codec: Codec | None = None) -> str:
+    """The summary text of the SDK's input items; one warning when something was left out."""
+    encoded = encode(items, codec=codec)
+    warn_if_omitted(encoded, FRAMEWORK)
+    return encoded.text
+
+
+def read(text: str, *, codec: Codec | None = None) -> ReadBack[TResponseInputItem]:
+    """The SDK's input items of a summary text, whatever framework module wrote it, and what
+    they cannot hold.
+
+    The items of :func:`dumps` come back as they were (an ``input_image``
+    without ``detail``, which the ``openai`` types require, with the API's
+    default ``"auto"``). Items another module
+    wrote come back as Responses API input items: a message's ``name`` (the
+    Responses API holds none), a typed tool result (held as its JSON text),
+    and the other writer's own keys and item types are left out, each
+    reported. ``DecodeError`` for text that is not a summary.
+    """
+    notes = Notes(FRAMEWORK)
+    items = ResponsesReader(notes).items((codec or default_codec).loads(text))
+    return ReadBack(cast(list[TResponseInputItem], items), notes.omitted)
+
+
+def loads(text: str, *, codec: Codec | None = None) -> list[TResponseInputItem]:
+    """The SDK's input items of a summary text (:func:`read`; one warning when something
+    was left out): ``loads(dumps(items)) == items``."""
+    back = read(text, codec=codec)
+    warn_if_dropped(back, FRAMEWORK)
+    return back.messages

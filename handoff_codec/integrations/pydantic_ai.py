@@ -65,6 +65,7 @@ try:
         BinaryImage,
         CachePoint,
         FilePart,
+        ImageUrl,
         ModelMessage,
         ModelMessagesTypeAdapter,
         ModelRequest,
@@ -88,7 +89,8 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess by th
     ) from exc
 
 from ..format import Codec, default_codec
-from .report import Encoded, Omission, is_plain_json, warn_if_omitted
+from ._common_items import NAME_CARRIER, Notes
+from .report import Encoded, Omission, ReadBack, is_plain_json, warn_if_dropped, warn_if_omitted
 
 __all__ = [
     "FRAMING",
@@ -100,6 +102,7 @@ __all__ = [
     "dumps",
     "encode",
     "loads",
+    "read",
 ]
 
 logger = logging.getLogger("handoff_codec")
@@ -205,15 +208,26 @@ def _part_item(part: Any, dumped: Json) -> Item:
     if kind == "thinking":
         item["summary"] = [{"type": "summary_text", "text": rest.pop("content")}]
     if kind == "user-prompt" and isinstance(item.get("content"), list):
+        content = getattr(part, "content", None)
+        values = list(content) if isinstance(content, list | tuple) else []
         item["content"] = [{"type": "input_text", "text": element} if isinstance(element, str)
-                           else {"type": OTHER_CONTENT, "content": element}
-                           for element in item["content"]]
+                           else _image_element(values[at] if at < len(values) else None)
+                           or {"type": OTHER_CONTENT, "content": element}
+                           for at, element in enumerate(item["content"])]
     rest.pop("part_kind", None)
     if rest:
         item[PART_KEY] = rest
     if classes:
         item[CLASSES_KEY] = classes
     return item
+
+
+def _image_element(value: Any) -> Item | None:
+    """The common ``input_image`` part of an image URL that its URL alone gives back."""
+    if type(value) is ImageUrl and isinstance(value.url, str) and not value.url.startswith(
+            "data:") and value == ImageUrl(url=value.url):
+        return {"type": "input_image", "image_url": value.url}
+    return None
 
 
 def _message_items(message: ModelMessage) -> list[Item]:
@@ -440,14 +454,92 @@ def dumps(messages: Iterable[ModelMessage], *, codec: Codec | None = None) -> st
 
 
 def loads(text: str, *, codec: Codec | None = None) -> list[ModelMessage]:
-    """The PydanticAI messages of a summary text.
+    """The PydanticAI messages of a summary text, whatever framework module wrote it
+    (:func:`read`; one warning when something was left out).
 
     Raises ``handoff_codec.DecodeError`` for text that is not a summary, and
     ValueError naming the item for records that are not messages this module
     writes or Responses-API message, ``function_call``, ``function_call_output``
     or ``reasoning`` items.
     """
-    return _messages_of((codec or default_codec).loads(text))
+    back = read(text, codec=codec)
+    warn_if_dropped(back, FRAMEWORK)
+    return back.messages
+
+
+def read(text: str, *, codec: Codec | None = None) -> ReadBack[ModelMessage]:
+    """The PydanticAI messages of a summary text, and what of it they cannot hold.
+
+    A summary :func:`dumps` wrote (its first item holds ``"message"``) reads
+    back exactly. Any other module's items are read in their common shape
+    (docs/frameworks.md, "Any framework to any other"): consecutive items of one
+    side one message (parallel calls one response, their results one
+    request); a message's ``name`` (PydanticAI holds none) and the keys, parts
+    and items no part holds (ADK's ``event``, a Responses item's ``id``...)
+    are left out and reported.
+    """
+    items = (codec or default_codec).loads(text)
+    if items and isinstance(items[0], dict) and MESSAGE_KEY in items[0]:
+        return ReadBack(_messages_of(items))
+    notes = Notes(FRAMEWORK)
+    kept = []
+    for index, item in enumerate(items):
+        one = _common_item(index, item, notes)
+        if one is not None and not _empty_before_calls(items, index):
+            kept.append(one)
+    return ReadBack(_messages_of(kept), notes.omitted)
+
+
+_COMMON_KEYS = {"function_call": frozenset({"type", "call_id", "name", "arguments"}),
+                "function_call_output": frozenset({"type", "call_id", "name", "output"}),
+                "reasoning": frozenset({"type", "summary"})}
+_COMMON_PARTS = {"input_text": frozenset({"type", "text"}),
+                 "output_text": frozenset({"type", "text"}),
+                 "input_image": frozenset({"type", "image_url"})}
+
+
+def _empty_before_calls(items: Sequence[Any], index: int) -> bool:
+    """An assistant message of empty text right before calls (Chat Completions' form of a
+    response that only calls tools): no part of its own."""
+    item, following = items[index], items[index + 1] if index + 1 < len(items) else None
+    return (isinstance(item, dict) and item.get("role") == "assistant"
+            and item.get("content") == ""
+            and isinstance(following, dict) and following.get("type") == "function_call")
+
+
+def _common_item(index: int, item: Any, notes: Notes) -> Any:
+    """``item`` with what no PydanticAI part holds left out (reported); None for nothing."""
+    if not isinstance(item, dict):
+        return item  # refused by _messages_of, naming the item
+    kind = item.get("type", "message" if "role" in item else None)
+    if kind == "message":
+        if "name" in item:
+            notes.drop(index, "name", "PydanticAI messages hold no name; left out")
+        kept = notes.foreign(index, {k: v for k, v in item.items() if k not in ("name", "type")},
+                             {"role", "content"})
+        if kept.get("role") not in ("user", "assistant", "system"):
+            notes.drop(index, "role", f"{kept.get('role')!r}: no PydanticAI part holds it; "
+                       "the message left out")
+            return None
+        content = kept.get("content")
+        if content == NAME_CARRIER:
+            return None
+        if isinstance(content, list):
+            parts = []
+            for at, part in enumerate(content):
+                part_kind = str(part.get("type")) if isinstance(part, dict) else ""
+                allowed = _COMMON_PARTS.get(part_kind)
+                if allowed is None or (kept["role"] == "assistant" and "text" not in allowed):
+                    notes.drop(index, f"content[{at}]", "no PydanticAI part holds it; left out")
+                    continue
+                parts.append(notes.foreign(index, part, allowed, f"content[{at}]."))
+            kept["content"] = parts
+        return kept
+    allowed = _COMMON_KEYS.get(kind) if isinstance(kind, str) else None
+    if allowed is None:
+        notes.drop(index, f"type {kind!r}", "no PydanticAI part holds such an item; left out")
+        return None
+    return notes.foreign(index, item, allowed)
 
 
 # ------------------------------------------------------------------ what a delegate's model is sent
