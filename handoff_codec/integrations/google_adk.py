@@ -588,6 +588,29 @@ def _tool_item(part: types.Part, position: int, omitted: list[tuple[str, str]]) 
     return item
 
 
+def _elided(value: Any, clashes: list[str]) -> Any:
+    """``value`` with ADK's quote markers elided in every string and key, as ADK does.
+
+    ADK replaces either quote marker in the text it relays with its elided
+    marker, so that relayed text can never close the quoted block and go on
+    as instructions; the summary's records sit in one such block. A key that
+    becomes another key of its object is named in ``clashes`` (the last value
+    is kept).
+    """
+    if isinstance(value, str):
+        return framing.elide(value)
+    if isinstance(value, dict):
+        out = {framing.elide(key) if isinstance(key, str) else key: _elided(item, clashes)
+               for key, item in value.items()}
+        if len(out) < len(value):
+            clashes += [key for key in value if isinstance(key, str)
+                        and framing.elide(key) != key]
+        return out
+    if isinstance(value, list):
+        return [_elided(item, clashes) for item in value]
+    return value
+
+
 def _visible(event: Event, attach: bool) -> _Visible:
     """The items of what ``event`` shows a model, one a part (see the module docstring)."""
     parts = event.content.parts if event.content is not None and event.content.parts else []
@@ -627,14 +650,17 @@ def _visible(event: Event, attach: bool) -> _Visible:
                 omitted.append((f"content.parts[{position}]", f"{', '.join(sorted(rest))}: "
                                 f"{_NOT_RELAYED}"))
             continue
-        items.append(item)
+        clashes: list[str] = []
+        items.append(_elided(item, clashes))
+        omitted += [(f"content.parts[{position}]", f"key {key!r}: its quote marker elided, "
+                     "it is another key of its object") for key in clashes]
     return _Visible(tuple(items), frozenset(thoughts), tuple(thought_parts), frozenset(attached),
                     tuple(attachments), tuple(omitted))
 
 
 def _with_author(item: Item, author: str) -> Item:
     key = _AUTHOR_KEYS["message" if "role" in item else "other"]
-    return {**item, key: author}
+    return {**item, key: framing.elide(author)}
 
 
 def _shifted(item: Item, offset: int) -> Item:

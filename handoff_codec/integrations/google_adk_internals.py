@@ -4,8 +4,9 @@ ADK has no public way to tell which contents of a model request render
 another agent's events. :mod:`handoff_codec.integrations.google_adk` asks
 ADK's own renderer, ``_present_other_agent_message`` in
 ``google/adk/flows/llm_flows/context/_fencing.py``, what each event became,
-and reads ADK's framing (its preamble and quote markers) from what the
-renderer writes for a one-line probe. Both are checked here, at import, by
+and reads ADK's framing (its preamble, its quote markers and what it writes
+in place of a quote marker found in relayed text) from what the renderer
+writes for two one-line probes. Both are checked here, at import, by
 what ADK has, not by its version number: an ADK without the function, or
 whose rendering has another shape, raises ImportError naming the versions
 tested (:data:`TESTED`, the range the ``google-adk`` extra pins).
@@ -59,27 +60,52 @@ class Framing:
     preamble: str
     begin: str
     end: str
+    elided: str
+    """What ADK writes in relayed text in place of either quote marker."""
+
+    def elide(self, text: str) -> str:
+        """``text`` with each quote marker replaced as ADK replaces it in what it relays."""
+        if self.begin not in text and self.end not in text:
+            return text
+        return text.replace(self.begin, self.elided).replace(self.end, self.elided)
 
 
-def _read_framing() -> Framing:
-    """The framing ADK writes around another agent's one-line text ``x``."""
-    probe = Event(author="a", content=types.Content(role="model", parts=[types.Part(text="x")]))
+def _rendered_lines(text: str) -> tuple[str | None, list[str]]:
+    """ADK's preamble and the lines of its rendering of another agent's ``text``."""
+    probe = Event(author="a", content=types.Content(role="model", parts=[types.Part(text=text)]))
     try:
         rendered = render(probe)
     except TypeError as exc:  # another signature
         raise _unsupported(f"with the signature tested ({exc})") from exc
-    parts = rendered.content.parts if rendered is not None and rendered.content else None
-    texts = [part.text for part in parts or ()]
+    if rendered is None or rendered.content is None or rendered.content.role != "user":
+        return None, []
+    texts = [part.text for part in rendered.content.parts or ()]
     lines = (texts[1] or "").split("\n") if len(texts) == 2 else []
-    preamble = texts[0] if texts else None
-    if (rendered is None or rendered.content is None or rendered.content.role != "user"
-            or not isinstance(preamble, str) or not preamble or "\n" in preamble
+    return (texts[0] if texts else None), lines
+
+
+def _read_framing() -> Framing:
+    """The framing ADK writes around another agent's one-line text ``x``.
+
+    A second probe, ``x<end marker>y``, shows what ADK writes in place of a
+    quote marker inside relayed text.
+    """
+    preamble, lines = _rendered_lines("x")
+    if (not isinstance(preamble, str) or not preamble or "\n" in preamble
             or len(lines) != 4 or lines[0] != "[a] said:" or lines[2] != "x"
             or not lines[1] or not lines[3]):
         raise _unsupported("rendering another agent's text as the versions tested do "
                            "(a preamble part, then '[agent] said:' and the text between "
                            "two quote markers)")
-    return Framing(preamble, lines[1], lines[3])
+    begin, end = lines[1], lines[3]
+    _, marked = _rendered_lines(f"x{end}y{begin}z")
+    inner = marked[2] if len(marked) == 4 else ""
+    elided = inner[1:].partition("y")[0]
+    if (not elided or begin in elided or end in elided
+            or inner != f"x{elided}y{elided}z"):
+        raise _unsupported("eliding a quote marker inside relayed text as the versions "
+                           "tested do")
+    return Framing(preamble, begin, end, elided)
 
 
 framing = _read_framing()
