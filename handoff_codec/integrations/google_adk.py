@@ -28,15 +28,22 @@
     (:func:`summary_message`): ADK's preamble, then between ADK's quote
     markers the records of what those events show a model (text, calls with
     ids and JSON arguments, results, thoughts where ADK passes them on), with
-    their images, files and code as parts of the message. Nothing ADK keeps
+    their images, files and code as parts of the message. A rendering is
+    known by where it came from (ADK's renderer records the event on it, see
+    the internals module), never by its text, so the plugin changes only what
+    ADK rendered in that request: what ADK leaves out (rewound events, the
+    history before the turn with ``include_contents='none'``, other branches)
+    stays out, and a user's message stays the user's whatever it holds. Quote
+    markers inside the records are elided as ADK elides them. Nothing ADK keeps
     for itself (event ids, timestamps, node info, actions, usage and other
     response metadata, thought signatures) is written. The session's events
     are not changed: the summary is in the request only. Each event is
     encoded once per invocation, cached in the session's state under
     :data:`STATE_KEY`. :func:`read_summary` reads such a message back.
 
-Private use: :mod:`handoff_codec.integrations.google_adk_internals`, checked
-when this module is imported (see there).
+Private use: :mod:`handoff_codec.integrations.google_adk_internals` (ADK's
+renderer and its request builder's use of it), checked when this module is
+imported (see there).
 
 This module imports ``google.adk`` when it is imported.
 """
@@ -1000,13 +1007,17 @@ class _Runs:
 class HandoffHistoryPlugin(BasePlugin):
     """Hands other agents' events to the next agent as one summary in ADK's framing.
 
-    Before each model call, each run of consecutive contents that ADK rendered
-    from other agents' events (``[agent] said: ...``) is replaced by one user
-    message (:func:`summary_message`): ADK's preamble, then between ADK's
-    quote markers the records of what those events show a model, then, with
-    ``attach_media``, their images, files and code as parts. An event ADK left
-    out of the request because it held only thoughts or whitespace joins the
-    run next to it. The session's events stay as they are.
+    Before each model call, each run of consecutive contents that ADK's
+    request builder rendered from other agents' events of the session
+    (``[agent] said: ...``; known by the record ADK's renderer leaves on
+    them, never by text) is replaced by one user message
+    (:func:`summary_message`): ADK's preamble, then between ADK's quote
+    markers the records of what those events show a model, quote markers in
+    them elided as ADK does, then, with ``attach_media``, their images, files
+    and code as parts. Nothing else in the request changes. An event of
+    another agent that ADK rendered as nothing (only thoughts or whitespace)
+    joins a run when it sits right next to the run's events in the session,
+    on their branch and not rewound. The session's events stay as they are.
 
     ``include_thoughts``: keep other agents' thoughts in the summary; None
     (the default) follows ``RunConfig.include_thoughts_from_other_agents``.
@@ -1079,7 +1090,10 @@ class HandoffHistoryPlugin(BasePlugin):
         """The request contents for ``agent`` with other agents' renderings summarized.
 
         ``contents`` is the request ADK built from ``events`` (the session's)
-        with ``adk_thoughts`` as ``include_thoughts_from_other_agents``.
+        with ``adk_thoughts`` as ``include_thoughts_from_other_agents``: its
+        renderings of other agents' events carry the record of their event
+        (a request and events read back from storage are matched by event id
+        and equal fields); a content without one is left as it is.
         ``state`` is where the conversation's cache is kept (the session's
         state; None: no cache). Raises the codec's EncodeError for a summary
         over its limits.

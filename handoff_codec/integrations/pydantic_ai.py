@@ -29,11 +29,14 @@
     prompt in place of its own and A's turns as B's own. ``delegate`` runs B
     with its own system prompt and instructions and without A's, and adds
     :class:`HandoffHistory`, a per-run capability, which hands B's model the
-    conversation as ONE user message just before the delegated prompt: a
-    framing text saying it is another agent's record, to read as data; the
-    summary text (``handoff_codec.loads`` reads it back); and the images and
-    files it refers to as ``{"type": "attached_media", "index": k}``. The
-    summary holds what a model is sent of those messages: user prompts, text,
+    conversation as ONE user message part just before the delegated prompt
+    (at the end of B's first request, without one): a framing text saying it
+    is another agent's record, to read as data; the summary text
+    (``handoff_codec.loads`` reads it back); and the images and files it
+    refers to as ``{"type": "attached_media", "index": k}``. The capability's
+    model wrapper puts it in each request after every history processor has
+    run, so none loses it or writes it into B's history. The summary holds
+    what a model is sent of those messages: user prompts, text,
     thinking, every tool call with its id and arguments, each paired with its
     result. A call without a result yet gets a placeholder result: the
     delegating call itself ``IN_PROGRESS``, any other (a call running beside
