@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import dataclasses
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
@@ -217,3 +217,22 @@ async def test_interleaved_delegations_with_processors_see_only_their_own() -> N
     for sent in setup.sent_to_b:
         (text,) = summaries_in(sent)
         assert ("Alice" in text) != ("Bob" in text)
+
+
+async def test_a_streamed_run_is_sent_the_summary_and_keeps_its_thread() -> None:
+    """``run_stream`` sends requests through the model's ``request_stream``."""
+    sent: list[Messages] = []
+
+    async def stream(messages: Messages, info: AgentInfo) -> AsyncIterator[str]:
+        sent.append(copy.deepcopy(messages))
+        yield "Refund "
+        yield "approved."
+
+    b = Agent(FunctionModel(stream_function=stream), system_prompt=B_PROMPT,
+              capabilities=[ProcessHistory(rebuild)])
+    history = HandoffHistory(items=[{"role": "user", "content": "from A"}], agent="triage")
+    async with b.run_stream("Refund?", capabilities=[history, ProcessHistory(list)]) as result:
+        assert await result.get_output() == "Refund approved."
+    (text,) = summaries_in(sent[0])
+    assert handoff_codec.loads(text) == [{"role": "user", "content": "from A"}]
+    assert not any_framing(result.all_messages())
