@@ -954,6 +954,7 @@ class _Runs:
                  adk_thoughts: bool, cache: _Cache) -> None:
         self.events, self.agent, self.adk_thoughts, self.cache = events, agent, adk_thoughts, cache
         self.rewound: set[int] | None = None
+        self.used: set[int] = set()  # each event in one summary only
         self.runs: list[tuple[list[int], list[int]]] = []  # (content positions, event indices)
         run: list[tuple[int, int]] = []
         for position, content in enumerate(contents):
@@ -975,8 +976,10 @@ class _Runs:
             reached = self._walk(source, -1, previous)
             if previous is not None and previous < source:
                 reached = sorted({*self._walk(previous, 1, source), *reached})
-            indices += [*(i for i in reached if i not in indices), source]
-        indices += self._walk(sources[-1], 1, None)
+            indices += [*(i for i in reached if i not in indices and i not in self.used),
+                        source]
+        indices += [i for i in self._walk(sources[-1], 1, None) if i not in self.used]
+        self.used.update(indices)
         self.runs.append(([position for position, _ in run], indices))
 
     def _walk(self, start: int, step: int, stop: int | None) -> list[int]:

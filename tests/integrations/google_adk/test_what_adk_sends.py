@@ -26,7 +26,16 @@ from google.genai import types
 
 from handoff_codec.integrations.google_adk import HandoffHistoryPlugin, HistoryReport
 
-from .conversations import ScriptedLlm, as_shown, call, decoded, summaries, texts, visible
+from .conversations import (
+    ScriptedLlm,
+    as_shown,
+    call,
+    decoded,
+    run_conversation,
+    summaries,
+    texts,
+    visible,
+)
 
 
 def _say(*parts: types.Part) -> types.Content:
@@ -255,3 +264,25 @@ def test_other_branches_stay_out() -> None:
     last = models["last"].sent[-1].contents
     assert as_shown(decoded(last)) == visible([e for e in events if e.author in ("left", "right")],
                                               thoughts=True)
+
+
+def test_an_event_adk_rendered_as_nothing_is_in_one_summary_only() -> None:
+    """Between two runs that something else in the request splits (here a content ADK's
+    processors could insert), an event of whitespace next to both goes in one summary."""
+    default = run_conversation()
+    events = list(default.events)
+    contents = list(default.sent("support").contents)
+    billing = [n for n, e in enumerate(events) if e.author == "billing"]
+    spaces = Event(author="billing", invocation_id=events[billing[0]].invocation_id,
+                   branch=events[billing[0]].branch,
+                   content=types.Content(role="model", parts=[types.Part(text=" \t ")]))
+    events.insert(billing[1], spaces)
+    last = len(contents) - 1  # ADK's rendering of billing's second event
+    contents.insert(last, types.Content(role="user", parts=[types.Part(text="(instructions)")]))
+    out, report = HandoffHistoryPlugin().rewrite(contents, events, "support")
+    found = summaries(out)
+    assert len(found) == 3 and report.summaries == 3
+    shown = [text for e in decoded(out) for text in texts([e.content] if e.content else [])]
+    assert shown.count(" \t ") == 1
+    assert as_shown(decoded(out)) == visible([e for e in events
+                                              if e.author in ("triage", "billing")])
