@@ -826,7 +826,10 @@ async def delegate(agent: Agent[_Deps, Any], ctx: RunContext[Any],
     of ``ctx`` added to its capabilities, and ``usage=ctx.usage`` unless given,
     so the delegate's usage counts toward the delegating run's. The delegate
     runs with its own system prompt and instructions; pass ``message_history``
-    only for the delegate's own earlier thread. ``on_report`` gets the
+    only for the delegate's own earlier thread. Without ``user_prompt`` the
+    delegate is handed the conversation all the same (at the end of its
+    first request); it needs a system prompt or instructions then, as
+    ``Agent.run`` does. ``on_report`` gets the
     :class:`DelegationReport`.
     """
     history = HandoffHistory.from_context(ctx, codec=codec, include_thinking=include_thinking,
