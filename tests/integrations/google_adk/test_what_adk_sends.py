@@ -286,3 +286,29 @@ def test_an_event_adk_rendered_as_nothing_is_in_one_summary_only() -> None:
     assert shown.count(" \t ") == 1
     assert as_shown(decoded(out)) == visible([e for e in events
                                               if e.author in ("triage", "billing")])
+
+
+@pytest.mark.parametrize("rewind", [False, True], ids=["no rewind", "rewind"])
+@pytest.mark.parametrize("include_contents", ["default", "none"])
+def test_the_summaries_hold_exactly_what_adk_sends(include_contents: str, rewind: bool) -> None:
+    """The matrix: billing is handed the same transfer up to three times; it is sent, as
+    summaries, the other agents' events ADK would send, no more."""
+    triage = [*TRANSFER_CYCLE_TRIAGE[:2]]
+    billing = [TRANSFER_CYCLE_BILLING[0]]
+    steps: list[types.Content | str] = [_user("hi")]
+    if rewind:
+        triage.append(_say(_text("REWOUND-THOUGHT", thought=True), _to("billing", "t-r")))
+        billing.append(_say(_text("Billing, rewound.")))
+        steps += [_user("refund?"), "rewind"]
+    triage.append(TRANSFER_CYCLE_TRIAGE[2])
+    billing.append(_say(_text("Billing again.")))
+    steps.append(_user("again"))
+    ours, default, events = _run(steps, triage, billing, include_contents=include_contents)
+    rewound = {e.actions.rewind_before_invocation_id for e in events} - {None}
+    last = events[-1].invocation_id
+    shown = [e for e in events if e.author == "triage" and e.invocation_id not in rewound
+             and (include_contents == "default" or e.invocation_id == last)]
+    _check(ours, shown, default.sent("billing"), events)
+    sent = "\n".join(texts(ours.sent("billing")))
+    assert "REWOUND" not in sent and "Billing, rewound." not in sent
+    assert ("OLD-THOUGHT" in sent) == (include_contents == "default")
