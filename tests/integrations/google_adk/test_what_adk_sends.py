@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from typing import Any
 
 import pytest
 from google.adk.agents import LlmAgent, ParallelAgent, SequentialAgent
@@ -312,3 +313,11 @@ def test_the_summaries_hold_exactly_what_adk_sends(include_contents: str, rewind
     sent = "\n".join(texts(ours.sent("billing")))
     assert "REWOUND" not in sent and "Billing, rewound." not in sent
     assert ("OLD-THOUGHT" in sent) == (include_contents == "default")
+    # The thread stays whole: the session's events are those of the run without the plugin.
+    default_events = asyncio.run(default.events())
+
+    def thread(found: Sequence[Event]) -> list[Any]:
+        return [e.model_dump(mode="json", exclude={"id", "timestamp", "invocation_id"})
+                for e in found if not e.actions.rewind_before_invocation_id]
+
+    assert thread(events) == thread(default_events) and len(events) == len(default_events)
