@@ -947,7 +947,8 @@ class _Runs:
     agents' events in this session (by provenance, never by text). Each run
     also takes the other agents' events ADK rendered as nothing (only
     thoughts, or whitespace) right next to its events in the session: same
-    branch and scope, no other event between, none annulled by a rewind.
+    branch and scope, no other event between, none annulled by a rewind, and
+    none before the run's first event when the request opens with the run.
     """
 
     def __init__(self, contents: Sequence[types.Content], events: Sequence[Event], agent: str,
@@ -973,7 +974,10 @@ class _Runs:
         indices: list[int] = []
         for number, source in enumerate(sources):
             previous = sources[number - 1] if number else None
-            reached = self._walk(source, -1, previous)
+            # Before the run's first event only when ADK put something before it in the
+            # request: a request that opens with the run (include_contents='none', whose
+            # turn starts at that event) holds nothing of what came before.
+            reached = self._walk(source, -1, previous) if number or run[0][0] else []
             if previous is not None and previous < source:
                 reached = sorted({*self._walk(previous, 1, source), *reached})
             indices += [*(i for i in reached if i not in indices and i not in self.used),

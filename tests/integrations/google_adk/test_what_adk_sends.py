@@ -321,3 +321,39 @@ def test_the_summaries_hold_exactly_what_adk_sends(include_contents: str, rewind
                 for e in found if not e.actions.rewind_before_invocation_id]
 
     assert thread(events) == thread(default_events) and len(events) == len(default_events)
+
+
+@pytest.mark.filterwarnings("ignore:.*is deprecated in favor of Workflow:DeprecationWarning")
+@pytest.mark.parametrize("include_contents", ["default", "none"])
+def test_a_thought_before_the_turn_stays_out_with_include_contents_none(
+        include_contents: str) -> None:
+    """first only thinks, second speaks, third is sent: a thought is content (default), but
+    with include_contents='none' third's turn starts at second's event, after the thought."""
+    models = {name: ScriptedLlm(model=f"scripted-{name}", script=script) for name, script in {
+        "first": [_say(_text("FIRST-THOUGHT", thought=True))],
+        "second": [_say(_text("Second speaks."))],
+        "third": [_say(_text("Third answers."))]}.items()}
+
+    async def go() -> list[Event]:
+        root = SequentialAgent(name="flow", sub_agents=[
+            LlmAgent(name="first", model=models["first"]),
+            LlmAgent(name="second", model=models["second"]),
+            LlmAgent(name="third", model=models["third"],
+                     include_contents=include_contents)])  # type: ignore[arg-type]
+        runner = InMemoryRunner(app=App(name="s", root_agent=root, plugins=[
+            HandoffHistoryPlugin(include_thoughts=True)]))
+        session = await runner.session_service.create_session(app_name="s", user_id="u")
+        async for _ in runner.run_async(user_id="u", session_id=session.id,
+                                        new_message=_user("go")):
+            pass
+        stored = await runner.session_service.get_session(app_name="s", user_id="u",
+                                                          session_id=session.id)
+        assert stored is not None
+        return stored.events
+
+    events = asyncio.run(go())
+    contents = models["third"].sent[-1].contents
+    authors = ["first", "second"] if include_contents == "default" else ["second"]
+    assert as_shown(decoded(contents)) == visible([e for e in events if e.author in authors],
+                                                  thoughts=True)
+    assert ("FIRST-THOUGHT" in "\n".join(texts(contents))) == (include_contents == "default")
