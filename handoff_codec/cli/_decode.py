@@ -26,7 +26,7 @@ import sys
 from typing import Any
 
 from ..format import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START, DecodeError, RecoveryKind
-from . import EXIT_LOSSY, EXIT_OK, CliError
+from ._exits import EXIT_LOSSY, EXIT_OK, CliError
 from ._io import add_input_argument, add_json_argument, load_json, read_text, write_json
 from ._options import add_codec_options, codec_from
 from ._report import next_line, problem, shape

@@ -33,15 +33,9 @@ from pathlib import Path
 from typing import Any
 
 from ..format import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START
-from . import (
-    EXIT_INTERRUPTED,
-    EXIT_PROBLEMS,
-    EXIT_UNREACHABLE,
-    EXIT_USAGE,
-    CliError,
-    _migrate_server,
-    report_error,
-)
+from . import _migrate_server
+from ._exits import EXIT_INTERRUPTED, EXIT_PROBLEMS, EXIT_UNREACHABLE, EXIT_USAGE, CliError
+from ._io import report_error
 from ._options import add_codec_options, at_least, codec_from, listed, where
 from ._report import next_line, problem, shape
 from ._restored import placeholder_lines

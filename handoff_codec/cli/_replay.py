@@ -7,7 +7,7 @@ import base64
 import sys
 from typing import Any
 
-from . import EXIT_USAGE, CliError
+from ._exits import EXIT_USAGE, CliError
 from ._io import add_input_argument, add_json_argument, read_items, write_json
 
 # The targets of ``to_provider``; kept here so that --help loads no converter.
