@@ -104,7 +104,8 @@ def test_a_session_without_an_attribute_used_is_refused() -> None:
     out = subprocess.run([sys.executable, "-c", SESSIONS], capture_output=True, text=True,
                          cwd=ROOT, timeout=300, check=True).stdout
     said = json.loads(out.splitlines()[-1])
-    assert said.pop("installed") == [["agent_messages", "agent_sessions"], "agents:session:s:messages"]
+    tables_and_key = [["agent_messages", "agent_sessions"], "agents:session:s:messages"]
+    assert said.pop("installed") == tables_and_key
     assert sorted(said) == ["_messages", "_messages_key", "_redis", "_sessions"]
     for name, message in said.items():
         assert f"Session.{name}" in message and TESTED in message
