@@ -16,14 +16,16 @@ EXIT_INTERRUPTED = 130
 
 #: The exit-code table ``--help`` prints: one row per kind of outcome (a code may have several).
 EXIT_CODES: tuple[tuple[int, str], ...] = (
-    (EXIT_OK, "ok: encode wrote the summary; decode read it losing nothing; validate found "
-              "no error; replay wrote the request; migrate left every summary current (a dry "
-              "run: would)"),
+    (EXIT_OK, "ok: encode wrote the summary; decode read it losing nothing; validate and "
+              "replay: the items replay to the target as they are (replay wrote the request); "
+              "migrate left every summary current (a dry run: would)"),
     (EXIT_PROBLEMS, "invalid input: binary, not UTF-8, empty or over 64 MiB; not JSON (an "
                     "integer of more than 4,300 digits included); a duplicate JSON key; not a "
                     "summary; items that cannot be encoded, or a summary stdout cannot hold; "
                     "or an error no subcommand foresaw (unexpected TypeError: ...)"),
-    (EXIT_PROBLEMS, "problems found: validate or replay found an error; migrate left a row "
+    (EXIT_PROBLEMS, "problems found: validate or replay found an error, or the items replay "
+                    "only with repairs (replay prints the repaired request and lists the "
+                    "repairs on stderr); migrate left a row "
                     "untouched or saw one change under it, or refused (open writers, a lock) "
                     "or failed, and wrote nothing"),
     (EXIT_USAGE, "usage, refused before anything is touched: an unknown flag or subcommand "

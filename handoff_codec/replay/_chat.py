@@ -186,7 +186,8 @@ def _message(item: Mapping[str, Any], kind: Any) -> Piece:
     if "name" in item and is_easy_message({k: v for k, v in item.items() if k != "name"}):
         raise Unconvertible("name-key",
                             "a 'name' key on a message is rejected by the Agents SDK converter; "
-                            "replayable(names='drop' or 'inline') removes it")
+                            "replayable(names='drop' or 'inline'), or handoff-codec replay "
+                            "--names drop or inline, removes it")
     if "type" in item:
         raise Unconvertible("unsupported-item", "'type' must be 'message' or absent, not None")
     extra = sorted(set(item) - EASY_KEYS)
