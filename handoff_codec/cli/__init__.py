@@ -94,7 +94,8 @@ def _parser() -> _Parser:
         epilog=_epilog(),
         formatter_class=_Formatter,
     )
-    parser.add_argument("--version", action="version", version=f"handoff-codec {__version__}")
+    parser.add_argument("-V", "--version", action="version",
+                        version=f"handoff-codec {__version__}")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
                                        parser_class=_Parser)
     for name in COMMANDS:
