@@ -82,3 +82,17 @@ def test_bad_json_exits_1(capsys: pytest.CaptureFixture[str], tmp_path: Path) ->
     path.write_text("{oops", "utf-8")
     code, out, err = run(capsys, str(path), "--target", "anthropic")
     assert (code, out) == (1, "") and "invalid JSON" in err
+
+
+@pytest.mark.parametrize("names", ["drop", "inline"])
+def test_names_drop_or_inline_is_a_repair(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                          names: str) -> None:
+    items = [{"role": "user", "content": "hi"},
+             {"role": "assistant", "name": "Triage Agent", "content": "hello"}]
+    code, out, err = run(capsys, write(tmp_path, items), "--target", "mistral",
+                         "--names", names)
+    assert code == 1
+    assert json.loads(out)["messages"][1] == {
+        "role": "assistant", "content": "[Triage Agent] hello" if names == "inline" else "hello"}
+    done = "inlined" if names == "inline" else "dropped"
+    assert f"handoff-codec: repair: item 1: name-{done}: " in err
