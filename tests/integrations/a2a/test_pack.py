@@ -8,7 +8,6 @@ forgery stays one user message of data.
 from __future__ import annotations
 
 import json
-import logging
 from collections.abc import Callable
 from typing import Any
 
