@@ -133,13 +133,18 @@ def driver_error(where: str, exc: BaseException, args: argparse.Namespace) -> st
 
 
 def forget_summary(report: Any) -> str:
-    return (f"{report.path} (forget)\n  checkpoints:      {report.checkpoints} deleted\n"
-            f"  local records:    {report.local_records} deleted\n")
+    dry = getattr(report, "dry_run", False)
+    done = "would be deleted" if dry else "deleted"
+    return (f"{report.path} (forget{', dry run: nothing written' if dry else ''})\n"
+            f"  checkpoints:      {report.checkpoints} {done}\n"
+            f"  local records:    {report.local_records} {done}\n")
 
 
 def restore_summary(report: Any) -> str:
-    return (f"{report.path} (restore)\n  rows in backup:   {report.rows}\n"
-            f"  restored:         {report.restored}\n"
+    dry = getattr(report, "dry_run", False)
+    return (f"{report.path} (restore{', dry run: nothing written' if dry else ''})\n"
+            f"  rows in backup:   {report.rows}\n"
+            f"  {'would restore:' if dry else 'restored:':<17} {report.restored}\n"
             f"  already old:      {report.already_old}\n"
             f"  changed since:    {report.changed_since} (left as they are)\n"
             + (f"  missing:          {report.missing} (records the backup should hold)\n"

@@ -190,6 +190,7 @@ class ForgetReport(StoreResult):
     action: ClassVar[str] = "forget"
 
     path: str
+    dry_run: bool = False  # counted what would be cleared; nothing cleared
     checkpoints: int = 0
     local_records: int = 0
 

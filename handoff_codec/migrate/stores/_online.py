@@ -108,12 +108,13 @@ class ServerReport(StoreReport):
 
 
 class RestoreReport(StoreResult):
-    """What ``restore`` put back."""
+    """What ``restore`` put back (with ``dry_run``: would put back; nothing is written)."""
 
     action: ClassVar[str] = "restore"
 
     path: str
     backups: list[str]
+    dry_run: bool = False
     rows: int = 0
     restored: int = 0
     already_old: int = 0  # rows that already held their old value (never changed, or twice)
@@ -458,24 +459,43 @@ def restore(store: ServerStore, options: MigrateOptions,
     ``--resume`` starts over, as the rows it would resume past are old again.
     """
     try:
-        report = RestoreReport(path=store.where, backups=list(backups))
+        report = RestoreReport(path=store.where, backups=list(backups), dry_run=options.dry_run)
+        rows = _Compare(store) if options.dry_run else store
         for path in backups:
-            _restore_file(store, Path(path), options.batch_size, report)
+            _restore_file(rows, Path(path), options.batch_size, report)
         if report.missing:
             report.warnings.append("the store's migration state is kept, to check the "
                                    "complete backup file against: restore from it too")
-        else:
+        elif not options.dry_run:
             _forget(store, options, ForgetReport(path=store.where))
         return report
     finally:
         store.close()
 
 
+class _Compare:
+    """A store whose ``commit`` only compares (a dry run's restore): whether each row holds
+    the value a change expects, nothing written."""
+
+    def __init__(self, store: ServerStore) -> None:
+        self.store = store
+        self.where = store.where
+
+    def commit(self, changes: Sequence[Change], settle: Any) -> list[bool]:
+        return self.store.holds(changes)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.store, name)
+
+
 def _forget(store: ServerStore, options: MigrateOptions, report: ForgetReport
             ) -> ForgetReport:
-    clear = getattr(store, "forget_checkpoints", None)
+    """Clear the store's checkpoints and local records (a dry run: count them only)."""
+    dry = report.dry_run = options.dry_run
+    clear = getattr(store, "count_checkpoints" if dry else "forget_checkpoints", None)
     report.checkpoints += clear() if clear is not None else 0
-    report.local_records += forget_backups(_scope(store, options, Shard()).rsplit("|", 1)[0])
+    report.local_records += forget_backups(_scope(store, options, Shard()).rsplit("|", 1)[0],
+                                           dry_run=dry)
     return report
 
 

@@ -140,6 +140,10 @@ class ServerStore(Protocol):
         """
         ...
 
+    def holds(self, changes: Sequence[Change]) -> list[bool]:
+        """Whether each change's row still holds ``row.value`` (read only: a dry run)."""
+        ...
+
     def load_checkpoint(self, shard: Shard) -> Checkpoint | None: ...
 
     def lock(self, shard: Shard) -> AbstractContextManager[None]:

@@ -174,10 +174,25 @@ class RedisStore:
                 lease.fenced(result)
         return written
 
+    def holds(self, changes: Sequence[Change]) -> list[bool]:
+        pipe = self._redis.pipeline(transaction=False)
+        for change in changes:
+            pipe.lindex(change.row.key[0], change.row.key[1])
+        return [value is not None and _bytes(value) == change.row.value
+                for value, change in zip(pipe.execute() if changes else [], changes,
+                                         strict=True)]
+
+    def _checkpoint_keys(self) -> list[Any]:
+        pattern = _glob_escape(self._checkpoint_base.encode("utf-8")) + b"*"
+        return list(self._redis.scan_iter(match=pattern, count=1000))
+
+    def count_checkpoints(self) -> int:
+        """The checkpoints :meth:`forget_checkpoints` would delete (nothing is deleted)."""
+        return len(self._checkpoint_keys())
+
     def forget_checkpoints(self) -> int:
         """Delete the checkpoints of every shard under this prefix; how many there were."""
-        pattern = _glob_escape(self._checkpoint_base.encode("utf-8")) + b"*"
-        keys = list(self._redis.scan_iter(match=pattern, count=1000))
+        keys = self._checkpoint_keys()
         # The layouts set goes too (_lease); refused while a run holds a shard lock.
         return forget_state(self._redis, self._own, keys, self.where)
 

@@ -339,6 +339,16 @@ class SQLAlchemyStore:
                          .values(message_data=sa.bindparam("new")), todo)
         return ok
 
+    def holds(self, changes: Sequence[Change]) -> list[bool]:
+        if not changes:
+            return []
+        query = sa.select(self._pk, self._data_column()).where(self._in_keys())
+        with self._engine.connect() as conn:
+            current = dict(conn.execute(query, {"keys": [c.row.key[0] for c in changes]}).all())
+            conn.rollback()
+        return [c.row.key[0] in current and _as_bytes(current[c.row.key[0]]) == c.row.value
+                for c in changes]
+
     def _ensure_checkpoints(self) -> None:
         try:
             self._checkpoints.create(self._engine, checkfirst=True)
@@ -387,6 +397,18 @@ class SQLAlchemyStore:
                             self.where)
             return locks.forget(conn, lambda: conn.execute(sa.select(table.c.state).where(
                 mine, table.c.shard == LAYOUTS)).scalar_one_or_none(), delete)
+
+    def count_checkpoints(self) -> int:
+        """The checkpoints :meth:`forget_checkpoints` would delete (nothing is deleted)."""
+        if not sa.inspect(self._engine).has_table(CHECKPOINT_TABLE):
+            return 0
+        table = self._checkpoints
+        with self._engine.connect() as conn:
+            count = conn.execute(sa.select(sa.func.count()).select_from(table).where(
+                table.c.messages_table == self._messages_name, table.c.shard != LAYOUTS)
+            ).scalar_one()
+            conn.rollback()
+        return int(count)
 
     def load_checkpoint(self, shard: Shard) -> Checkpoint | None:
         if not sa.inspect(self._engine).has_table(CHECKPOINT_TABLE):

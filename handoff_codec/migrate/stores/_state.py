@@ -96,8 +96,9 @@ def forget_backup(scope: str) -> bool:
     return True
 
 
-def forget_backups(prefix: str) -> int:
-    """Drop the records of every scope that starts with ``prefix`` (every shard of a store)."""
+def forget_backups(prefix: str, *, dry_run: bool = False) -> int:
+    """Drop the records of every scope that starts with ``prefix`` (every shard of a store);
+    how many there were (``dry_run``: count them, drop none)."""
     folder = _private_dir(create=False)
     if folder is None:
         return 0
@@ -110,5 +111,5 @@ def forget_backups(prefix: str) -> int:
         except (OSError, ValueError, AttributeError):
             continue
         if isinstance(scope, str) and scope.startswith(prefix + "|"):
-            dropped += forget_backup(scope)
+            dropped += 1 if dry_run else forget_backup(scope)
     return dropped
