@@ -48,11 +48,14 @@ EXIT_CODES: tuple[tuple[int, str], ...] = (
                     "untouched or saw one change under it, or refused (open writers, a lock) "
                     "or failed, and wrote nothing"),
     (EXIT_USAGE, "usage, refused before anything is touched: an unknown flag or subcommand "
-                 "(flags are never abbreviated), a bad value, a FILE or STORE that does not "
-                 "exist, is a directory or is no store (a text file), a flag only server "
-                 "stores take given with a file, an unknown URL scheme or URL option, a "
-                 "missing driver, a bad JOB_COMPLETION_INDEX, a backup file that exists; and, "
-                 "once connected, a missing table or a shard another run holds"),
+                 "(flags are never abbreviated), a bad value (a number not finite or "
+                 "out of range), conflicting actions (--forget with --restore), a flag the "
+                 "action or the kind of store does not take, a FILE or STORE that does not "
+                 "exist, is a directory or is no store (a text file), an unknown URL scheme or "
+                 "URL option, a missing driver, a bad JOB_COMPLETION_INDEX, a backup file that "
+                 "exists or cannot be created, a backup to restore that is no file, a local "
+                 "state directory that cannot be made; and, once connected, a missing table or a "
+                 "shard another run holds"),
     (EXIT_LOSSY, "lossy read: decode read the summary but information is missing (the items "
                  "are printed all the same; --allow-loss exits 0)"),
     (EXIT_UNREACHABLE, "store unreachable: migrate could not reach the store's server; this "

@@ -91,7 +91,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     for table in ("sessions", "messages"):  # SQLiteSession's and SQLAlchemySession's names
         parser.add_argument(f"--{table}-table", default=f"agent_{table}", metavar="T",
                             help=f"the {table} table (default: agent_{table})")
-    parser.add_argument("--batch-size", type=at_least(int, 1), default=1000, metavar="N",
+    parser.add_argument("--batch-size", type=at_least(int, 1, _migrate_server.MAX_BATCH),
+                        default=1000, metavar="N",
                         help="rows read per batch, and per transaction of a server store "
                              "(default: 1000)")
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
@@ -134,6 +135,29 @@ def options_from(args: argparse.Namespace) -> Any:
 _SERVER_ONLY = (("pause", 0.0), ("shard", None), ("shard_from_env", False), ("shards", None),
                 ("resume", False), ("backup_file", None), ("key_prefix", "agents:session"),
                 ("lock_ttl", 60.0))
+# Flags only a migration run takes: given with --restore or --forget they would be ignored.
+_RUN_ONLY = (("resume", False), ("shard", None), ("shard_from_env", False), ("shards", None),
+             ("workers", 1), ("backup_file", None), ("backup", True), ("legacy_only", False),
+             ("restore_empty", False), ("accept_ambiguous", False), ("list", False),
+             ("pause", 0.0), ("lock_ttl", 60.0))
+# Flags that apply to some kinds of store only, by the kind that does not take them.
+_NOT_FOR = {
+    "jsonl": (("workers", 1), ("sessions_table", "agent_sessions"),
+              ("messages_table", "agent_messages")),
+    "sqlite": (("force", False),),
+    "sql": (("force", False), ("key_prefix", "agents:session"), ("lock_ttl", 60.0)),
+    "redis": (("force", False), ("sessions_table", "agent_sessions"),
+              ("messages_table", "agent_messages")),
+}
+_FLAG = {"backup": "--no-backup"}
+_KIND_NAMES = {"jsonl": "a JSONL file", "sqlite": "a SQLite file", "sql": "a SQL store",
+               "redis": "a Redis store"}
+
+
+def _given(args: argparse.Namespace, flags: tuple[tuple[str, Any], ...]) -> list[str]:
+    """The flags of ``flags`` (name, default) given a value other than their default."""
+    return [_FLAG.get(name, f"--{name.replace('_', '-')}") for name, default in flags
+            if getattr(args, name) != default]
 
 
 def _file_store(args: argparse.Namespace) -> bool:
@@ -141,33 +165,98 @@ def _file_store(args: argparse.Namespace) -> bool:
     return not _migrate_server.is_url(args.path) and args.encryption_key_env is None
 
 
+def _store_kind(args: argparse.Namespace) -> str:
+    """``jsonl``, ``sqlite`` (a file migrated whole), ``sql`` or ``redis`` (server stores)."""
+    from ..migrate.stores import file_kind, url_scheme
+    from ..migrate.stores.servers import REDIS_SCHEMES
+
+    scheme = url_scheme(args.path)
+    if scheme is not None:
+        return "redis" if scheme in REDIS_SCHEMES else "sql"
+    if args.encryption_key_env is not None:
+        return "sql"  # a SQLite file of EncryptedSession rows, through its sqlite:/// URL
+    kind: str = file_kind(Path(args.path), args.format)
+    return kind
+
+
 def check_usage(args: argparse.Namespace, options: Any) -> None:
     """Every usage error that needs no connection: CliError (exit 2), nothing touched.
 
     The STORE itself (``stores.check_target``: a missing file, a directory, a
-    text file, an unknown URL scheme or option, a missing driver), flags a
-    file store does not take, and a ``--backup-file`` that exists.
+    text file, an unknown URL scheme or option, a missing driver); conflicting
+    actions; flags the action or the kind of store does not take; a backup to
+    restore that is no file; and for a run that writes a backup, a
+    ``--backup-file`` that exists or whose directory takes no new file, and a
+    local state directory that cannot be made.
     """
-    from ..migrate.stores import StoreError, check_target, named_backup_files, scrub
+    from ..migrate.stores import StoreError, check_target, scrub
 
     try:
         check_target(args.path, options)
     except StoreError as exc:
         raise CliError(scrub(str(exc), args.path), EXIT_USAGE) from None
-    if _file_store(args):
-        given = [f"--{name.replace('_', '-')}" for name, default in _SERVER_ONLY
-                 if getattr(args, name) != default]
-        if given:
+    if args.forget and args.restore:
+        raise CliError("--forget and --restore are two actions: run one, then the other",
+                       EXIT_USAGE)
+    action = "--forget" if args.forget else "--restore" if args.restore else None
+    if action is not None and (given := _given(args, _RUN_ONLY)):
+        raise CliError(f"{', '.join(given)}: only for a migration run, not with {action}",
+                       EXIT_USAGE)
+    try:
+        kind = _store_kind(args)
+        if _file_store(args) and (given := _given(args, _SERVER_ONLY)):
             raise CliError(f"{args.path}: {', '.join(given)}: only for server stores (a URL, "
                            "or a SQLite file with --encryption-key-env); a file store is "
                            "migrated whole in one step", EXIT_USAGE)
-        return
-    if args.dry_run or args.resume or args.restore or args.forget:
+        if given := _given(args, _NOT_FOR[kind]):
+            raise CliError(f"{', '.join(given)}: not for {_KIND_NAMES[kind]}", EXIT_USAGE)
+        if _migrate_server.is_url(args.path) and args.format != "auto":
+            raise CliError("--format: only for a file path; a URL names its kind of store",
+                           EXIT_USAGE)
+        for backup in args.restore or ():
+            _check_readable(backup)
+        if not _file_store(args) and not (args.dry_run or args.restore or args.forget):
+            _check_backup_paths(args, options)
+    except StoreError as exc:
+        raise CliError(scrub(str(exc), args.path), EXIT_USAGE) from None
+
+
+def _check_readable(backup: str) -> None:
+    """A backup to restore must be a readable file (nothing is connected to otherwise)."""
+    if not os.path.lexists(backup):
+        raise CliError(f"{backup}: no such file (the backup to restore)", EXIT_USAGE)
+    if not os.path.isfile(backup):
+        raise CliError(f"{backup}: not a file (the backup to restore)", EXIT_USAGE)
+    try:
+        with open(backup, "rb"):
+            pass
+    except OSError as exc:
+        raise CliError(f"{backup}: {exc.strerror or exc} (the backup to restore)",
+                       EXIT_USAGE) from None
+
+
+def _check_backup_paths(args: argparse.Namespace, options: Any) -> None:
+    """A server store's run: its backup files can be made, and so can the local state."""
+    from ..migrate.stores import check_state_dir, named_backup_files, writable_dir
+
+    if not args.backup:
         return
     for path in named_backup_files(options):
         if os.path.lexists(path):
-            raise CliError(f"{path}: the backup file exists; name another with --backup-file",
-                           EXIT_USAGE)
+            if not args.resume:
+                raise CliError(f"{path}: the backup file exists; name another with "
+                               "--backup-file", EXIT_USAGE)
+            continue
+        problem = writable_dir(path.parent)
+        if problem is not None:
+            raise CliError(f"{path}: the backup file cannot be created ({path.parent}: "
+                           f"{problem}); name another with --backup-file", EXIT_USAGE)
+    if not args.backup_file and not args.resume:
+        problem = writable_dir(Path.cwd())
+        if problem is not None:
+            raise CliError(f"{Path.cwd()}: the backup file cannot be created in the working "
+                           f"directory ({problem}); name one with --backup-file", EXIT_USAGE)
+    check_state_dir()
 
 
 def run(args: argparse.Namespace) -> int:

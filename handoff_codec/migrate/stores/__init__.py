@@ -61,8 +61,10 @@ __all__ = [
     "StoreResult",
     "StoreUnreachable",
     "UntouchedRow",
+    "check_state_dir",
     "check_target",
     "engine_url",
+    "file_kind",
     "is_unreachable",
     "mask_url",
     "named_backup_files",
@@ -74,6 +76,7 @@ __all__ = [
     "scrub",
     "to_rewrite",
     "url_scheme",
+    "writable_dir",
 ]
 
 # Public names defined in the store modules, imported when first used (the store
@@ -89,7 +92,9 @@ _LAZY = {"read_backup": "._backup", "Backup": "._backup", "BackupRecord": "._bac
          "EncryptedRule": "._encrypted",
          "RestoreReport": "._online", "ServerReport": "._online",
          "named_backup_files": "._online", "scrub": "._urls",
-         "url_scheme": "._open", "is_unreachable": "._open", "engine_url": "._sqlalchemy",
+         "url_scheme": "._open", "check_state_dir": "._state",
+         "file_kind": "._open", "writable_dir": "._state", "is_unreachable": "._open",
+         "engine_url": "._sqlalchemy",
          "rewrite_redis_session": "._redis_session", "ServerStore": "._protocol",
          "OnlineStore": "._online", "SQLiteFileStore": "._open", "JSONLFileStore": "._open",
          "SQLAlchemyTableStore": "._open", "RedisListStore": "._open"}
