@@ -41,10 +41,10 @@ from . import (
     StoreResult,
 )
 from ._backup import Backup, BackupWriter, key_json, read_backup
-from ._capacity import within_capacity
+from ._capacity import foreign_bytes, within_capacity
 from ._options import MigrateOptions
 from ._protocol import Batch, Change, Checkpoint, Row, ServerStore, Shard
-from ._rows import RowOutcome
+from ._rows import NULL_ROW, RowOutcome
 from ._state import ensure_state_dir, forget_backups, record_backup, recorded_backup
 from ._urls import mask_url
 from ._workers import die_with_parent
@@ -304,7 +304,7 @@ def _run_shard(store: ServerStore, options: MigrateOptions,
         for batch in store.batches(None, options.batch_size, shard):
             report.batches += 1
             for row in batch.rows:
-                report.count_row(row, within_capacity(store, rule(row)))
+                report.count_row(row, _outcome(store, rule, row))
                 sessions.add(row.session_id)
         report.sessions = len(sessions)
         return report
@@ -411,13 +411,24 @@ class _Run:
             f"go on, or --restore {path} to put them back")
 
 
+def _outcome(store: ServerStore, rule: Callable[[Row], RowOutcome], row: Row) -> RowOutcome:
+    """The rule's outcome for ``row``; a NULL cell, bytes the column's character set would
+    change, or a row too long for its column: reported and left as they are."""
+    if row.value is None:
+        return NULL_ROW
+    reason = foreign_bytes(store, row.value)
+    if reason is not None:
+        return RowOutcome.invalid(reason)
+    return within_capacity(store, rule(row))
+
+
 def _run_batch(run: _Run, batch: Batch, rule: Callable[[Row], RowOutcome]) -> None:
     """Migrate one batch (``run.stalled``: progress has stalled, here or earlier)."""
     store, report, writer = run.store, run.report, run.writer
     changes: list[Change] = []
     outcomes: list[RowOutcome] = []
     for row in batch.rows:
-        outcome = within_capacity(store, rule(row))  # a row too long for its column: kept
+        outcome = _outcome(store, rule, row)
         run.stalled = run.stalled or outcome.unreadable
         if outcome.new is None:
             report.count_row(row, outcome)
@@ -427,7 +438,7 @@ def _run_batch(run: _Run, batch: Batch, rule: Callable[[Row], RowOutcome]) -> No
     report.batches += 1
     if changes and writer is not None:
         writer.write([(key_json(change.row.key), change.row.session_id, change.row.value,
-                       change.new) for change in changes])
+                       change.new) for change in changes if change.row.value is not None])
         if str(writer.path) not in report.backups:
             report.backups.append(str(writer.path))
 

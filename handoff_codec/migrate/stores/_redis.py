@@ -80,10 +80,9 @@ class RedisStore:
         head = self._prefix + b":"
         if not key.startswith(head) or not key.endswith(_MESSAGES):
             return None
-        try:
-            return key[len(head):-len(_MESSAGES)].decode("utf-8")
-        except UnicodeDecodeError:
-            return None
+        # A session id that is not UTF-8 keeps its bytes as surrogate escapes: its rows are
+        # migrated like any other (the key is used as its bytes), never skipped.
+        return key[len(head):-len(_MESSAGES)].decode("utf-8", "surrogateescape")
 
     def batches(self, after: Position, size: int, shard: Shard) -> Iterator[Batch]:
         pattern = _glob_escape(self._prefix) + b":*" + _MESSAGES
