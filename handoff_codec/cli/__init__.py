@@ -27,13 +27,15 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 __all__ = ["EXIT_CODES", "EXIT_INTERRUPTED", "EXIT_LOSSY", "EXIT_OK", "EXIT_PROBLEMS",
-           "EXIT_UNREACHABLE", "EXIT_USAGE", "CliError", "main"]
+           "EXIT_TERMINATED", "EXIT_UNREACHABLE", "EXIT_USAGE", "CliError", "main"]
 
 COMMANDS = ("encode", "decode", "validate", "migrate", "replay")
 #: The exit codes, as ``EXIT_CODES`` words them.
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, EXIT_LOSSY, EXIT_UNREACHABLE = 0, 1, 2, 3, 4
 #: Ctrl-C: 128 + SIGINT, as a shell reports a process that SIGINT stopped.
 EXIT_INTERRUPTED = 130
+#: SIGTERM (a pod being stopped, ``kill``): 128 + SIGTERM.
+EXIT_TERMINATED = 143
 
 #: The exit-code table ``--help`` prints: one row per kind of outcome (a code may have several).
 EXIT_CODES: tuple[tuple[int, str], ...] = (
@@ -46,7 +48,9 @@ EXIT_CODES: tuple[tuple[int, str], ...] = (
                     "or an error no subcommand foresaw (unexpected TypeError: ...)"),
     (EXIT_PROBLEMS, "problems found: validate or replay found an error; migrate left a row "
                     "untouched or saw one change under it, or refused (open writers, a lock) "
-                    "or failed, and wrote nothing"),
+                    "or failed, and wrote nothing; or stopped part-way (a full disk, a lost "
+                    "connection) and says the rows it committed, the --resume command and the "
+                    "--restore FILE command"),
     (EXIT_USAGE, "usage, refused before anything is touched: an unknown flag or subcommand "
                  "(flags are never abbreviated), a bad value (a number not finite or "
                  "out of range), conflicting actions (--forget with --restore), a flag the "
@@ -61,8 +65,9 @@ EXIT_CODES: tuple[tuple[int, str], ...] = (
     (EXIT_UNREACHABLE, "store unreachable: migrate could not reach the store's server; this "
                        "attempt changed nothing; retry later (with --resume if a run had "
                        "started)"),
-    (EXIT_INTERRUPTED, "interrupted (Ctrl-C); migrate says how to continue (the --resume "
-                       "command)"),
+    (EXIT_INTERRUPTED, "interrupted (Ctrl-C); migrate says the rows it committed and how to "
+                       "continue (the --resume command, and the --restore FILE command)"),
+    (EXIT_TERMINATED, "terminated (SIGTERM); as for Ctrl-C"),
 )
 
 # The forms of migrate's STORE, for the top-level help (a test checks the schemes

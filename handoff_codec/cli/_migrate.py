@@ -24,11 +24,15 @@ run says ``migrated``, and the backups are one list, ``backups``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shlex
+import signal
 import sqlite3
 import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +40,7 @@ from ..format import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START
 from . import (
     EXIT_INTERRUPTED,
     EXIT_PROBLEMS,
+    EXIT_TERMINATED,
     EXIT_UNREACHABLE,
     EXIT_USAGE,
     CliError,
@@ -268,6 +273,7 @@ def run(args: argparse.Namespace) -> int:
         mask_url,
         open_store,
         scrub,
+        stopped_run,
     )
 
     where = mask_url(args.path)
@@ -278,31 +284,38 @@ def run(args: argparse.Namespace) -> int:
     options = options_from(args)
     check_usage(args, options)
     try:
-        store = open_store(args.path, options)
-        if args.forget:
-            result: StoreResult = store.forget()
-        elif args.restore:
-            result = store.restore(args.restore)
-        else:
-            result = store.migrate()
-    except KeyboardInterrupt:
-        return fail(_interrupted(args), EXIT_INTERRUPTED)
+        with _stops_handled():
+            store = open_store(args.path, options)
+            if args.forget:
+                result: StoreResult = store.forget()
+            elif args.restore:
+                result = store.restore(args.restore)
+            else:
+                result = store.migrate()
+    except Terminated as exc:
+        return fail(_interrupted(args, exc, "terminated (SIGTERM)"), EXIT_TERMINATED)
+    except KeyboardInterrupt as exc:
+        return fail(_interrupted(args, exc, "interrupted"), EXIT_INTERRUPTED)
     except StoreRefusal as exc:
-        return fail(str(exc), EXIT_PROBLEMS)
+        return fail(_stopped(args, exc, str(exc)), EXIT_PROBLEMS)
     except StoreUnreachable as exc:
-        return fail(str(exc), EXIT_UNREACHABLE)
+        return fail(_stopped(args, exc, str(exc)), _unreachable_code(exc))
     except StoreError as exc:
-        return fail(str(exc), EXIT_USAGE)
+        return fail(_stopped(args, exc, str(exc)), EXIT_USAGE)
     except sqlite3.Error as exc:
         return fail(f"{where}: {exc}; nothing was written", EXIT_PROBLEMS)
     except OSError as exc:
         place = exc.filename or where
-        return fail(f"{place}: {exc.strerror or exc}; nothing was written", EXIT_PROBLEMS)
+        return fail(_stopped(args, exc, f"{place}: {exc.strerror or exc}"), EXIT_PROBLEMS)
     except Exception as exc:  # a driver error (connection lost, lock timeout)
         if not _migrate_server.is_url(args.path):
             raise
-        return fail(_migrate_server.driver_error(where, exc, args),
-                    _migrate_server.exit_code(exc))
+        code = _migrate_server.exit_code(exc)
+        if stopped_run(exc) is not None:
+            text = str(exc).splitlines()[0] if str(exc) else ""
+            return fail(_stopped(args, exc, f"{where}: {type(exc).__name__}: {text}"),
+                        _unreachable_code(exc) if code == EXIT_UNREACHABLE else code)
+        return fail(_migrate_server.driver_error(where, exc, args), code)
     for warning in result.notes:
         print(f"handoff-codec: warning: {warning}", file=sys.stderr)
     code = 0 if result.ok and not result.changed_under_run else 1
@@ -319,22 +332,102 @@ def run(args: argparse.Namespace) -> int:
     return code
 
 
-def _interrupted(args: argparse.Namespace) -> str:
-    """The one line after Ctrl-C: what the store holds now, and the command that goes on."""
+class Terminated(BaseException):
+    """SIGTERM, raised where the run is, so that it stops as after Ctrl-C: its open batch
+    rolled back, its lock released, and a line that says what it had committed."""
+
+
+@contextlib.contextmanager
+def _stops_handled() -> Iterator[None]:
+    """While the action runs, SIGTERM raises :class:`Terminated` and SIGINT
+    KeyboardInterrupt in the main thread, each held while a batch is being written (so
+    that the rows a stopped run says it committed are the rows it committed)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    from ..migrate.stores import stop_when_written
+
+    def terminate(signum: int, frame: Any) -> None:
+        stop_when_written(Terminated() if signum == signal.SIGTERM else KeyboardInterrupt())
+
+    earlier = {number: signal.signal(number, terminate)
+               for number in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        yield
+    finally:
+        for number, handler in earlier.items():
+            signal.signal(number, handler)
+
+
+def _unreachable_code(exc: BaseException) -> int:
+    """4 when the server could not be reached and this attempt changed nothing; 1 when the
+    connection was lost after the run had committed rows."""
+    from ..migrate.stores import stopped_run
+
+    stop = stopped_run(exc)
+    return EXIT_PROBLEMS if stop is not None and stop.committed else EXIT_UNREACHABLE
+
+
+def _stopped(args: argparse.Namespace, exc: BaseException, reason: str) -> str:
+    """``reason``, and for a server-store run that stopped part-way: what it committed and
+    the commands that go on and that undo it."""
+    from ..migrate.stores import stopped_run
+
+    stop = stopped_run(exc)
+    if stop is None or args.dry_run or args.restore or args.forget:
+        return reason
+    reason = reason.split("; nothing was written")[0].split(": the run stopped part-way")[0]
+    earlier = " (the runs it resumed committed more)" if stop.resumed else ""
+    if stop.backup is None:
+        kept = "with no backup (--no-backup)"
+        undo = ""
+    else:
+        kept = f"each with its old value in the backup file {stop.backup}"
+        undo = (f"; to undo: handoff-codec migrate {shlex.quote(_masked(args))} --restore "
+                f"{shlex.quote(stop.backup)}{_store_options(args)}")
+    committed = (f"it had changed and committed {stop.committed} rows{earlier}, {kept}"
+                 if stop.committed else f"it had committed no rows{earlier}")
+    return (f"{reason}; the run stopped part-way: {committed}; to go on: "
+            f"{_command(args, resume=True)}{undo if stop.committed or stop.resumed else ''}")
+
+
+def _masked(args: argparse.Namespace) -> str:
+    from ..migrate.stores import mask_url
+
+    return str(mask_url(args.path))
+
+
+def _store_options(args: argparse.Namespace) -> str:
+    """The options that name the same rows in another command (a restore)."""
+    words: list[str] = []
+    for name, default in (("messages_table", "agent_messages"),
+                          ("key_prefix", "agents:session")):
+        if getattr(args, name) != default:
+            words += [f"--{name.replace('_', '-')}", getattr(args, name)]
+    return "".join(f" {shlex.quote(word)}" for word in words)
+
+
+def _interrupted(args: argparse.Namespace, exc: BaseException, what: str) -> str:
+    """The one line after Ctrl-C or SIGTERM: what the store holds now, and the command
+    that goes on."""
     if args.dry_run:
-        return "interrupted; a dry run writes nothing: the store is unchanged"
+        return f"{what}; a dry run writes nothing: the store is unchanged"
     if args.forget:
-        return "interrupted; run the same command again to finish forgetting"
+        return f"{what}; run the same command again to finish forgetting"
     if args.restore:
-        return ("interrupted; rows already put back stay so: run the same --restore again "
+        return (f"{what}; rows already put back stay so: run the same --restore again "
                 "to finish")
     if _file_store(args):
-        return ("interrupted; a file store is rewritten in one step: it is as it was, or "
+        return (f"{what}; a file store is rewritten in one step: it is as it was, or "
                 "fully migrated; run the same command again (it finishes, or finds nothing "
                 "to do)")
+    from ..migrate.stores import stopped_run
+
+    if stopped_run(exc) is not None:
+        return _stopped(args, exc, what)
     kept = ("rows already written are in the backup file" if args.backup else
             "rows already written have no backup (--no-backup)")
-    return f"interrupted; {kept}; to continue: {_command(args, resume=True)}"
+    return f"{what}; {kept}; to continue: {_command(args, resume=True)}"
 
 
 _DRY_NAMES = {"migrated": "would_migrate", "migrated_by_format": "would_migrate_by_format",

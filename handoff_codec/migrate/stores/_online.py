@@ -24,7 +24,7 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from multiprocessing import get_context
 from pathlib import Path
@@ -55,7 +55,10 @@ __all__ = [
     "RestoreReport",
     "RowRuleHook",
     "ServerReport",
+    "StoppedRun",
     "named_backup_files",
+    "stop_when_written",
+    "stopped_run",
 ]
 
 # A per-row rule in place of the codec's (a benchmark's floor): a row to its outcome.
@@ -220,9 +223,16 @@ def run(url: str, options: MigrateOptions, backend: type[OnlineStore],
         base = for_workers(options)
         jobs = [Job(url, replace(base, workers=1, shard=Shard(k, options.workers)), backend,
                     rule) for k in range(options.workers)]
-        with ProcessPoolExecutor(len(jobs), mp_context=get_context("spawn"),
-                                 initializer=die_with_parent, initargs=(os.getpid(),)) as pool:
+        pool = ProcessPoolExecutor(len(jobs), mp_context=get_context("spawn"),
+                                   initializer=die_with_parent, initargs=(os.getpid(),))
+        try:
             reports = list(pool.map(run_shard, jobs))
+        except BaseException:
+            # A stop (Ctrl-C, SIGTERM) or a failed shard: no wait for the other shards; as
+            # this process exits they end with it, each batch committed whole or not at all.
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown()
         merged = reports[0]
         for other in reports[1:]:
             merged.merge(other)
@@ -343,7 +353,10 @@ def _run_shard(store: ServerStore, options: MigrateOptions,
                     if options.pause:
                         time.sleep(options.pause)
             except OSError as exc:
-                raise run.stopped(exc) from None
+                raise run.note(run.stopped(exc)) from None
+            except BaseException as exc:  # Ctrl-C, SIGTERM, a lost connection, a lost lock
+                run.note(exc)
+                raise
             finally:
                 if run.writer is not None:
                     report.warnings += run.writer.notes
@@ -380,6 +393,55 @@ def _unreadable(store: ServerStore, shard: Shard) -> StoreError:
                       "--forget first")
 
 
+_STOPPED = "handoff_codec_stopped_run"
+
+
+class _Writing:
+    """While a batch is written: a stop (Ctrl-C, SIGTERM) is held until the write is done
+    and counted, so that what a stopped run says it committed is what the store holds."""
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.pending: BaseException | None = None
+
+    def __enter__(self) -> None:
+        self.depth += 1
+
+    def __exit__(self, kind: object, value: object, traceback: object) -> None:
+        self.depth -= 1
+        if not self.depth and self.pending is not None:
+            pending, self.pending = self.pending, None
+            raise pending
+
+
+_WRITING = _Writing()
+
+
+def stop_when_written(exc: BaseException) -> None:
+    """Raise ``exc`` (a signal handler's stop) now, or once the batch being written is
+    written and counted."""
+    if _WRITING.depth:
+        _WRITING.pending = exc
+        return
+    raise exc
+
+
+@dataclass(frozen=True)
+class StoppedRun:
+    """What a server-store run that stopped part-way had done: the rows it changed and
+    committed, whether it resumed earlier runs, and its backup file (None: --no-backup)."""
+
+    committed: int
+    resumed: bool
+    backup: str | None
+
+
+def stopped_run(exc: BaseException) -> StoppedRun | None:
+    """What the run ``exc`` stopped had committed (None: not a run's stop)."""
+    found = getattr(exc, _STOPPED, None)
+    return found if isinstance(found, StoppedRun) else None
+
+
 class _Run:
     """One shard's run in progress: its report, backup writer and what it committed."""
 
@@ -396,6 +458,13 @@ class _Run:
             self.backups[writer.id] = writer.records
         return Checkpoint(position, done, self.report.model_dump(mode="json"),
                           dict(self.backups))
+
+    def note(self, exc: BaseException) -> BaseException:
+        """``exc``, carrying what this run committed (:func:`stopped_run` reads it)."""
+        writer = self.writer
+        setattr(exc, _STOPPED, StoppedRun(self.committed, self.report.resumed,
+                                         None if writer is None else str(writer.path)))
+        return exc
 
     def stopped(self, exc: OSError) -> OSError | StoreRefusal:
         """The error for a run that a full disk (or another I/O error) stopped part-way."""
@@ -453,12 +522,13 @@ def _run_batch(run: _Run, batch: Batch, rule: Callable[[Row], RowOutcome]) -> No
                 report.count_lost()
         return run.checkpoint(batch.position, False)
 
-    if run.stalled:
-        written = store.commit(changes, None)
-        settle(written)  # counted; the checkpoint it returns is not saved
-    else:
-        written = store.commit(changes, settle)
-    run.committed += sum(written)
+    with _WRITING:  # a stop waits until the batch is written and counted
+        if run.stalled:
+            written = store.commit(changes, None)
+            settle(written)  # counted; the checkpoint it returns is not saved
+        else:
+            written = store.commit(changes, settle)
+        run.committed += sum(written)
 
 
 def restore(store: ServerStore, options: MigrateOptions,
