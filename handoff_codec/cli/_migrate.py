@@ -132,7 +132,9 @@ def options_from(args: argparse.Namespace) -> Any:
         messages_table=args.messages_table, pause=args.pause, resume=args.resume,
         shard=_migrate_server.shard_from(args), workers=args.workers,
         key_prefix=args.key_prefix, lock_ttl=args.lock_ttl,
-        encryption_key_env=args.encryption_key_env)
+        encryption_key_env=args.encryption_key_env,
+        job_id=(os.environ.get(_migrate_server.JOB_VARIABLE) or None)
+        if args.shard_from_env else None)
 
 
 # Flags only a server store takes (a URL, or a SQLite file with --encryption-key-env),

@@ -18,11 +18,16 @@ from typing import Any
 from . import EXIT_PROBLEMS, EXIT_UNREACHABLE, EXIT_USAGE, CliError
 from ._options import at_least
 
-__all__ = ["INDEX_VARIABLE", "MAX_BATCH", "MAX_LOCK_TTL", "MAX_PAUSE", "MAX_SHARDS", "MAX_WORKERS",
+__all__ = ["INDEX_VARIABLE", "JOB_VARIABLE", "MAX_BATCH", "MAX_LOCK_TTL", "MAX_PAUSE",
+           "MAX_SHARDS", "MAX_WORKERS",
            "add_options", "driver_error", "exit_code", "forget_summary", "is_url",
            "restore_summary", "shard_from"]
 
 INDEX_VARIABLE = "JOB_COMPLETION_INDEX"  # set by Kubernetes in each pod of an Indexed Job
+# The Job's uid, given to each pod from its label batch.kubernetes.io/controller-uid (the
+# downward API): with --shard-from-env, a retried pod of the same Job (same uid, index and
+# --shards) takes over the Redis shard lock a killed pod of it left.
+JOB_VARIABLE = "HANDOFF_CODEC_JOB_ID"
 # The bounds of the numeric flags: beyond them a value is a mistake (a lock held for
 # centuries, a pause of a day), never a setting. Kubernetes caps an Indexed Job at
 # 100,000 completions.
@@ -96,7 +101,9 @@ def add_options(parser: argparse.ArgumentParser) -> None:
                        help="migrate only the sessions of shard K of N (by session id)")
     group.add_argument("--shard-from-env", action="store_true",
                        help=f"take K from the environment variable {INDEX_VARIABLE} (a "
-                            "Kubernetes Indexed Job's pod index), with --shards N")
+                            "Kubernetes Indexed Job's pod index), with --shards N; with "
+                            f"{JOB_VARIABLE} (the Job's uid) a retried pod takes over the "
+                            "Redis shard lock a killed pod of the same Job left")
     group.add_argument("--shards", type=at_least(int, 1, MAX_SHARDS), default=None, metavar="N",
                        help="with --shard-from-env: the number of shards (the Job's "
                             "completions)")

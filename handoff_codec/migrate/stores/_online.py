@@ -335,6 +335,10 @@ def _run_shard(store: ServerStore, options: MigrateOptions,
                 raise _unreadable(store, shard) from None
             report.resumed = True
             position = checkpoint.position
+        if getattr(store, "taken_over", False):
+            report.warnings.append(
+                f"took over the lock of shard {shard} from an earlier pod of this Job (the same "
+                f"Job uid, index and layout: {options.job_id}), killed before it released it")
         run = _Run(store, report, None,
                    dict(checkpoint.backups) if checkpoint is not None else {})
         if options.backup:

@@ -56,7 +56,8 @@ class RedisStore:
     kind = "redis"
 
     def __init__(self, url: str, *, key_prefix: str = DEFAULT_PREFIX,
-                 lock_ttl: float = 60.0, client: redis.Redis | None = None) -> None:
+                 lock_ttl: float = 60.0, client: redis.Redis | None = None,
+                 job_id: str | None = None) -> None:
         try:
             self._redis: redis.Redis = client or redis.Redis.from_url(url)
             self._redis.ping()
@@ -67,6 +68,8 @@ class RedisStore:
         own = f"handoff-codec:migrate:{key_prefix}"
         self._checkpoint_base = f"{own}:checkpoint:"
         self._lock_ms = int(lock_ttl * 1000)
+        self._job_id = job_id
+        self.taken_over = False  # the shard lock was taken over from a killed pod of the job
         self._own = own + ":"
         self._swap_script = self._redis.register_script(SWAP)
         self._set_script = self._redis.register_script(SET_IF_HELD)
@@ -201,8 +204,10 @@ class RedisStore:
 
     @contextmanager
     def lock(self, shard: Shard) -> Iterator[None]:
-        lease = RedisLease(self._redis, self._own, shard, self._lock_ms, self.where)
+        owner = f"job={self._job_id} shard={shard}" if self._job_id else ""
+        lease = RedisLease(self._redis, self._own, shard, self._lock_ms, self.where, owner)
         lease.acquire()
+        self.taken_over = lease.taken_over
         self._held = lease
         try:
             yield
