@@ -108,12 +108,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def _progress_factory(enabled: bool | None) -> Any:
+    """The progress bar's factory (rows or bytes done, rate, time left), or None when there
+    is no bar: --no-progress, or (by default) stderr is not a terminal."""
+    if not (sys.stderr.isatty() if enabled is None else enabled):
+        return None
     from tqdm import tqdm  # type: ignore[import-untyped]
 
-    def factory(total: int, unit: str) -> Any:
+    def factory(total: int | None, unit: str) -> Any:
         return tqdm(total=total, unit=unit, unit_scale=unit == "B", file=sys.stderr,
-                    desc="migrating", disable=None if enabled is None else not enabled,
-                    dynamic_ncols=True, leave=False)
+                    desc="migrating", dynamic_ncols=True, leave=False)
 
     return factory
 

@@ -151,8 +151,9 @@ class Progress(Protocol):
     def close(self) -> Any: ...
 
 
-ProgressFactory = Callable[[int, str], Progress]
-"""Makes a ``Progress``: called once with the total (rows or bytes) and its unit name."""
+ProgressFactory = Callable[[int | None, str], Progress]
+"""Makes a ``Progress``: called once with the total (rows or bytes; None: not known) and
+its unit name."""
 
 
 class _Report(BaseModel):

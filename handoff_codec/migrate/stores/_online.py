@@ -22,7 +22,7 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
@@ -311,11 +311,13 @@ def _run_shard(store: ServerStore, options: MigrateOptions,
                           placeholders=PlaceholderReport() if options.restore_empty else None)
     if dry:
         sessions: set[str] = set()
-        for batch in store.batches(None, options.batch_size, shard):
-            report.batches += 1
-            for row in batch.rows:
-                report.count_row(row, _outcome(store, rule, row))
-                sessions.add(row.session_id)
+        with _progress(store, options, shard, report) as bar:
+            for batch in store.batches(None, options.batch_size, shard):
+                report.batches += 1
+                for row in batch.rows:
+                    report.count_row(row, _outcome(store, rule, row))
+                    sessions.add(row.session_id)
+                bar(len(batch.rows))
         report.sessions = len(sessions)
         return report
     prepare = getattr(store, "prepare", None)
@@ -348,12 +350,14 @@ def _run_shard(store: ServerStore, options: MigrateOptions,
             run.writer = BackupWriter(backup, header, append=options.resume,
                                       on_create=lambda path: record_backup(scope, path))
         counted, seen = report.sessions or 0, set[str]()  # a resumed run's sessions add up
-        with run.writer or contextlib.nullcontext():
+        with run.writer or contextlib.nullcontext(), \
+                _progress(store, options, shard, report) as bar:
             try:
                 for batch in store.batches(position, options.batch_size, shard):
                     seen.update(row.session_id for row in batch.rows)
                     report.sessions = counted + len(seen)
                     _run_batch(run, batch, rule)
+                    bar(len(batch.rows))
                     if options.pause:
                         time.sleep(options.pause)
             except OSError as exc:
@@ -377,6 +381,25 @@ def _run_shard(store: ServerStore, options: MigrateOptions,
             else:
                 store.commit([], lambda _: run.checkpoint(None, True))
     return report
+
+
+@contextlib.contextmanager
+def _progress(store: ServerStore, options: MigrateOptions, shard: Shard,
+              report: ServerReport) -> Iterator[Callable[[int], None]]:
+    """``options.progress``'s bar over the shard's rows (rows done, rate, time left; a
+    resumed run starts at the rows it had scanned), as a function of the rows just done;
+    nothing without a bar."""
+    if options.progress is None:
+        yield lambda _: None
+        return
+    count = getattr(store, "count_rows", None)
+    bar = options.progress(count(shard) if count is not None else None, "rows")
+    if report.rows_scanned:
+        bar.update(report.rows_scanned)
+    try:
+        yield bar.update
+    finally:
+        bar.close()
 
 
 def _earlier_checkpoint(store: ServerStore, shard: Shard, resume: bool) -> Checkpoint | None:

@@ -135,6 +135,19 @@ class RedisStore:
         yield from redis_catch_up(self._redis, pattern, self._session_id, shard, seen, size,
                                   final, _bytes)
 
+    def count_rows(self, shard: Shard) -> int:
+        """The rows of the shard's lists now, for a progress bar's total."""
+        pattern = _glob_escape(self._prefix) + b":*" + _MESSAGES
+        keys = [key for key in self._redis.scan_iter(match=pattern, count=1000, _type="list")
+                if (sid := self._session_id(key)) is not None and shard.holds(sid)]
+        total = 0
+        for start in range(0, len(keys), 1000):
+            pipe = self._redis.pipeline(transaction=False)
+            for key in keys[start:start + 1000]:
+                pipe.llen(key)
+            total += sum(pipe.execute())
+        return total
+
     def count_sessions(self, shard: Shard) -> int:
         """The sessions of ``shard`` that have a list of items now (a resumed run's count)."""
         pattern = _glob_escape(self._prefix) + b":*" + _MESSAGES

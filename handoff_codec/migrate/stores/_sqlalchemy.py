@@ -299,6 +299,14 @@ class SQLAlchemyStore:
             if not found:
                 return
 
+    def count_rows(self, shard: Shard) -> int:
+        """The rows of the table (for a shard: its share), for a progress bar's total."""
+        with self._engine.connect() as conn:
+            total = int(conn.execute(sa.select(sa.func.count()).select_from(self._table))
+                        .scalar_one())
+            conn.rollback()
+        return total if shard.count == 1 else -(-total // shard.count)
+
     def count_sessions(self, shard: Shard) -> int:
         """The sessions of ``shard`` that hold rows now (a resumed run's count)."""
         query = sa.select(self._table.c.session_id).distinct()
