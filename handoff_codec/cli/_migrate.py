@@ -430,7 +430,8 @@ def _interrupted(args: argparse.Namespace, exc: BaseException, what: str) -> str
 
     if stopped_run(exc) is not None:
         return _stopped(args, exc, what)
-    kept = ("rows already written are in the backup file" if args.backup else
+    files = "files (one per shard)" if args.workers > 1 else "file"
+    kept = (f"rows already written are in the backup {files}" if args.backup else
             "rows already written have no backup (--no-backup)")
     return f"{what}; {kept}; to continue: {_command(args, resume=True)}"
 

@@ -166,3 +166,42 @@ def test_a_stop_says_what_was_committed_and_the_way_on(
         assert "error" not in finished.stderr
         run_migrate(url, *options, "--restore", str(backup), check_code=0)
         assert rows() == original
+
+
+def test_sigterm_stops_every_worker_at_once(tmp_path: Path) -> None:
+    """``--workers 2``: the parent stops its shards (no wait for them), and the command it
+    gives goes on; one restore per shard's file puts every row back."""
+    require_legacy_reader()
+    with _store("sqlite-url", tmp_path) as (url, _, rows, _checkpointed):
+        original = rows()
+        backup = tmp_path / "b.jsonl"
+        argv = [sys.executable, "-m", "handoff_codec", "migrate", url, "--workers", "2",
+                "--batch-size", "5", "--pause", "600", "--backup-file", str(backup)]
+        env = {**cli_env(), "HANDOFF_CODEC_STATE_DIR": str(tmp_path / "state")}
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True, env=env, cwd=ROOT)
+        try:
+            deadline = time.monotonic() + 120
+            while sum(value != original[key] for key, value in rows().items()) < 2:
+                assert proc.poll() is None and time.monotonic() < deadline
+                time.sleep(0.05)
+            time.sleep(0.5)
+            proc.send_signal(signal.SIGTERM)
+            started = time.monotonic()
+            _, err = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        assert proc.returncode == 143 and time.monotonic() - started < 30, err
+        [line] = err.strip().splitlines()
+        assert "backup files (one per shard)" in line and line.endswith("--resume"), line
+        words = shlex.split(line.split("to continue: ", 1)[1])[2:]
+        at = words.index("--pause")
+        del words[at:at + 2]
+        os.environ.setdefault("HANDOFF_CODEC_STATE_DIR", str(tmp_path / "state"))
+        run_cli(*words, check_code=0)
+        for shard in range(2):
+            run_migrate(url, "--restore", str(tmp_path / f"b.shard-{shard}-of-2.jsonl"),
+                        check_code=0)
+        assert rows() == original

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
-from multiprocessing import get_context
+from multiprocessing import active_children, get_context
 from pathlib import Path
 from typing import Any, ClassVar, NamedTuple
 
@@ -223,13 +223,16 @@ def run(url: str, options: MigrateOptions, backend: type[OnlineStore],
         base = for_workers(options)
         jobs = [Job(url, replace(base, workers=1, shard=Shard(k, options.workers)), backend,
                     rule) for k in range(options.workers)]
+        others = set(active_children())
         pool = ProcessPoolExecutor(len(jobs), mp_context=get_context("spawn"),
                                    initializer=die_with_parent, initargs=(os.getpid(),))
         try:
             reports = list(pool.map(run_shard, jobs))
         except BaseException:
-            # A stop (Ctrl-C, SIGTERM) or a failed shard: no wait for the other shards; as
-            # this process exits they end with it, each batch committed whole or not at all.
+            # A stop (Ctrl-C, SIGTERM) or a failed shard: the other shards are stopped, not
+            # waited for; like a kill, each of their batches is committed whole or not at all.
+            for worker in set(active_children()) - others:
+                worker.terminate()
             pool.shutdown(wait=False, cancel_futures=True)
             raise
         pool.shutdown()
