@@ -32,6 +32,7 @@ from ._exits import (
     EXIT_LOSSY,
     EXIT_OK,
     EXIT_PROBLEMS,
+    EXIT_TERMINATED,
     EXIT_UNREACHABLE,
     EXIT_USAGE,
     CliError,
@@ -39,7 +40,7 @@ from ._exits import (
 from ._io import report_error, safe_streams
 
 __all__ = ["EXIT_CODES", "EXIT_INTERRUPTED", "EXIT_LOSSY", "EXIT_OK", "EXIT_PROBLEMS",
-           "EXIT_UNREACHABLE", "EXIT_USAGE", "CliError", "main"]
+           "EXIT_TERMINATED", "EXIT_UNREACHABLE", "EXIT_USAGE", "CliError", "main"]
 
 COMMANDS = ("encode", "decode", "validate", "migrate", "replay")
 # The forms of migrate's STORE, for the top-level help (a test checks the schemes

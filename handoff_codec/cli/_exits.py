@@ -7,12 +7,14 @@ imports the ``cli`` package that imports them.
 from __future__ import annotations
 
 __all__ = ["EXIT_CODES", "EXIT_INTERRUPTED", "EXIT_LOSSY", "EXIT_OK", "EXIT_PROBLEMS",
-           "EXIT_UNREACHABLE", "EXIT_USAGE", "CliError"]
+           "EXIT_TERMINATED", "EXIT_UNREACHABLE", "EXIT_USAGE", "CliError"]
 
 #: The exit codes, as ``EXIT_CODES`` words them.
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, EXIT_LOSSY, EXIT_UNREACHABLE = 0, 1, 2, 3, 4
 #: Ctrl-C: 128 + SIGINT, as a shell reports a process that SIGINT stopped.
 EXIT_INTERRUPTED = 130
+#: SIGTERM (a pod being stopped, ``kill``): 128 + SIGTERM.
+EXIT_TERMINATED = 143
 
 #: The exit-code table ``--help`` prints: one row per kind of outcome (a code may have several).
 EXIT_CODES: tuple[tuple[int, str], ...] = (
@@ -25,22 +27,27 @@ EXIT_CODES: tuple[tuple[int, str], ...] = (
                     "or an error no subcommand foresaw (unexpected TypeError: ...)"),
     (EXIT_PROBLEMS, "problems found: validate or replay found an error, or the items replay "
                     "only with repairs (replay prints the repaired request and lists the "
-                    "repairs on stderr); migrate left a row "
-                    "untouched or saw one change under it, or refused (open writers, a lock) "
-                    "or failed, and wrote nothing"),
+                    "repairs on stderr); migrate left a row untouched or saw one change under "
+                    "it, or refused (open writers, a lock) or failed, and wrote nothing; or "
+                    "stopped part-way (a full disk, a lost connection) and says the rows it "
+                    "committed, the --resume command and the --restore FILE command"),
     (EXIT_USAGE, "usage, refused before anything is touched: an unknown flag or subcommand "
-                 "(flags are never abbreviated), a bad value, a FILE or STORE that does not "
-                 "exist, is a directory or is no store (a text file), a flag only server "
-                 "stores take given with a file, an unknown URL scheme or URL option, a "
-                 "missing driver, a bad JOB_COMPLETION_INDEX, a backup file that exists; and, "
-                 "once connected, a missing table or a shard another run holds"),
+                 "(flags are never abbreviated), a bad value (a number not finite or "
+                 "out of range), conflicting actions (--forget with --restore), a flag the "
+                 "action or the kind of store does not take, a FILE or STORE that does not "
+                 "exist, is a directory or is no store (a text file), an unknown URL scheme or "
+                 "URL option, a missing driver, a bad JOB_COMPLETION_INDEX, a backup file that "
+                 "exists or cannot be created, a backup to restore that is no file, a local "
+                 "state directory that cannot be made; and, once connected, a missing table or a "
+                 "shard another run holds"),
     (EXIT_LOSSY, "lossy read: decode read the summary but information is missing (the items "
                  "are printed all the same; --allow-loss exits 0)"),
     (EXIT_UNREACHABLE, "store unreachable: migrate could not reach the store's server; this "
                        "attempt changed nothing; retry later (with --resume if a run had "
                        "started)"),
-    (EXIT_INTERRUPTED, "interrupted (Ctrl-C); migrate says how to continue (the --resume "
-                       "command)"),
+    (EXIT_INTERRUPTED, "interrupted (Ctrl-C); migrate says the rows it committed and how to "
+                       "continue (the --resume command, and the --restore FILE command)"),
+    (EXIT_TERMINATED, "terminated (SIGTERM); as for Ctrl-C"),
 )
 
 

@@ -24,17 +24,28 @@ run says ``migrated``, and the backups are one list, ``backups``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shlex
+import signal
 import sqlite3
 import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from ..format import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START
 from . import _migrate_server
-from ._exits import EXIT_INTERRUPTED, EXIT_PROBLEMS, EXIT_UNREACHABLE, EXIT_USAGE, CliError
+from ._exits import (
+    EXIT_INTERRUPTED,
+    EXIT_PROBLEMS,
+    EXIT_TERMINATED,
+    EXIT_UNREACHABLE,
+    EXIT_USAGE,
+    CliError,
+)
 from ._io import report_error
 from ._options import add_codec_options, at_least, codec_from, listed, where
 from ._report import next_line, problem, shape
@@ -85,7 +96,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     for table in ("sessions", "messages"):  # SQLiteSession's and SQLAlchemySession's names
         parser.add_argument(f"--{table}-table", default=f"agent_{table}", metavar="T",
                             help=f"the {table} table (default: agent_{table})")
-    parser.add_argument("--batch-size", type=at_least(int, 1), default=1000, metavar="N",
+    parser.add_argument("--batch-size", type=at_least(int, 1, _migrate_server.MAX_BATCH),
+                        default=1000, metavar="N",
                         help="rows read per batch, and per transaction of a server store "
                              "(default: 1000)")
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
@@ -96,12 +108,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def _progress_factory(enabled: bool | None) -> Any:
+    """The progress bar's factory (rows or bytes done, rate, time left), or None when there
+    is no bar: --no-progress, or (by default) stderr is not a terminal."""
+    if not (sys.stderr.isatty() if enabled is None else enabled):
+        return None
     from tqdm import tqdm  # type: ignore[import-untyped]
 
-    def factory(total: int, unit: str) -> Any:
+    def factory(total: int | None, unit: str) -> Any:
         return tqdm(total=total, unit=unit, unit_scale=unit == "B", file=sys.stderr,
-                    desc="migrating", disable=None if enabled is None else not enabled,
-                    dynamic_ncols=True, leave=False)
+                    desc="migrating", dynamic_ncols=True, leave=False)
 
     return factory
 
@@ -120,7 +135,9 @@ def options_from(args: argparse.Namespace) -> Any:
         messages_table=args.messages_table, pause=args.pause, resume=args.resume,
         shard=_migrate_server.shard_from(args), workers=args.workers,
         key_prefix=args.key_prefix, lock_ttl=args.lock_ttl,
-        encryption_key_env=args.encryption_key_env)
+        encryption_key_env=args.encryption_key_env,
+        job_id=(os.environ.get(_migrate_server.JOB_VARIABLE) or None)
+        if args.shard_from_env else None)
 
 
 # Flags only a server store takes (a URL, or a SQLite file with --encryption-key-env),
@@ -128,6 +145,29 @@ def options_from(args: argparse.Namespace) -> Any:
 _SERVER_ONLY = (("pause", 0.0), ("shard", None), ("shard_from_env", False), ("shards", None),
                 ("resume", False), ("backup_file", None), ("key_prefix", "agents:session"),
                 ("lock_ttl", 60.0))
+# Flags only a migration run takes: given with --restore or --forget they would be ignored.
+_RUN_ONLY = (("resume", False), ("shard", None), ("shard_from_env", False), ("shards", None),
+             ("workers", 1), ("backup_file", None), ("backup", True), ("legacy_only", False),
+             ("restore_empty", False), ("accept_ambiguous", False), ("list", False),
+             ("pause", 0.0), ("lock_ttl", 60.0))
+# Flags that apply to some kinds of store only, by the kind that does not take them.
+_NOT_FOR = {
+    "jsonl": (("workers", 1), ("sessions_table", "agent_sessions"),
+              ("messages_table", "agent_messages")),
+    "sqlite": (("force", False),),
+    "sql": (("force", False), ("key_prefix", "agents:session"), ("lock_ttl", 60.0)),
+    "redis": (("force", False), ("sessions_table", "agent_sessions"),
+              ("messages_table", "agent_messages")),
+}
+_FLAG = {"backup": "--no-backup"}
+_KIND_NAMES = {"jsonl": "a JSONL file", "sqlite": "a SQLite file", "sql": "a SQL store",
+               "redis": "a Redis store"}
+
+
+def _given(args: argparse.Namespace, flags: tuple[tuple[str, Any], ...]) -> list[str]:
+    """The flags of ``flags`` (name, default) given a value other than their default."""
+    return [_FLAG.get(name, f"--{name.replace('_', '-')}") for name, default in flags
+            if getattr(args, name) != default]
 
 
 def _file_store(args: argparse.Namespace) -> bool:
@@ -135,33 +175,98 @@ def _file_store(args: argparse.Namespace) -> bool:
     return not _migrate_server.is_url(args.path) and args.encryption_key_env is None
 
 
+def _store_kind(args: argparse.Namespace) -> str:
+    """``jsonl``, ``sqlite`` (a file migrated whole), ``sql`` or ``redis`` (server stores)."""
+    from ..migrate.stores import file_kind, url_scheme
+    from ..migrate.stores.servers import REDIS_SCHEMES
+
+    scheme = url_scheme(args.path)
+    if scheme is not None:
+        return "redis" if scheme in REDIS_SCHEMES else "sql"
+    if args.encryption_key_env is not None:
+        return "sql"  # a SQLite file of EncryptedSession rows, through its sqlite:/// URL
+    kind: str = file_kind(Path(args.path), args.format)
+    return kind
+
+
 def check_usage(args: argparse.Namespace, options: Any) -> None:
     """Every usage error that needs no connection: CliError (exit 2), nothing touched.
 
     The STORE itself (``stores.check_target``: a missing file, a directory, a
-    text file, an unknown URL scheme or option, a missing driver), flags a
-    file store does not take, and a ``--backup-file`` that exists.
+    text file, an unknown URL scheme or option, a missing driver); conflicting
+    actions; flags the action or the kind of store does not take; a backup to
+    restore that is no file; and for a run that writes a backup, a
+    ``--backup-file`` that exists or whose directory takes no new file, and a
+    local state directory that cannot be made.
     """
-    from ..migrate.stores import StoreError, check_target, named_backup_files, scrub
+    from ..migrate.stores import StoreError, check_target, scrub
 
     try:
         check_target(args.path, options)
     except StoreError as exc:
         raise CliError(scrub(str(exc), args.path), EXIT_USAGE) from None
-    if _file_store(args):
-        given = [f"--{name.replace('_', '-')}" for name, default in _SERVER_ONLY
-                 if getattr(args, name) != default]
-        if given:
+    if args.forget and args.restore:
+        raise CliError("--forget and --restore are two actions: run one, then the other",
+                       EXIT_USAGE)
+    action = "--forget" if args.forget else "--restore" if args.restore else None
+    if action is not None and (given := _given(args, _RUN_ONLY)):
+        raise CliError(f"{', '.join(given)}: only for a migration run, not with {action}",
+                       EXIT_USAGE)
+    try:
+        kind = _store_kind(args)
+        if _file_store(args) and (given := _given(args, _SERVER_ONLY)):
             raise CliError(f"{args.path}: {', '.join(given)}: only for server stores (a URL, "
                            "or a SQLite file with --encryption-key-env); a file store is "
                            "migrated whole in one step", EXIT_USAGE)
-        return
-    if args.dry_run or args.resume or args.restore or args.forget:
+        if given := _given(args, _NOT_FOR[kind]):
+            raise CliError(f"{', '.join(given)}: not for {_KIND_NAMES[kind]}", EXIT_USAGE)
+        if _migrate_server.is_url(args.path) and args.format != "auto":
+            raise CliError("--format: only for a file path; a URL names its kind of store",
+                           EXIT_USAGE)
+        for backup in args.restore or ():
+            _check_readable(backup)
+        if not _file_store(args) and not (args.dry_run or args.restore or args.forget):
+            _check_backup_paths(args, options)
+    except StoreError as exc:
+        raise CliError(scrub(str(exc), args.path), EXIT_USAGE) from None
+
+
+def _check_readable(backup: str) -> None:
+    """A backup to restore must be a readable file (nothing is connected to otherwise)."""
+    if not os.path.lexists(backup):
+        raise CliError(f"{backup}: no such file (the backup to restore)", EXIT_USAGE)
+    if not os.path.isfile(backup):
+        raise CliError(f"{backup}: not a file (the backup to restore)", EXIT_USAGE)
+    try:
+        with open(backup, "rb"):
+            pass
+    except OSError as exc:
+        raise CliError(f"{backup}: {exc.strerror or exc} (the backup to restore)",
+                       EXIT_USAGE) from None
+
+
+def _check_backup_paths(args: argparse.Namespace, options: Any) -> None:
+    """A server store's run: its backup files can be made, and so can the local state."""
+    from ..migrate.stores import check_state_dir, named_backup_files, writable_dir
+
+    if not args.backup:
         return
     for path in named_backup_files(options):
         if os.path.lexists(path):
-            raise CliError(f"{path}: the backup file exists; name another with --backup-file",
-                           EXIT_USAGE)
+            if not args.resume:
+                raise CliError(f"{path}: the backup file exists; name another with "
+                               "--backup-file", EXIT_USAGE)
+            continue
+        problem = writable_dir(path.parent)
+        if problem is not None:
+            raise CliError(f"{path}: the backup file cannot be created ({path.parent}: "
+                           f"{problem}); name another with --backup-file", EXIT_USAGE)
+    if not args.backup_file and not args.resume:
+        problem = writable_dir(Path.cwd())
+        if problem is not None:
+            raise CliError(f"{Path.cwd()}: the backup file cannot be created in the working "
+                           f"directory ({problem}); name one with --backup-file", EXIT_USAGE)
+    check_state_dir()
 
 
 def run(args: argparse.Namespace) -> int:
@@ -173,6 +278,7 @@ def run(args: argparse.Namespace) -> int:
         mask_url,
         open_store,
         scrub,
+        stopped_run,
     )
 
     where = mask_url(args.path)
@@ -183,31 +289,38 @@ def run(args: argparse.Namespace) -> int:
     options = options_from(args)
     check_usage(args, options)
     try:
-        store = open_store(args.path, options)
-        if args.forget:
-            result: StoreResult = store.forget()
-        elif args.restore:
-            result = store.restore(args.restore)
-        else:
-            result = store.migrate()
-    except KeyboardInterrupt:
-        return fail(_interrupted(args), EXIT_INTERRUPTED)
+        with _stops_handled():
+            store = open_store(args.path, options)
+            if args.forget:
+                result: StoreResult = store.forget()
+            elif args.restore:
+                result = store.restore(args.restore)
+            else:
+                result = store.migrate()
+    except Terminated as exc:
+        return fail(_interrupted(args, exc, "terminated (SIGTERM)"), EXIT_TERMINATED)
+    except KeyboardInterrupt as exc:
+        return fail(_interrupted(args, exc, "interrupted"), EXIT_INTERRUPTED)
     except StoreRefusal as exc:
-        return fail(str(exc), EXIT_PROBLEMS)
+        return fail(_stopped(args, exc, str(exc)), EXIT_PROBLEMS)
     except StoreUnreachable as exc:
-        return fail(str(exc), EXIT_UNREACHABLE)
+        return fail(_stopped(args, exc, str(exc)), _unreachable_code(exc))
     except StoreError as exc:
-        return fail(str(exc), EXIT_USAGE)
+        return fail(_stopped(args, exc, str(exc)), EXIT_USAGE)
     except sqlite3.Error as exc:
         return fail(f"{where}: {exc}; nothing was written", EXIT_PROBLEMS)
     except OSError as exc:
         place = exc.filename or where
-        return fail(f"{place}: {exc.strerror or exc}; nothing was written", EXIT_PROBLEMS)
+        return fail(_stopped(args, exc, f"{place}: {exc.strerror or exc}"), EXIT_PROBLEMS)
     except Exception as exc:  # a driver error (connection lost, lock timeout)
         if not _migrate_server.is_url(args.path):
             raise
-        return fail(_migrate_server.driver_error(where, exc, args),
-                    _migrate_server.exit_code(exc))
+        code = _migrate_server.exit_code(exc)
+        if stopped_run(exc) is not None:
+            text = str(exc).splitlines()[0] if str(exc) else ""
+            return fail(_stopped(args, exc, f"{where}: {type(exc).__name__}: {text}"),
+                        _unreachable_code(exc) if code == EXIT_UNREACHABLE else code)
+        return fail(_migrate_server.driver_error(where, exc, args), code)
     for warning in result.notes:
         print(f"handoff-codec: warning: {warning}", file=sys.stderr)
     code = 0 if result.ok and not result.changed_under_run else 1
@@ -224,22 +337,103 @@ def run(args: argparse.Namespace) -> int:
     return code
 
 
-def _interrupted(args: argparse.Namespace) -> str:
-    """The one line after Ctrl-C: what the store holds now, and the command that goes on."""
+class Terminated(BaseException):
+    """SIGTERM, raised where the run is, so that it stops as after Ctrl-C: its open batch
+    rolled back, its lock released, and a line that says what it had committed."""
+
+
+@contextlib.contextmanager
+def _stops_handled() -> Iterator[None]:
+    """While the action runs, SIGTERM raises :class:`Terminated` and SIGINT
+    KeyboardInterrupt in the main thread, each held while a batch is being written (so
+    that the rows a stopped run says it committed are the rows it committed)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    from ..migrate.stores import stop_when_written
+
+    def terminate(signum: int, frame: Any) -> None:
+        stop_when_written(Terminated() if signum == signal.SIGTERM else KeyboardInterrupt())
+
+    earlier = {number: signal.signal(number, terminate)
+               for number in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        yield
+    finally:
+        for number, handler in earlier.items():
+            signal.signal(number, handler)
+
+
+def _unreachable_code(exc: BaseException) -> int:
+    """4 when the server could not be reached and this attempt changed nothing; 1 when the
+    connection was lost after the run had committed rows."""
+    from ..migrate.stores import stopped_run
+
+    stop = stopped_run(exc)
+    return EXIT_PROBLEMS if stop is not None and stop.committed else EXIT_UNREACHABLE
+
+
+def _stopped(args: argparse.Namespace, exc: BaseException, reason: str) -> str:
+    """``reason``, and for a server-store run that stopped part-way: what it committed and
+    the commands that go on and that undo it."""
+    from ..migrate.stores import stopped_run
+
+    stop = stopped_run(exc)
+    if stop is None or args.dry_run or args.restore or args.forget:
+        return reason
+    reason = reason.split("; nothing was written")[0].split(": the run stopped part-way")[0]
+    earlier = " (the runs it resumed committed more)" if stop.resumed else ""
+    if stop.backup is None:
+        kept = "with no backup (--no-backup)"
+        undo = ""
+    else:
+        kept = f"each with its old value in the backup file {stop.backup}"
+        undo = (f"; to undo: handoff-codec migrate {shlex.quote(_masked(args))} --restore "
+                f"{shlex.quote(stop.backup)}{_store_options(args)}")
+    committed = (f"it had changed and committed {stop.committed} rows{earlier}, {kept}"
+                 if stop.committed else f"it had committed no rows{earlier}")
+    return (f"{reason}; the run stopped part-way: {committed}; to go on: "
+            f"{_command(args, resume=True)}{undo if stop.committed or stop.resumed else ''}")
+
+
+def _masked(args: argparse.Namespace) -> str:
+    from ..migrate.stores import mask_url
+
+    return str(mask_url(args.path))
+
+
+def _store_options(args: argparse.Namespace) -> str:
+    """The options that name the same rows in another command (a restore)."""
+    words: list[str] = []
+    for name, default in (("messages_table", "agent_messages"),
+                          ("key_prefix", "agents:session")):
+        if getattr(args, name) != default:
+            words += [f"--{name.replace('_', '-')}", getattr(args, name)]
+    return "".join(f" {shlex.quote(word)}" for word in words)
+
+
+def _interrupted(args: argparse.Namespace, exc: BaseException, what: str) -> str:
+    """The one line after Ctrl-C or SIGTERM: what the store holds now, and the command
+    that goes on."""
     if args.dry_run:
-        return "interrupted; a dry run writes nothing: the store is unchanged"
+        return f"{what}; a dry run writes nothing: the store is unchanged"
     if args.forget:
-        return "interrupted; run the same command again to finish forgetting"
+        return f"{what}; run the same command again to finish forgetting"
     if args.restore:
-        return ("interrupted; rows already put back stay so: run the same --restore again "
+        return (f"{what}; rows already put back stay so: run the same --restore again "
                 "to finish")
     if _file_store(args):
-        return ("interrupted; a file store is rewritten in one step: it is as it was, or "
+        return (f"{what}; a file store is rewritten in one step: it is as it was, or "
                 "fully migrated; run the same command again (it finishes, or finds nothing "
                 "to do)")
-    kept = ("rows already written are in the backup file" if args.backup else
+    from ..migrate.stores import stopped_run
+
+    if stopped_run(exc) is not None:
+        return _stopped(args, exc, what)
+    files = "files (one per shard)" if args.workers > 1 else "file"
+    kept = (f"rows already written are in the backup {files}" if args.backup else
             "rows already written have no backup (--no-backup)")
-    return f"interrupted; {kept}; to continue: {_command(args, resume=True)}"
+    return f"{what}; {kept}; to continue: {_command(args, resume=True)}"
 
 
 _DRY_NAMES = {"migrated": "would_migrate", "migrated_by_format": "would_migrate_by_format",

@@ -18,10 +18,24 @@ from typing import Any
 from ._exits import EXIT_PROBLEMS, EXIT_UNREACHABLE, EXIT_USAGE, CliError
 from ._options import at_least
 
-__all__ = ["INDEX_VARIABLE", "add_options", "driver_error", "exit_code", "forget_summary", "is_url",
+__all__ = ["INDEX_VARIABLE", "JOB_VARIABLE", "MAX_BATCH", "MAX_LOCK_TTL", "MAX_PAUSE",
+           "MAX_SHARDS", "MAX_WORKERS",
+           "add_options", "driver_error", "exit_code", "forget_summary", "is_url",
            "restore_summary", "shard_from"]
 
 INDEX_VARIABLE = "JOB_COMPLETION_INDEX"  # set by Kubernetes in each pod of an Indexed Job
+# The Job's uid, given to each pod from its label batch.kubernetes.io/controller-uid (the
+# downward API): with --shard-from-env, a retried pod of the same Job (same uid, index and
+# --shards) takes over the Redis shard lock a killed pod of it left.
+JOB_VARIABLE = "HANDOFF_CODEC_JOB_ID"
+# The bounds of the numeric flags: beyond them a value is a mistake (a lock held for
+# centuries, a pause of a day), never a setting. Kubernetes caps an Indexed Job at
+# 100,000 completions.
+MAX_SHARDS = 100_000
+MAX_WORKERS = 256
+MAX_PAUSE = 3600.0  # seconds
+MAX_LOCK_TTL = 86_400.0  # seconds: a day
+MAX_BATCH = 1_000_000
 _CANONICAL_INDEX = re.compile(r"0|[1-9][0-9]*", re.ASCII)
 _CANONICAL_SHARD = re.compile(r"(0|[1-9][0-9]*)/([1-9][0-9]*)", re.ASCII)
 
@@ -42,6 +56,8 @@ def _shard(text: str) -> Any:
     shard = Shard(int(match.group(1)), int(match.group(2)))
     if not 0 <= shard.index < shard.count:
         raise argparse.ArgumentTypeError(f"not K/N with 0 <= K < N: {text!r}")
+    if shard.count > MAX_SHARDS:
+        raise argparse.ArgumentTypeError(f"N must be at most {MAX_SHARDS:,}: {text!r}")
     return shard
 
 
@@ -77,18 +93,21 @@ def add_options(parser: argparse.ArgumentParser) -> None:
     """The options only server stores (URLs) use."""
     group = parser.add_argument_group(
         "server stores (STORE is a URL: postgresql://, mysql://, sqlite:///, redis://)")
-    group.add_argument("--pause", type=at_least(float, 0), default=0.0, metavar="SECONDS",
+    group.add_argument("--pause", type=at_least(float, 0, MAX_PAUSE), default=0.0,
+                       metavar="SECONDS",
                        help="sleep between batches, to leave the server to the application "
                             "(default: 0)")
     group.add_argument("--shard", type=_shard, default=None, metavar="K/N",
                        help="migrate only the sessions of shard K of N (by session id)")
     group.add_argument("--shard-from-env", action="store_true",
                        help=f"take K from the environment variable {INDEX_VARIABLE} (a "
-                            "Kubernetes Indexed Job's pod index), with --shards N")
-    group.add_argument("--shards", type=at_least(int, 1), default=None, metavar="N",
+                            "Kubernetes Indexed Job's pod index), with --shards N; with "
+                            f"{JOB_VARIABLE} (the Job's uid) a retried pod takes over the "
+                            "Redis shard lock a killed pod of the same Job left")
+    group.add_argument("--shards", type=at_least(int, 1, MAX_SHARDS), default=None, metavar="N",
                        help="with --shard-from-env: the number of shards (the Job's "
                             "completions)")
-    group.add_argument("--workers", type=at_least(int, 1), default=1, metavar="N",
+    group.add_argument("--workers", type=at_least(int, 1, MAX_WORKERS), default=1, metavar="N",
                        help="run N shards in N local processes and merge their reports "
                             "(a SQLite file: read its summaries in N processes, one "
                             "writing)")
@@ -103,7 +122,8 @@ def add_options(parser: argparse.ArgumentParser) -> None:
                        help="put back the rows of a backup file (repeatable)")
     group.add_argument("--key-prefix", default="agents:session", metavar="P",
                        help="RedisSession key prefix (default: agents:session)")
-    group.add_argument("--lock-ttl", type=at_least(float, 1), default=60.0, metavar="SECONDS",
+    group.add_argument("--lock-ttl", type=at_least(float, 1, MAX_LOCK_TTL), default=60.0,
+                       metavar="SECONDS",
                        help="expiry of a Redis shard lock, renewed every third of it by a timer "
                             "(default: 60)")
     group.add_argument("--encryption-key-env", metavar="VAR",
@@ -133,13 +153,18 @@ def driver_error(where: str, exc: BaseException, args: argparse.Namespace) -> st
 
 
 def forget_summary(report: Any) -> str:
-    return (f"{report.path} (forget)\n  checkpoints:      {report.checkpoints} deleted\n"
-            f"  local records:    {report.local_records} deleted\n")
+    dry = getattr(report, "dry_run", False)
+    done = "would be deleted" if dry else "deleted"
+    return (f"{report.path} (forget{', dry run: nothing written' if dry else ''})\n"
+            f"  checkpoints:      {report.checkpoints} {done}\n"
+            f"  local records:    {report.local_records} {done}\n")
 
 
 def restore_summary(report: Any) -> str:
-    return (f"{report.path} (restore)\n  rows in backup:   {report.rows}\n"
-            f"  restored:         {report.restored}\n"
+    dry = getattr(report, "dry_run", False)
+    return (f"{report.path} (restore{', dry run: nothing written' if dry else ''})\n"
+            f"  rows in backup:   {report.rows}\n"
+            f"  {'would restore:' if dry else 'restored:':<17} {report.restored}\n"
             f"  already old:      {report.already_old}\n"
             f"  changed since:    {report.changed_since} (left as they are)\n"
             + (f"  missing:          {report.missing} (records the backup should hold)\n"

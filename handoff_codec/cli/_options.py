@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -27,15 +28,22 @@ def codec_from(args: argparse.Namespace) -> Codec:
         raise CliError(str(exc), EXIT_USAGE) from None
 
 
-def at_least(convert: Callable[[str], Any], minimum: float) -> Callable[[str], Any]:
-    """An argparse type: ``convert(text)``, refused below ``minimum``."""
+def at_least(convert: Callable[[str], Any], minimum: float,
+             maximum: float | None = None) -> Callable[[str], Any]:
+    """An argparse type: ``convert(text)``, a finite number, refused below ``minimum`` (and
+    above ``maximum``)."""
     def parse(text: str) -> Any:
         try:
             value = convert(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"not a finite number: {text!r}")
         if not value >= minimum:
             raise argparse.ArgumentTypeError(f"must be at least {minimum:g}")
+        if maximum is not None and value > maximum:
+            whole = int(maximum) if maximum == int(maximum) else maximum
+            raise argparse.ArgumentTypeError(f"must be at most {whole:,}: {text!r}")
         return value
 
     return parse

@@ -75,7 +75,7 @@ def label(meaning: str) -> str:
 def test_the_help_table_is_the_documented_one() -> None:
     rows = help_table()
     assert rows == doc_table()
-    assert [code for code, _ in rows] == [0, 1, 1, 2, 3, 4, 130]
+    assert [code for code, _ in rows] == [0, 1, 1, 2, 3, 4, 130, 143]
 
 
 @dataclass
@@ -192,9 +192,11 @@ def _expect(case: Case, folder: Path, code: int, as_json: bool) -> None:
 
 
 def test_every_row_of_the_table_is_walked() -> None:
-    """Rows 0 to 5 by the commands of CASES; the last (Ctrl-C) by test_ctrl_c_row."""
+    """Rows 0 to 5 by the commands of CASES; Ctrl-C by test_ctrl_c_row, SIGTERM by
+    tests/migrate/test_stop_messages.py."""
     labels = [label(meaning) for _, meaning in help_table()]
-    assert labels[:-1] == list(CASES) and labels[-1] == "interrupted (Ctrl-C)"
+    assert labels[:-2] == list(CASES)
+    assert labels[-2:] == ["interrupted (Ctrl-C)", "terminated (SIGTERM)"]
 
 
 @pytest.mark.parametrize("row", range(len(CASES)))
@@ -249,15 +251,17 @@ def interrupt_migration(folder: Path, *extra: str) -> subprocess.CompletedProces
 
 @pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
 def test_ctrl_c_row(folder: Path, as_json: bool) -> None:
-    code, meaning = help_table()[-1]
+    code, meaning = help_table()[-2]
     assert (code, label(meaning)) == (130, "interrupted (Ctrl-C)")
     result = interrupt_migration(folder, *(["--json"] if as_json else []))
     assert result.returncode == 130
     (line,) = result.stderr.splitlines()
     url = f"sqlite:///{folder / 'sessions.db'}"
-    assert line == ("handoff-codec: error: interrupted; rows already written are in the "
-                    f"backup file; to continue: handoff-codec migrate {url} --batch-size 1 "
-                    f"--pause 600.0 --backup-file {folder / 'b.jsonl'} --resume")
+    backup = folder / "b.jsonl"
+    assert line.startswith("handoff-codec: error: interrupted; the run stopped part-way: it "
+                           "had "), line
+    assert (f"; to go on: handoff-codec migrate {url} --batch-size 1 --pause 600.0 "
+            f"--backup-file {backup} --resume") in line, line
     if as_json:
         assert json.loads(result.stdout) == {"error": {
             "exit": 130, "message": line.removeprefix("handoff-codec: error: ")}}

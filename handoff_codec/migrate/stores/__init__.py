@@ -54,6 +54,7 @@ __all__ = [
     "ServerReport",
     "ServerStore",
     "Shard",
+    "StoppedRun",
     "Store",
     "StoreError",
     "StoreRefusal",
@@ -61,8 +62,10 @@ __all__ = [
     "StoreResult",
     "StoreUnreachable",
     "UntouchedRow",
+    "check_state_dir",
     "check_target",
     "engine_url",
+    "file_kind",
     "is_unreachable",
     "mask_url",
     "named_backup_files",
@@ -72,8 +75,11 @@ __all__ = [
     "registered_schemes",
     "rewrite_redis_session",
     "scrub",
+    "stop_when_written",
+    "stopped_run",
     "to_rewrite",
     "url_scheme",
+    "writable_dir",
 ]
 
 # Public names defined in the store modules, imported when first used (the store
@@ -89,7 +95,11 @@ _LAZY = {"read_backup": "._backup", "Backup": "._backup", "BackupRecord": "._bac
          "EncryptedRule": "._encrypted",
          "RestoreReport": "._online", "ServerReport": "._online",
          "named_backup_files": "._online", "scrub": "._urls",
-         "url_scheme": "._open", "is_unreachable": "._open", "engine_url": "._sqlalchemy",
+         "StoppedRun": "._online", "stopped_run": "._online",
+         "stop_when_written": "._online",
+         "url_scheme": "._open", "check_state_dir": "._state",
+         "file_kind": "._open", "writable_dir": "._state", "is_unreachable": "._open",
+         "engine_url": "._sqlalchemy",
          "rewrite_redis_session": "._redis_session", "ServerStore": "._protocol",
          "OnlineStore": "._online", "SQLiteFileStore": "._open", "JSONLFileStore": "._open",
          "SQLAlchemyTableStore": "._open", "RedisListStore": "._open"}
@@ -141,8 +151,9 @@ class Progress(Protocol):
     def close(self) -> Any: ...
 
 
-ProgressFactory = Callable[[int, str], Progress]
-"""Makes a ``Progress``: called once with the total (rows or bytes) and its unit name."""
+ProgressFactory = Callable[[int | None, str], Progress]
+"""Makes a ``Progress``: called once with the total (rows or bytes; None: not known) and
+its unit name."""
 
 
 class _Report(BaseModel):
@@ -190,6 +201,7 @@ class ForgetReport(StoreResult):
     action: ClassVar[str] = "forget"
 
     path: str
+    dry_run: bool = False  # counted what would be cleared; nothing cleared
     checkpoints: int = 0
     local_records: int = 0
 

@@ -50,6 +50,7 @@ from typing import Any
 
 from . import StoreError
 from ._protocol import Change
+from ._urls import same_server
 
 __all__ = ["BACKUP_FORMAT", "Backup", "BackupRecord", "BackupWriter", "key_json", "read_backup"]
 
@@ -253,9 +254,14 @@ class BackupWriter:
         return _line({"segment": backup.segments + 1, "started": _now(), "resumed": True})
 
     def _check_header(self, header: dict[str, Any], where: str, names: Sequence[str]) -> None:
-        """Refuse the file of another store (or shard)."""
+        """Refuse the file of another store (or shard). Read-repair shares one file between
+        agents that may name one server differently (``localhost``, ``127.0.0.1``)."""
         for name in names:
-            if header.get(name) != self.header.get(name):
+            theirs, ours = header.get(name), self.header.get(name)
+            if name == "store" and self.shared and isinstance(theirs, str) and \
+                    isinstance(ours, str) and same_server(theirs, ours):
+                continue
+            if theirs != ours:
                 raise StoreError(f"{where}: is the backup of {header.get('store')} shard "
                                  f"{header.get('shard')}, not of this run; name another with "
                                  "--backup-file")
@@ -295,7 +301,7 @@ class BackupWriter:
     def write_changes(self, changes: Sequence[Change]) -> None:
         """Append the record of each change (its row's old bytes and the new) and fsync."""
         self.write([(key_json(c.row.key), c.row.session_id, c.row.value, c.new)
-                    for c in changes])
+                    for c in changes if c.row.value is not None])
 
     def write(self, rows: Sequence[tuple[list[Any], str, bytes, bytes]]) -> None:
         """Append ``(key, session_id, old, new)`` records and fsync them."""

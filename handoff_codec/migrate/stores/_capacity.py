@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ._rows import RowOutcome
 
-__all__ = ["Capacity", "column_capacity", "refusal", "strict_mode", "within_capacity"]
+__all__ = ["Capacity", "column_capacity", "foreign_bytes", "refusal", "strict_mode",
+           "within_capacity"]
 
 # MySQL character sets and the Python codec that gives their bytes (``latin1`` is cp1252).
 _ENCODINGS = {"utf8mb4": "utf-8", "utf8mb3": "utf-8", "utf8": "utf-8", "latin1": "cp1252",
@@ -88,6 +89,22 @@ def refusal(store: Any, new: bytes) -> str | None:
     """Why ``store`` cannot hold ``new``, or None (also for stores without a limit)."""
     capacity: Capacity | None = getattr(store, "capacity", None)
     return None if capacity is None else capacity.refusal(new)
+
+
+# Character sets whose bytes are read as they are: UTF-8, its ASCII subset, binary.
+_UTF8_READABLE = (None, "utf8mb4", "utf8mb3", "utf8", "ascii", "binary")
+
+
+def foreign_bytes(store: Any, raw: bytes | None) -> str | None:
+    """Why a row of ``store`` is left as it is before it is read: non-ASCII bytes in a column
+    whose character set is not UTF-8 (``latin1``: bytes that also read as UTF-8 would be
+    rewritten as other characters, and the server would convert them on the way back).
+    None: the row is read as usual."""
+    capacity: Capacity | None = getattr(store, "capacity", None)
+    if capacity is None or capacity.charset in _UTF8_READABLE or raw is None or raw.isascii():
+        return None
+    return (f"the column's character set is {capacity.charset}, not UTF-8: a row with "
+            "non-ASCII bytes is not read (its bytes would change); left as it is")
 
 
 def within_capacity(store: Any, outcome: RowOutcome) -> RowOutcome:

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import StoreError
 from ._protocol import Row
-from ._rows import RowOutcome, RowRule, splice_field
+from ._rows import NULL_ROW, RowOutcome, RowRule, splice_field
 
 if TYPE_CHECKING:
     from cryptography.fernet import Fernet
@@ -85,6 +85,8 @@ class EncryptedRule:
         return cipher
 
     def __call__(self, row: Row) -> RowOutcome:
+        if row.value is None:
+            return NULL_ROW
         try:
             text = row.value.decode("utf-8")
             envelope: Any = json.loads(text)

@@ -57,8 +57,9 @@ redis.call('SET', KEYS[1], ARGV[1])
 return 1
 """
 
-# KEYS: the layouts set. ARGV: lock base, N, K, token, TTL in ms.
-# Returns {0} (taken), {1, M} (a run of M shards holds a lock), {2, pttl} (shard taken).
+# KEYS: the layouts set. ARGV: lock base, N, K, token, TTL in ms, owner ('' or the job's
+# identity, which starts the token: "OWNER#random"). Returns {0} (taken), {1, M} (a run of
+# M shards holds a lock), {2, pttl} (shard taken), {3} (taken over from the same owner).
 _ACQUIRE = """
 local base, count = ARGV[1], ARGV[2]
 for _, other in ipairs(redis.call('SMEMBERS', KEYS[1])) do
@@ -78,6 +79,13 @@ for _, other in ipairs(redis.call('SMEMBERS', KEYS[1])) do
 end
 local key = base .. ARGV[3] .. '/' .. count
 if not redis.call('SET', key, ARGV[4], 'NX', 'PX', ARGV[5]) then
+  local owner = ARGV[6]
+  local held = redis.call('GET', key)
+  if owner ~= '' and held and string.sub(held, 1, #owner + 1) == owner .. '#' then
+    redis.call('SET', key, ARGV[4], 'PX', ARGV[5])
+    redis.call('SADD', KEYS[1], count)
+    return {3}
+  end
   return {2, redis.call('PTTL', key)}
 end
 redis.call('SADD', KEYS[1], count)
@@ -135,12 +143,17 @@ def forget_state(client: Any, base: str, checkpoints: list[Any], where: str) -> 
 class RedisLease:
     """Shard ``shard`` of the store whose own keys start with ``base``, held by one run."""
 
-    def __init__(self, client: Any, base: str, shard: Any, ttl_ms: int, where: str) -> None:
+    def __init__(self, client: Any, base: str, shard: Any, ttl_ms: int, where: str,
+                 owner: str = "") -> None:
         self._redis = client
         self._lock_base = base + "lock:"
         self._layouts = base + "layouts"
         self.key = f"{self._lock_base}{shard}"
-        self.token = secrets.token_hex(16)
+        # A job's identity starts the token: a retried pod of that job (same index and
+        # layout) takes over the lock a killed pod left (see acquire).
+        self.owner = owner
+        self.token = f"{owner}#{secrets.token_hex(16)}" if owner else secrets.token_hex(16)
+        self.taken_over = False
         self._shard = shard
         self._ttl_ms = ttl_ms
         self._where = where
@@ -153,8 +166,10 @@ class RedisLease:
         """Take the lock, or raise: another layout runs (StoreRefusal), the shard is taken."""
         shard = self._shard
         result = self._redis.eval(_ACQUIRE, 1, self._layouts, self._lock_base,
-                                  str(shard.count), str(shard.index), self.token, self._ttl_ms)
+                                  str(shard.count), str(shard.index), self.token, self._ttl_ms,
+                                  self.owner)
         code = int(result[0])
+        self.taken_over = code == 3
         if code == 1:
             raise StoreRefusal(
                 f"{self._where}: another run migrates this store as {int(result[1])} shard(s); "

@@ -22,11 +22,11 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
-from multiprocessing import get_context
+from multiprocessing import active_children, get_context
 from pathlib import Path
 from typing import Any, ClassVar, NamedTuple
 
@@ -41,10 +41,10 @@ from . import (
     StoreResult,
 )
 from ._backup import Backup, BackupWriter, key_json, read_backup
-from ._capacity import within_capacity
+from ._capacity import foreign_bytes, within_capacity
 from ._options import MigrateOptions
 from ._protocol import Batch, Change, Checkpoint, Row, ServerStore, Shard
-from ._rows import RowOutcome
+from ._rows import NULL_ROW, RowOutcome
 from ._state import ensure_state_dir, forget_backups, record_backup, recorded_backup
 from ._urls import mask_url
 from ._workers import die_with_parent
@@ -55,7 +55,10 @@ __all__ = [
     "RestoreReport",
     "RowRuleHook",
     "ServerReport",
+    "StoppedRun",
     "named_backup_files",
+    "stop_when_written",
+    "stopped_run",
 ]
 
 # A per-row rule in place of the codec's (a benchmark's floor): a row to its outcome.
@@ -108,12 +111,13 @@ class ServerReport(StoreReport):
 
 
 class RestoreReport(StoreResult):
-    """What ``restore`` put back."""
+    """What ``restore`` put back (with ``dry_run``: would put back; nothing is written)."""
 
     action: ClassVar[str] = "restore"
 
     path: str
     backups: list[str]
+    dry_run: bool = False
     rows: int = 0
     restored: int = 0
     already_old: int = 0  # rows that already held their old value (never changed, or twice)
@@ -219,9 +223,19 @@ def run(url: str, options: MigrateOptions, backend: type[OnlineStore],
         base = for_workers(options)
         jobs = [Job(url, replace(base, workers=1, shard=Shard(k, options.workers)), backend,
                     rule) for k in range(options.workers)]
-        with ProcessPoolExecutor(len(jobs), mp_context=get_context("spawn"),
-                                 initializer=die_with_parent, initargs=(os.getpid(),)) as pool:
+        others = set(active_children())
+        pool = ProcessPoolExecutor(len(jobs), mp_context=get_context("spawn"),
+                                   initializer=die_with_parent, initargs=(os.getpid(),))
+        try:
             reports = list(pool.map(run_shard, jobs))
+        except BaseException:
+            # A stop (Ctrl-C, SIGTERM) or a failed shard: the other shards are stopped, not
+            # waited for; like a kill, each of their batches is committed whole or not at all.
+            for worker in set(active_children()) - others:
+                worker.terminate()
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown()
         merged = reports[0]
         for other in reports[1:]:
             merged.merge(other)
@@ -300,11 +314,13 @@ def _run_shard(store: ServerStore, options: MigrateOptions,
                           placeholders=PlaceholderReport() if options.restore_empty else None)
     if dry:
         sessions: set[str] = set()
-        for batch in store.batches(None, options.batch_size, shard):
-            report.batches += 1
-            for row in batch.rows:
-                report.count_row(row, within_capacity(store, rule(row)))
-                sessions.add(row.session_id)
+        with _progress(store, options, shard, report) as bar:
+            for batch in store.batches(None, options.batch_size, shard):
+                report.batches += 1
+                for row in batch.rows:
+                    report.count_row(row, _outcome(store, rule, row))
+                    sessions.add(row.session_id)
+                bar(len(batch.rows))
         report.sessions = len(sessions)
         return report
     prepare = getattr(store, "prepare", None)
@@ -324,6 +340,10 @@ def _run_shard(store: ServerStore, options: MigrateOptions,
                 raise _unreadable(store, shard) from None
             report.resumed = True
             position = checkpoint.position
+        if getattr(store, "taken_over", False):
+            report.warnings.append(
+                f"took over the lock of shard {shard} from an earlier pod of this Job (the same "
+                f"Job uid, index and layout: {options.job_id}), killed before it released it")
         run = _Run(store, report, None,
                    dict(checkpoint.backups) if checkpoint is not None else {})
         if options.backup:
@@ -333,16 +353,21 @@ def _run_shard(store: ServerStore, options: MigrateOptions,
             run.writer = BackupWriter(backup, header, append=options.resume,
                                       on_create=lambda path: record_backup(scope, path))
         counted, seen = report.sessions or 0, set[str]()  # a resumed run's sessions add up
-        with run.writer or contextlib.nullcontext():
+        with run.writer or contextlib.nullcontext(), \
+                _progress(store, options, shard, report) as bar:
             try:
                 for batch in store.batches(position, options.batch_size, shard):
                     seen.update(row.session_id for row in batch.rows)
                     report.sessions = counted + len(seen)
                     _run_batch(run, batch, rule)
+                    bar(len(batch.rows))
                     if options.pause:
                         time.sleep(options.pause)
             except OSError as exc:
-                raise run.stopped(exc) from None
+                raise run.note(run.stopped(exc)) from None
+            except BaseException as exc:  # Ctrl-C, SIGTERM, a lost connection, a lost lock
+                run.note(exc)
+                raise
             finally:
                 if run.writer is not None:
                     report.warnings += run.writer.notes
@@ -359,6 +384,25 @@ def _run_shard(store: ServerStore, options: MigrateOptions,
             else:
                 store.commit([], lambda _: run.checkpoint(None, True))
     return report
+
+
+@contextlib.contextmanager
+def _progress(store: ServerStore, options: MigrateOptions, shard: Shard,
+              report: ServerReport) -> Iterator[Callable[[int], None]]:
+    """``options.progress``'s bar over the shard's rows (rows done, rate, time left; a
+    resumed run starts at the rows it had scanned), as a function of the rows just done;
+    nothing without a bar."""
+    if options.progress is None:
+        yield lambda _: None
+        return
+    count = getattr(store, "count_rows", None)
+    bar = options.progress(count(shard) if count is not None else None, "rows")
+    if report.rows_scanned:
+        bar.update(report.rows_scanned)
+    try:
+        yield bar.update
+    finally:
+        bar.close()
 
 
 def _earlier_checkpoint(store: ServerStore, shard: Shard, resume: bool) -> Checkpoint | None:
@@ -379,6 +423,55 @@ def _unreadable(store: ServerStore, shard: Shard) -> StoreError:
                       "--forget first")
 
 
+_STOPPED = "handoff_codec_stopped_run"
+
+
+class _Writing:
+    """While a batch is written: a stop (Ctrl-C, SIGTERM) is held until the write is done
+    and counted, so that what a stopped run says it committed is what the store holds."""
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.pending: BaseException | None = None
+
+    def __enter__(self) -> None:
+        self.depth += 1
+
+    def __exit__(self, kind: object, value: object, traceback: object) -> None:
+        self.depth -= 1
+        if not self.depth and self.pending is not None:
+            pending, self.pending = self.pending, None
+            raise pending
+
+
+_WRITING = _Writing()
+
+
+def stop_when_written(exc: BaseException) -> None:
+    """Raise ``exc`` (a signal handler's stop) now, or once the batch being written is
+    written and counted."""
+    if _WRITING.depth:
+        _WRITING.pending = exc
+        return
+    raise exc
+
+
+@dataclass(frozen=True)
+class StoppedRun:
+    """What a server-store run that stopped part-way had done: the rows it changed and
+    committed, whether it resumed earlier runs, and its backup file (None: --no-backup)."""
+
+    committed: int
+    resumed: bool
+    backup: str | None
+
+
+def stopped_run(exc: BaseException) -> StoppedRun | None:
+    """What the run ``exc`` stopped had committed (None: not a run's stop)."""
+    found = getattr(exc, _STOPPED, None)
+    return found if isinstance(found, StoppedRun) else None
+
+
 class _Run:
     """One shard's run in progress: its report, backup writer and what it committed."""
 
@@ -396,6 +489,13 @@ class _Run:
         return Checkpoint(position, done, self.report.model_dump(mode="json"),
                           dict(self.backups))
 
+    def note(self, exc: BaseException) -> BaseException:
+        """``exc``, carrying what this run committed (:func:`stopped_run` reads it)."""
+        writer = self.writer
+        setattr(exc, _STOPPED, StoppedRun(self.committed, self.report.resumed,
+                                         None if writer is None else str(writer.path)))
+        return exc
+
     def stopped(self, exc: OSError) -> OSError | StoreRefusal:
         """The error for a run that a full disk (or another I/O error) stopped part-way."""
         writer, report = self.writer, self.report
@@ -410,13 +510,24 @@ class _Run:
             f"go on, or --restore {path} to put them back")
 
 
+def _outcome(store: ServerStore, rule: Callable[[Row], RowOutcome], row: Row) -> RowOutcome:
+    """The rule's outcome for ``row``; a NULL cell, bytes the column's character set would
+    change, or a row too long for its column: reported and left as they are."""
+    if row.value is None:
+        return NULL_ROW
+    reason = foreign_bytes(store, row.value)
+    if reason is not None:
+        return RowOutcome.invalid(reason)
+    return within_capacity(store, rule(row))
+
+
 def _run_batch(run: _Run, batch: Batch, rule: Callable[[Row], RowOutcome]) -> None:
     """Migrate one batch (``run.stalled``: progress has stalled, here or earlier)."""
     store, report, writer = run.store, run.report, run.writer
     changes: list[Change] = []
     outcomes: list[RowOutcome] = []
     for row in batch.rows:
-        outcome = within_capacity(store, rule(row))  # a row too long for its column: kept
+        outcome = _outcome(store, rule, row)
         run.stalled = run.stalled or outcome.unreadable
         if outcome.new is None:
             report.count_row(row, outcome)
@@ -426,7 +537,7 @@ def _run_batch(run: _Run, batch: Batch, rule: Callable[[Row], RowOutcome]) -> No
     report.batches += 1
     if changes and writer is not None:
         writer.write([(key_json(change.row.key), change.row.session_id, change.row.value,
-                       change.new) for change in changes])
+                       change.new) for change in changes if change.row.value is not None])
         if str(writer.path) not in report.backups:
             report.backups.append(str(writer.path))
 
@@ -441,12 +552,13 @@ def _run_batch(run: _Run, batch: Batch, rule: Callable[[Row], RowOutcome]) -> No
                 report.count_lost()
         return run.checkpoint(batch.position, False)
 
-    if run.stalled:
-        written = store.commit(changes, None)
-        settle(written)  # counted; the checkpoint it returns is not saved
-    else:
-        written = store.commit(changes, settle)
-    run.committed += sum(written)
+    with _WRITING:  # a stop waits until the batch is written and counted
+        if run.stalled:
+            written = store.commit(changes, None)
+            settle(written)  # counted; the checkpoint it returns is not saved
+        else:
+            written = store.commit(changes, settle)
+        run.committed += sum(written)
 
 
 def restore(store: ServerStore, options: MigrateOptions,
@@ -458,24 +570,43 @@ def restore(store: ServerStore, options: MigrateOptions,
     ``--resume`` starts over, as the rows it would resume past are old again.
     """
     try:
-        report = RestoreReport(path=store.where, backups=list(backups))
+        report = RestoreReport(path=store.where, backups=list(backups), dry_run=options.dry_run)
+        rows = _Compare(store) if options.dry_run else store
         for path in backups:
-            _restore_file(store, Path(path), options.batch_size, report)
+            _restore_file(rows, Path(path), options.batch_size, report)
         if report.missing:
             report.warnings.append("the store's migration state is kept, to check the "
                                    "complete backup file against: restore from it too")
-        else:
+        elif not options.dry_run:
             _forget(store, options, ForgetReport(path=store.where))
         return report
     finally:
         store.close()
 
 
+class _Compare:
+    """A store whose ``commit`` only compares (a dry run's restore): whether each row holds
+    the value a change expects, nothing written."""
+
+    def __init__(self, store: ServerStore) -> None:
+        self.store = store
+        self.where = store.where
+
+    def commit(self, changes: Sequence[Change], settle: Any) -> list[bool]:
+        return self.store.holds(changes)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.store, name)
+
+
 def _forget(store: ServerStore, options: MigrateOptions, report: ForgetReport
             ) -> ForgetReport:
-    clear = getattr(store, "forget_checkpoints", None)
+    """Clear the store's checkpoints and local records (a dry run: count them only)."""
+    dry = report.dry_run = options.dry_run
+    clear = getattr(store, "count_checkpoints" if dry else "forget_checkpoints", None)
     report.checkpoints += clear() if clear is not None else 0
-    report.local_records += forget_backups(_scope(store, options, Shard()).rsplit("|", 1)[0])
+    report.local_records += forget_backups(_scope(store, options, Shard()).rsplit("|", 1)[0],
+                                           dry_run=dry)
     return report
 
 

@@ -27,7 +27,8 @@ class MigrateOptions:
     ``progress``. Files: ``force`` (JSONL), ``format``, the table names,
     ``timeout`` and ``workers`` (SQLite: processes that read the summaries).
     Server stores: ``pause``, ``resume``, ``shard``, ``workers``, the table
-    names, ``key_prefix``, ``lock_ttl`` (Redis) and ``encryption_key_env``
+    names, ``key_prefix``, ``lock_ttl`` and ``job_id`` (Redis: a shard lock left by a
+    killed pod of the same Job is taken over) and ``encryption_key_env``
     (``EncryptedSession`` rows; a SQLite file too).
     """
 
@@ -52,6 +53,7 @@ class MigrateOptions:
     workers: int = 1
     key_prefix: str = "agents:session"
     lock_ttl: float = 60.0
+    job_id: str | None = None  # a Kubernetes Job's uid: its retried pod takes over its lock
     encryption_key_env: str | None = None
 
     def __post_init__(self) -> None:

@@ -56,18 +56,21 @@ def shard_of(session_id: str, count: int) -> int:
     MD5 is stable across processes, machines and Python versions (``hash()`` is
     not), and databases compute it too (``md5(session_id)``), to inspect a shard.
     """
-    digest = hashlib.md5(session_id.encode("utf-8"), usedforsecurity=False).digest()
+    # A Redis key that is not UTF-8 holds its session id's bytes as surrogate escapes.
+    digest = hashlib.md5(session_id.encode("utf-8", "surrogateescape"),
+                         usedforsecurity=False).digest()
     return int.from_bytes(digest[:4], "big") % count
 
 
 # Row, Change and Batch are made once per stored row: named tuples, which are
 # immutable like frozen dataclasses and several times cheaper to build.
 class Row(NamedTuple):
-    """One stored item: its key in the store, its session and its raw bytes."""
+    """One stored item: its key in the store, its session and its raw bytes (None: a NULL
+    cell, which no rule reads: it is reported and left as it is)."""
 
     key: tuple[Any, ...]
     session_id: str
-    value: bytes
+    value: bytes | None
 
 
 class Change(NamedTuple):
@@ -138,6 +141,10 @@ class ServerStore(Protocol):
         changed under us); it is also returned. A store with transactions saves
         the checkpoint in the same transaction as the rows.
         """
+        ...
+
+    def holds(self, changes: Sequence[Change]) -> list[bool]:
+        """Whether each change's row still holds ``row.value`` (read only: a dry run)."""
         ...
 
     def load_checkpoint(self, shard: Shard) -> Checkpoint | None: ...

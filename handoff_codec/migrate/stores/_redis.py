@@ -56,7 +56,8 @@ class RedisStore:
     kind = "redis"
 
     def __init__(self, url: str, *, key_prefix: str = DEFAULT_PREFIX,
-                 lock_ttl: float = 60.0, client: redis.Redis | None = None) -> None:
+                 lock_ttl: float = 60.0, client: redis.Redis | None = None,
+                 job_id: str | None = None) -> None:
         try:
             self._redis: redis.Redis = client or redis.Redis.from_url(url)
             self._redis.ping()
@@ -67,6 +68,8 @@ class RedisStore:
         own = f"handoff-codec:migrate:{key_prefix}"
         self._checkpoint_base = f"{own}:checkpoint:"
         self._lock_ms = int(lock_ttl * 1000)
+        self._job_id = job_id
+        self.taken_over = False  # the shard lock was taken over from a killed pod of the job
         self._own = own + ":"
         self._swap_script = self._redis.register_script(SWAP)
         self._set_script = self._redis.register_script(SET_IF_HELD)
@@ -80,10 +83,9 @@ class RedisStore:
         head = self._prefix + b":"
         if not key.startswith(head) or not key.endswith(_MESSAGES):
             return None
-        try:
-            return key[len(head):-len(_MESSAGES)].decode("utf-8")
-        except UnicodeDecodeError:
-            return None
+        # A session id that is not UTF-8 keeps its bytes as surrogate escapes: its rows are
+        # migrated like any other (the key is used as its bytes), never skipped.
+        return key[len(head):-len(_MESSAGES)].decode("utf-8", "surrogateescape")
 
     def batches(self, after: Position, size: int, shard: Shard) -> Iterator[Batch]:
         pattern = _glob_escape(self._prefix) + b":*" + _MESSAGES
@@ -133,6 +135,19 @@ class RedisStore:
         yield from redis_catch_up(self._redis, pattern, self._session_id, shard, seen, size,
                                   final, _bytes)
 
+    def count_rows(self, shard: Shard) -> int:
+        """The rows of the shard's lists now, for a progress bar's total."""
+        pattern = _glob_escape(self._prefix) + b":*" + _MESSAGES
+        keys = [key for key in self._redis.scan_iter(match=pattern, count=1000, _type="list")
+                if (sid := self._session_id(key)) is not None and shard.holds(sid)]
+        total = 0
+        for start in range(0, len(keys), 1000):
+            pipe = self._redis.pipeline(transaction=False)
+            for key in keys[start:start + 1000]:
+                pipe.llen(key)
+            total += sum(pipe.execute())
+        return total
+
     def count_sessions(self, shard: Shard) -> int:
         """The sessions of ``shard`` that have a list of items now (a resumed run's count)."""
         pattern = _glob_escape(self._prefix) + b":*" + _MESSAGES
@@ -174,10 +189,25 @@ class RedisStore:
                 lease.fenced(result)
         return written
 
+    def holds(self, changes: Sequence[Change]) -> list[bool]:
+        pipe = self._redis.pipeline(transaction=False)
+        for change in changes:
+            pipe.lindex(change.row.key[0], change.row.key[1])
+        return [value is not None and _bytes(value) == change.row.value
+                for value, change in zip(pipe.execute() if changes else [], changes,
+                                         strict=True)]
+
+    def _checkpoint_keys(self) -> list[Any]:
+        pattern = _glob_escape(self._checkpoint_base.encode("utf-8")) + b"*"
+        return list(self._redis.scan_iter(match=pattern, count=1000))
+
+    def count_checkpoints(self) -> int:
+        """The checkpoints :meth:`forget_checkpoints` would delete (nothing is deleted)."""
+        return len(self._checkpoint_keys())
+
     def forget_checkpoints(self) -> int:
         """Delete the checkpoints of every shard under this prefix; how many there were."""
-        pattern = _glob_escape(self._checkpoint_base.encode("utf-8")) + b"*"
-        keys = list(self._redis.scan_iter(match=pattern, count=1000))
+        keys = self._checkpoint_keys()
         # The layouts set goes too (_lease); refused while a run holds a shard lock.
         return forget_state(self._redis, self._own, keys, self.where)
 
@@ -187,8 +217,10 @@ class RedisStore:
 
     @contextmanager
     def lock(self, shard: Shard) -> Iterator[None]:
-        lease = RedisLease(self._redis, self._own, shard, self._lock_ms, self.where)
+        owner = f"job={self._job_id} shard={shard}" if self._job_id else ""
+        lease = RedisLease(self._redis, self._own, shard, self._lock_ms, self.where, owner)
         lease.acquire()
+        self.taken_over = lease.taken_over
         self._held = lease
         try:
             yield

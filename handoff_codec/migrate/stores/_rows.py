@@ -32,7 +32,8 @@ from . import to_rewrite
 if TYPE_CHECKING:
     from ...format.codec import Codec
 
-__all__ = ["UNCHANGED_ROW", "Prefilter", "RowError", "RowOutcome", "RowRule", "RowStatus",
+__all__ = ["NULL_ROW", "UNCHANGED_ROW", "Prefilter", "RowError", "RowOutcome", "RowRule",
+           "RowStatus",
            "parse_row", "splice", "splice_field"]
 
 _SPACE = re.compile(r"[ \t\n\r]*")
@@ -346,6 +347,8 @@ class RowOutcome:
 
 
 UNCHANGED_ROW = RowOutcome(RowStatus.UNCHANGED)  # not decoded: nothing to count but the scan
+# A NULL cell: no item to read; reported (untouched) and left as it is, never a crash.
+NULL_ROW = RowOutcome.invalid("message_data is NULL")
 
 
 def _same(new_text: str, expected: Any) -> bool:
@@ -394,7 +397,9 @@ class RowRule:
         self.accept_ambiguous = accept_ambiguous  # passed on to migrate_value
         self.prefilter = Prefilter(self.codec, restore_empty=restore_empty)
 
-    def __call__(self, raw: bytes) -> RowOutcome:
+    def __call__(self, raw: bytes | None) -> RowOutcome:
+        if raw is None:
+            return NULL_ROW
         prefilter = self.prefilter
         summary = prefilter.may_hold_summary(raw)
         if not summary and not prefilter.may_hold_placeholder(raw):

@@ -141,6 +141,12 @@ class SQLAlchemyStore:
         self._url = engine_url(url) if engine is None else engine.url
         self.where = self._url.render_as_string(hide_password=True)
         options: dict[str, Any] = {"isolation_level": "READ COMMITTED"}
+        if self._url.get_driver_name() in ("psycopg", "psycopg2") and \
+                "client_encoding" not in self._url.query:
+            # Text in UTF-8 whatever the database's encoding: a SQL_ASCII database would
+            # otherwise give bytes where SQLAlchemy expects text. The rows themselves are
+            # read and written as their bytes (_data_column, _new_value).
+            options["connect_args"] = {"client_encoding": "utf8"}
         if self._url.get_backend_name() == "sqlite":
             options = {"connect_args": {"timeout": lock_timeout}}
         try:
@@ -161,9 +167,19 @@ class SQLAlchemyStore:
         try:
             self._table, self._pk = self._reflect(messages_table)
             self.capacity: Capacity | None = None  # the column's limit (MySQL/MariaDB)
+            # PostgreSQL: the database's encoding, when the rows are read and written as
+            # their bytes in it (not UTF-8 text, or a json/jsonb column); None: as text.
+            self._raw_encoding: str | None = None
             if self.dialect == "mysql":
                 with self._engine.connect() as conn:
                     self.capacity = column_capacity(conn, messages_table, "message_data")
+            if self.dialect == "postgresql":
+                with self._engine.connect() as conn:
+                    encoding = str(conn.execute(sa.text("SHOW server_encoding")).scalar())
+                    conn.rollback()
+                text = isinstance(self._table.c.message_data.type, sa.String)
+                if encoding.upper() != "UTF8" or not text:
+                    self._raw_encoding = encoding
         except sa.exc.OperationalError as exc:
             self.close()
             raise StoreError(f"{self.where}: {exc.orig}") from None
@@ -195,6 +211,11 @@ class SQLAlchemyStore:
 
     def _data_column(self) -> sa.ColumnElement[Any]:
         column = self._table.c.message_data
+        if self._raw_encoding is not None:
+            # The bytes as stored: a json column's text as written, jsonb's as PostgreSQL
+            # prints it, a SQL_ASCII database's bytes whatever they are.
+            return sa.func.convert_to(sa.cast(column, sa.Text), self._raw_encoding,
+                                      type_=sa.LargeBinary)
         if self.dialect == "mysql":
             return sa.cast(column, sa_mysql.BINARY())  # the bytes, whatever they are
         if self.dialect == "sqlite":
@@ -278,6 +299,14 @@ class SQLAlchemyStore:
             if not found:
                 return
 
+    def count_rows(self, shard: Shard) -> int:
+        """The rows of the table (for a shard: its share), for a progress bar's total."""
+        with self._engine.connect() as conn:
+            total = int(conn.execute(sa.select(sa.func.count()).select_from(self._table))
+                        .scalar_one())
+            conn.rollback()
+        return total if shard.count == 1 else -(-total // shard.count)
+
     def count_sessions(self, shard: Shard) -> int:
         """The sessions of ``shard`` that hold rows now (a resumed run's count)."""
         query = sa.select(self._table.c.session_id).distinct()
@@ -332,12 +361,33 @@ class SQLAlchemyStore:
             .with_for_update(skip_locked=True), {"keys": ids}).all())
         ok = [_as_bytes(current[c.row.key[0]]) == c.row.value if c.row.key[0] in current
               else False for c in changes]
-        todo = [{"k": c.row.key[0], "new": c.new.decode()}
+        raw = self._raw_encoding
+        todo = [{"k": c.row.key[0], "new": c.new if raw else c.new.decode()}
                 for c, hit in zip(changes, ok, strict=True) if hit]
         if todo:
             conn.execute(sa.update(table).where(pk == sa.bindparam("k"))
-                         .values(message_data=sa.bindparam("new")), todo)
+                         .values(message_data=self._new_value()), todo)
         return ok
+
+    def _new_value(self) -> sa.ColumnElement[Any]:
+        """The new value's parameter: text, or (PostgreSQL, rows read as their bytes) the
+        bytes turned back into the column's type without a change."""
+        if self._raw_encoding is None:
+            return sa.bindparam("new")
+        column = self._table.c.message_data
+        text = sa.func.convert_from(sa.bindparam("new", type_=sa.LargeBinary),
+                                    self._raw_encoding, type_=sa.Text)
+        return text if isinstance(column.type, sa.String) else sa.cast(text, column.type)
+
+    def holds(self, changes: Sequence[Change]) -> list[bool]:
+        if not changes:
+            return []
+        query = sa.select(self._pk, self._data_column()).where(self._in_keys())
+        with self._engine.connect() as conn:
+            current = dict(conn.execute(query, {"keys": [c.row.key[0] for c in changes]}).all())
+            conn.rollback()
+        return [c.row.key[0] in current and _as_bytes(current[c.row.key[0]]) == c.row.value
+                for c in changes]
 
     def _ensure_checkpoints(self) -> None:
         try:
@@ -387,6 +437,18 @@ class SQLAlchemyStore:
                             self.where)
             return locks.forget(conn, lambda: conn.execute(sa.select(table.c.state).where(
                 mine, table.c.shard == LAYOUTS)).scalar_one_or_none(), delete)
+
+    def count_checkpoints(self) -> int:
+        """The checkpoints :meth:`forget_checkpoints` would delete (nothing is deleted)."""
+        if not sa.inspect(self._engine).has_table(CHECKPOINT_TABLE):
+            return 0
+        table = self._checkpoints
+        with self._engine.connect() as conn:
+            count = conn.execute(sa.select(sa.func.count()).select_from(table).where(
+                table.c.messages_table == self._messages_name, table.c.shard != LAYOUTS)
+            ).scalar_one()
+            conn.rollback()
+        return int(count)
 
     def load_checkpoint(self, shard: Shard) -> Checkpoint | None:
         if not sa.inspect(self._engine).has_table(CHECKPOINT_TABLE):
@@ -440,7 +502,10 @@ class SQLAlchemyStore:
             self._engine.dispose()
 
 
-def _as_bytes(data: Any) -> bytes:
+def _as_bytes(data: Any) -> bytes | None:
+    """A cell's bytes (None: NULL)."""
+    if data is None:
+        return None
     if isinstance(data, str):
         return data.encode("utf-8", "surrogatepass")
     return bytes(data)

@@ -20,8 +20,8 @@ from pathlib import Path
 
 from . import StoreError
 
-__all__ = ["ensure_state_dir", "forget_backup", "forget_backups", "record_backup",
-           "recorded_backup", "state_dir"]
+__all__ = ["check_state_dir", "ensure_state_dir", "forget_backup", "forget_backups",
+           "record_backup", "recorded_backup", "state_dir", "writable_dir"]
 
 
 def state_dir() -> Path:
@@ -45,6 +45,45 @@ def _private_dir(create: bool) -> Path | None:
         raise StoreError(f"{folder}: the state directory is not a private directory of this "
                          "user; give --backup-file, or set HANDOFF_CODEC_STATE_DIR")
     return folder
+
+
+def writable_dir(folder: Path) -> str | None:
+    """Why no file can be created in ``folder`` (None: one can), found by creating one and
+    deleting it at once (permission bits do not tell: root, a read-only mount)."""
+    if not folder.exists():
+        return "no such directory"
+    if not folder.is_dir():
+        return "not a directory"
+    try:
+        fd, name = tempfile.mkstemp(dir=folder, prefix=".handoff-codec-probe-")
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    os.close(fd)
+    os.unlink(name)
+    return None
+
+
+def check_state_dir() -> None:
+    """Refuse (StoreError), creating nothing, a state directory a run could not use: one
+    that is not private, or that cannot be created."""
+    folder = state_dir() / "migrate"
+    if os.path.lexists(folder):
+        _private_dir(create=False)
+        return
+    existing = next(parent for parent in folder.parents if os.path.lexists(parent))
+    problem = writable_dir(existing)
+    if problem is None:
+        return
+    if os.environ.get("HANDOFF_CODEC_STATE_DIR"):
+        where = "HANDOFF_CODEC_STATE_DIR names a directory that cannot be created"
+    else:
+        home = os.environ.get("HOME", "")
+        where = (f"no HANDOFF_CODEC_STATE_DIR, and no writable HOME (HOME={home!r}"
+                 + (f", XDG_STATE_HOME={os.environ['XDG_STATE_HOME']!r}"
+                    if os.environ.get("XDG_STATE_HOME") else "") + ")")
+    raise StoreError(f"{folder}: the local state directory cannot be created ({existing}: "
+                     f"{problem}): {where}; set HANDOFF_CODEC_STATE_DIR to a writable "
+                     "directory")
 
 
 def ensure_state_dir() -> None:
@@ -96,8 +135,9 @@ def forget_backup(scope: str) -> bool:
     return True
 
 
-def forget_backups(prefix: str) -> int:
-    """Drop the records of every scope that starts with ``prefix`` (every shard of a store)."""
+def forget_backups(prefix: str, *, dry_run: bool = False) -> int:
+    """Drop the records of every scope that starts with ``prefix`` (every shard of a store);
+    how many there were (``dry_run``: count them, drop none)."""
     folder = _private_dir(create=False)
     if folder is None:
         return 0
@@ -110,5 +150,5 @@ def forget_backups(prefix: str) -> int:
         except (OSError, ValueError, AttributeError):
             continue
         if isinstance(scope, str) and scope.startswith(prefix + "|"):
-            dropped += forget_backup(scope)
+            dropped += 1 if dry_run else forget_backup(scope)
     return dropped

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
-__all__ = ["mask_url", "scrub"]
+__all__ = ["mask_url", "same_server", "scrub"]
 
 MASK = "***"
 _SECRET_NAME = re.compile(r"pass|pwd|secret|token|key|auth|cred", re.IGNORECASE)
@@ -56,3 +56,32 @@ def scrub(text: str, url: str) -> str:
     for secret in sorted((s for s in secrets if s), key=len, reverse=True):
         text = text.replace(secret, MASK)
     return text.replace(url, mask_url(url))
+
+
+def _addresses(host: str, port: int | None) -> set[str]:
+    import socket
+
+    try:
+        return {str(info[4][0])
+                for info in socket.getaddrinfo(host, port, proto=socket.IPPROTO_TCP)}
+    except (OSError, UnicodeError):
+        return {host}
+
+
+def same_server(first: str, second: str) -> bool:
+    """Whether two URLs name one server's same database: the same scheme, port, path and
+    user, and host names that resolve to a common address (``localhost`` and ``127.0.0.1``)."""
+    if first == second:
+        return True
+    try:
+        a, b = urlsplit(first), urlsplit(second)
+        ports = (a.port, b.port)
+    except ValueError:
+        return False
+    if (a.scheme.lower(), ports[0], a.path, a.username, a.query) != (
+            b.scheme.lower(), ports[1], b.path, b.username, b.query):
+        return False
+    if not a.hostname or not b.hostname:
+        return False
+    return a.hostname == b.hostname or bool(_addresses(a.hostname, ports[0])
+                                            & _addresses(b.hostname, ports[1]))

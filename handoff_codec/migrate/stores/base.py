@@ -141,6 +141,13 @@ def classify(exc: BaseException, url: str) -> StoreError:
     if isinstance(cause, ImportError):
         module = (cause.name or "").split(".")[0]
         extra = _EXTRAS.get(module)
+        if module == "sqlalchemy":  # both SQL extras hold it: the one for this URL's server
+            scheme = url_scheme(url) or ""
+            extra = "mysql" if scheme in ("mysql", "mariadb") else "postgres"
+            also = "" if scheme in ("mysql", "mariadb", "postgresql", "postgres") else \
+                " (or 'handoff-codec[mysql]')"
+            return StoreError(f"{mask_url(url)}: SQL stores need SQLAlchemy, which is not "
+                              f"installed: pip install 'handoff-codec[{extra}]'{also}")
         if extra is not None:
             default = _DEFAULT_DRIVERS.get(extra)
             hint = (f"pip install 'handoff-codec[{extra}]'" if module == default else

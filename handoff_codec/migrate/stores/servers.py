@@ -97,4 +97,5 @@ class RedisListStore(OnlineStore):
         from ._redis import RedisStore
 
         return RedisStore(url, key_prefix=options.key_prefix, lock_ttl=options.lock_ttl,
+                          job_id=options.job_id,
                           client=client)
