@@ -132,8 +132,7 @@ def options_from(args: argparse.Namespace) -> Any:
 # Flags only a server store takes (a URL, or a SQLite file with --encryption-key-env),
 # with their defaults: given with a file store, they are a usage error, never ignored.
 _SERVER_ONLY = (("pause", 0.0), ("shard", None), ("shard_from_env", False), ("shards", None),
-                ("resume", False), ("backup_file", None), ("key_prefix", "agents:session"),
-                ("lock_ttl", 60.0))
+                ("resume", False), ("key_prefix", "agents:session"), ("lock_ttl", 60.0))
 
 
 def _file_store(args: argparse.Namespace) -> bool:
@@ -161,10 +160,11 @@ def check_usage(args: argparse.Namespace, options: Any) -> None:
             raise CliError(f"{args.path}: {', '.join(given)}: only for server stores (a URL, "
                            "or a SQLite file with --encryption-key-env); a file store is "
                            "migrated whole in one step", EXIT_USAGE)
-        return
     if args.dry_run or args.resume or args.restore or args.forget:
         return
-    for path in named_backup_files(options):
+    named = ([Path(os.path.abspath(options.backup_file))] if _file_store(args) and
+             options.backup and options.backup_file else named_backup_files(options))
+    for path in named:
         if os.path.lexists(path):
             raise CliError(f"{path}: the backup file exists; name another with --backup-file",
                            EXIT_USAGE)
@@ -438,7 +438,8 @@ def _next_step(report: Any, args: argparse.Namespace, following: str | None) -> 
                   f"handoff-codec-backup-<UTC time>.jsonl in {Path.cwd()}")
     else:
         where = Path(report.path)
-        backup = f"{where.name}.bak-<UTC time> in {where.resolve().parent}"
+        backup = (str(Path(args.backup_file).absolute()) if args.backup_file else
+                  f"{where.name}.bak-<UTC time>.jsonl in {where.resolve().parent}")
     lines += [*next_line(following), f"  backup: {backup}"]
     return "\n".join(lines) + "\n"
 
