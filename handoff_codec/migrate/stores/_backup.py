@@ -66,7 +66,7 @@ from ._files import backup_path
 from ._protocol import Change
 
 __all__ = ["BACKUP_FORMAT", "Backup", "BackupRecord", "BackupWriter", "file_backup", "key_json",
-           "read_backup", "verify_backup"]
+           "read_backup", "remove_killed_backups", "verify_backup"]
 
 BACKUP_FORMAT = 1
 DIGESTS = "sha256-chain"  # the header's ``digests``: every later line carries its digest
@@ -122,6 +122,7 @@ class Backup:
     count: int  # whole records
     torn: str | None = None  # what was skipped: a last record cut short (one line)
     closed: bool = False  # the last segment ends with its closing record (file stores)
+    ends: int = 0  # closing records: none in a file store's backup whose run never committed
     end: int = 0  # the byte offset after the last whole line
     lines: int = 0  # whole lines, blank ones included
     digest: str | None = None  # the chain's last digest (None: no digests)
@@ -247,6 +248,7 @@ def verify_backup(path: str | os.PathLike[str]) -> Backup:
                                      f"{entry.get('records')!r} records and the file holds "
                                      f"{backup.count}: the backup file is damaged")
                 segment_open, backup.closed = False, True
+                backup.ends += 1
             elif "handoff_codec_backup" in entry:
                 raise StoreError(f"{where}:{number}: the header of another backup file: "
                                  "records of two files were put together")
@@ -539,6 +541,32 @@ def _count_lines(fd: int, size: int) -> int:
         count += chunk.count(b"\n")
         offset += len(chunk)
     return count
+
+
+def remove_killed_backups(store: Path, identity: str) -> list[str]:
+    """Delete the backups ``<store>.bak-*.jsonl`` beside ``store`` that runs killed before
+    they changed the store left: a backup of this store with no closing record (a file
+    store's run writes it, fsynced, before its commit or rename). The caller holds the
+    store's write lock, so no run of it is writing one. Returns what was deleted."""
+    removed = []
+    for path in sorted(store.parent.glob(f"{_glob_escape(store.name)}.bak-*.jsonl")):
+        try:
+            if not path.is_file() or path.is_symlink() or path.stat().st_uid != os.geteuid():
+                continue
+            backup = verify_backup(path)
+        except (OSError, StoreError):
+            continue
+        if backup.header.get("identity") == identity and backup.ends == 0:
+            try:
+                path.unlink()
+            except OSError:
+                continue
+            removed.append(str(path))
+    return removed
+
+
+def _glob_escape(name: str) -> str:
+    return "".join(f"[{c}]" if c in "*?[]" else c for c in name)
 
 
 def file_backup(store: Path, options: Any, kind: str, identity: str

@@ -19,6 +19,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
+import re
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -26,7 +27,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, ClassVar
 
 from . import PlaceholderReport, StoreError, StoreRefusal, StoreReport, StoreResult
-from ._backup import BackupWriter, file_backup
+from ._backup import BackupWriter, file_backup, remove_killed_backups
 from ._files import (
     fsync_dir,
     keep_metadata,
@@ -148,8 +149,10 @@ def _problems(target: Path, given: Path) -> tuple[list[str], list[str]]:
     return refuse, warnings
 
 
-def _lock(source: IO[bytes], target: Path, given: Path) -> None:
-    """Take the migration lock on the open file, and check it is still the file at ``target``."""
+def _lock(source: IO[bytes], target: Path, given: Path) -> list[str]:
+    """Take the migration lock on the open file, and check it is still the file at
+    ``target``; then delete what killed runs left beside it (their temporary files, and
+    backups of runs killed before the rename). Returns warnings naming them."""
     try:
         fcntl.flock(source.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -158,6 +161,14 @@ def _lock(source: IO[bytes], target: Path, given: Path) -> None:
     if os.fstat(source.fileno()).st_ino != target.stat().st_ino:
         raise StoreRefusal(f"{given}: was replaced by another migration meanwhile; nothing "
                            "was written (run again to check it)")
+    notes = [f"removed {left}: the backup of a run killed before it changed the store"
+             for left in remove_killed_backups(target, jsonl_identity(target))]
+    pattern = re.compile(re.escape(f".{target.name}.") + r"[A-Za-z0-9_]{8}\.migrating")
+    for entry in target.parent.iterdir():
+        if pattern.fullmatch(entry.name) and entry.is_file() and not entry.is_symlink() \
+                and not remove_quietly(entry):
+            notes.append(f"removed {entry}: the temporary file of a killed run")
+    return notes
 
 
 def migrate_jsonl(path: str | os.PathLike[str], *, options: MigrateOptions | None = None,
@@ -204,7 +215,7 @@ def _migrate(given: Path, options: MigrateOptions) -> StoreReport:
             if dry_run:
                 lines.read(None, final=True)
             else:
-                _lock(source, target, given)
+                report.warnings += _lock(source, target, given)
                 writer = (file_backup(target, options, "jsonl", jsonl_identity(target))
                           if options.backup else None)
                 _rewrite(lines, target, given, report, records, writer, force=force)
@@ -371,7 +382,7 @@ def restore_jsonl(path: Path, options: MigrateOptions, backups: Sequence[str]) -
         return body + ending
 
     with target.open("rb") as source:
-        _lock(source, target, given)
+        report.warnings += _lock(source, target, given)
         _rewrite(_Lines(source, transform, None), target, given, StoreReport(
             path=str(given), store="jsonl", dry_run=False), [], None, force=options.force,
             changed=lambda: report.restored > 0)

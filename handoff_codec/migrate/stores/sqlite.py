@@ -51,7 +51,7 @@ from . import (
     StoreRefusal,
     StoreReport,
 )
-from ._backup import BackupWriter, file_backup
+from ._backup import BackupWriter, file_backup, remove_killed_backups
 from ._files import (
     open_by_others,
     refuse_read_only,
@@ -205,6 +205,11 @@ class _Run:
                 raise StoreRefusal(f"{self.db}: {exc}; nothing was written") from None
             raise StoreError(f"{self.db}: {exc}") from None
         conn.execute("BEGIN" if self.dry_run else "BEGIN IMMEDIATE")
+        if not self.dry_run:  # the write lock is ours: no other run writes a backup now
+            for left in remove_killed_backups(self.db, sqlite_identity(
+                    self.db, self.options.messages_table)):
+                report.warnings.append(f"removed {left}: the backup of a run killed before "
+                                       "it changed the store")
         try:
             report.sessions = conn.execute(f"SELECT count(*) FROM {table.sessions}").fetchone()[0]
             total = conn.execute(f"SELECT count(*) FROM {table.messages}").fetchone()[0]
