@@ -162,3 +162,102 @@ def test_a_sqlite_file_and_its_url_are_one_store(tmp_path: Path) -> None:
         run_migrate(url, "--backup-file", str(by_url))
         run_migrate(str(store.path), "--restore", str(by_url), check_code=0)
         assert store.rows() == before
+
+
+def test_a_restore_of_one_file_when_the_store_records_another_is_not_a_success(
+        tmp_path: Path) -> None:
+    """A run wrote backup A; a later run (a resume with another --backup-file) wrote B:
+    restoring B alone leaves A's rows migrated, so it exits 1, says so and keeps the
+    store's migration state; restoring both gives back every row."""
+    require_legacy_reader()
+    with every_store("sqlite-url", tmp_path) as store:
+        store.fill(_sessions())
+        before = store.rows()
+        first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+        _migrate(store, first)
+        store.append({"s-3": [LEGACY[0]]})
+        before.update({k: v for k, v in store.rows().items() if k not in before})
+        run_migrate(store.target, "--resume", "--backup-file", str(second))
+        result = run_cli_here(store.target, "--restore", str(second), "--json", check_code=1)
+        assert "another backup file" in result.stderr and store.rows() != before
+        run_migrate(store.target, "--restore", str(first), "--restore", str(second),
+                    check_code=0)
+        assert store.rows() == before
+
+
+@pytest.mark.parametrize("kind", ["postgresql", "mariadb", "redis", "sqlite-file", "jsonl"])
+def test_a_restore_while_a_migration_holds_the_store_is_refused(
+        kind: str, tmp_path: Path) -> None:
+    import fcntl
+    import sqlite3
+    import subprocess
+    import time
+
+    from tests.support.migrate_support import cli_command, cli_env
+
+    require_legacy_reader()
+    with every_store(kind, tmp_path) as store:
+        store.fill({f"s-{n}": [LEGACY[n % 4]] * 6 for n in range(12)})
+        before = store.rows()
+        backup = tmp_path / "first.jsonl"
+        _migrate(store, backup)
+        migrated = store.rows()
+        restorable = [key for key in before if before[key] != migrated[key]]
+        store.append({"late": [LEGACY[0]] * 30})
+        running = None
+        holder: Any = None
+        if kind == "sqlite-file":  # a migration holds the write lock for its whole run
+            holder = sqlite3.connect(store.target, isolation_level=None)
+            holder.execute("BEGIN IMMEDIATE")
+        elif kind == "jsonl":  # and the file's migration lock
+            holder = open(store.target, "rb")  # noqa: SIM115
+            fcntl.flock(holder.fileno(), fcntl.LOCK_EX)
+        else:
+            second = tmp_path / "second.jsonl"
+            running = subprocess.Popen(
+                cli_command(store.target, "--batch-size", "25", "--pause", "3",
+                            "--backup-file", str(second), *store.options),
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=cli_env())
+            deadline = time.monotonic() + 60
+            while not second.exists():
+                assert running.poll() is None and time.monotonic() < deadline
+                time.sleep(0.05)
+        try:
+            result = run_cli_here(store.target, "--restore", str(backup), *store.options,
+                                  "--json")
+            assert result.returncode == 1, (result.stdout, result.stderr)
+            assert "nothing" in json.loads(result.stdout)["error"]["message"]
+            now = store.rows()
+            assert [now[key] for key in restorable] == [migrated[key] for key in restorable]
+        finally:
+            if running is not None:
+                running.kill()
+                running.wait()
+            elif kind == "sqlite-file":
+                holder.execute("ROLLBACK")
+                holder.close()
+            else:
+                holder.close()
+
+
+def test_counts_after_a_kill_and_a_resume_are_rows_not_records(tmp_path: Path) -> None:
+    """A batch backed up by a killed run, then again by its resume: each row is counted
+    once as restored, the earlier record as already old."""
+    from tests.migrate.test_store_backup import _kill_after_a_batch, _size
+    from tests.support.migrate_support import cli_command, cli_env
+    from tests.support.server_stores import bulk_rows
+
+    require_legacy_reader()
+    with every_store("postgresql", tmp_path) as store:
+        store.inner.bulk(bulk_rows(900, legacy_every=3))
+        original = store.rows()
+        backup = tmp_path / "backup.jsonl"
+        _kill_after_a_batch(cli_command(store.target, "--batch-size", "20", "--pause", "0.05",
+                                        "--backup-file", str(backup)),
+                            lambda: _size(backup) > 4000, env=cli_env())
+        run_migrate(store.target, "--resume", "--backup-file", str(backup))
+        changed = sum(1 for key, value in store.rows().items() if value != original[key])
+        report = run_migrate(store.target, "--restore", str(backup), check_code=0)
+        assert report["restored"] == changed, report
+        assert report["restored"] + report["already_old"] == report["rows"]
+        assert store.rows() == original

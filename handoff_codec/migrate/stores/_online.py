@@ -466,6 +466,7 @@ def restore(store: SwapRows, options: MigrateOptions,
     records or files are missing.
     """
     try:
+        refuse_dry_run(options)
         report = RestoreReport(path=store.where, backups=list(backups))
         checked = [verify_backup(path) for path in backups]
         for backup in checked:
@@ -489,6 +490,14 @@ def restore(store: SwapRows, options: MigrateOptions,
 
 
 _FAMILIES = {"sqlite": "sqlite", "sqlalchemy-sqlite": "sqlite"}
+
+
+def refuse_dry_run(options: MigrateOptions) -> None:
+    """A restore writes: with ``dry_run`` it is refused (StoreError) before anything is
+    read or written."""
+    if options.dry_run:
+        raise StoreError("--restore writes the rows back; it takes no --dry-run (nothing "
+                         "was written)")
 
 
 def refuse_foreign(store: Any, backup: Backup, force: bool) -> None:

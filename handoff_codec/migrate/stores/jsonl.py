@@ -343,8 +343,9 @@ def restore_jsonl(path: Path, options: MigrateOptions, backups: Sequence[str]) -
     its oldest value. The records' new values are held as digests only.
     """
     from ._backup import verify_backup
-    from ._online import RestoreReport, refuse_foreign
+    from ._online import RestoreReport, refuse_dry_run, refuse_foreign
 
+    refuse_dry_run(options)
     given = path
     if not given.exists():
         raise StoreError(f"{given}: no such file")

@@ -58,7 +58,7 @@ from ._files import (
     remove_quietly,
     sqlite_identity,
 )
-from ._online import RestoreReport, restore
+from ._online import RestoreReport, refuse_dry_run, restore
 from ._options import MigrateOptions
 from ._protocol import Change, Checkpoint, Settle
 from ._rows import RowOutcome, RowRule
@@ -533,6 +533,7 @@ class SQLiteFileStore(FileStore):
         """Put back the rows of ``backups`` (this file's runs, its ``sqlite:///`` URL's,
         ``UpgradingSession`` write-back), through the standard library's sqlite3."""
         _validate(self.path)
+        refuse_dry_run(self.options)
         return restore(SQLiteRows(self.path, self.options), self.options, backups)
 
     def through_url(self) -> SQLAlchemyTableStore:
