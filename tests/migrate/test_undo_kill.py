@@ -125,3 +125,37 @@ def test_what_a_killed_run_left_is_removed_by_the_next_and_named(
             assert not path.exists()
             assert any(str(path) in warning for warning in warnings), warnings
         assert kept.exists()
+
+
+_CRASHING_APP = """
+import os, signal, sqlite3, sys
+conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+conn.execute("PRAGMA journal_mode=WAL")
+conn.execute("PRAGMA wal_autocheckpoint=0")
+conn.execute("INSERT INTO agent_messages (session_id, message_data) VALUES ('app', ?)",
+             ('{"role": "user", "content": "in the wal"}',))
+os.kill(os.getpid(), signal.SIGKILL)  # crashed: its -wal file stays, not checkpointed
+"""
+
+
+def test_a_crashed_applications_wal_is_kept_by_the_restore(tmp_path: Path) -> None:
+    """The -wal file an application left when it crashed holds committed rows: the restore
+    works on the database SQLite opens (the -wal included), so they are kept, and no
+    copy of the file is ever put over it."""
+    require_legacy_reader()
+    with every_store("sqlite-file", tmp_path) as store:
+        store.fill({"s": [PLAIN[0], CRAFTED[0], CRAFTED[1]]})
+        assert store.path is not None
+        before = store.rows()
+        backup = tmp_path / "backup.jsonl"
+        run_migrate(store.target, "--backup-file", str(backup), check_code=0)
+        crashed = subprocess.run([sys.executable, "-c", _CRASHING_APP, store.target])
+        assert crashed.returncode == -signal.SIGKILL
+        wal = store.path.with_name(store.path.name + "-wal")
+        assert wal.exists() and wal.stat().st_size > 0
+        restored = run_migrate(store.target, "--restore", str(backup), check_code=0)
+        assert restored["restored"] == 2
+        after = store.rows()
+        assert {key: after[key] for key in before} == before
+        assert [value for key, value in after.items() if key not in before] == [
+            b'{"role": "user", "content": "in the wal"}']
