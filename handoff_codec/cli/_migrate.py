@@ -289,9 +289,12 @@ def _maintenance_shape(result: Any, code: int) -> dict[str, Any]:
         problems.append(problem(result.path, "changed_since", f"{result.changed_since} rows "
                                 "hold neither the migrated value nor the old one: left as they "
                                 "are", "error"))
+    problems += [problem(result.path, "warning", warning, "warning")
+                 for warning in result.warnings]
     return shape(exit_code=code, items=result.rows, problems=problems, next_command=None,
                  counts={"restored": result.restored, "already_old": result.already_old,
-                         "changed_since": result.changed_since})
+                         "changed_since": result.changed_since, "missing": result.missing,
+                         "files_missing": result.files_missing})
 
 
 def _problems(report: Any) -> list[dict[str, Any]]:

@@ -343,10 +343,13 @@ class _Run:
         if self.writer is None:
             self.writer = file_backup(self.db, self.options, "sqlite", sqlite_identity(
                 self.db, self.options.messages_table))
-        marks = ",".join("?" * len(records))
-        sessions = dict(conn.execute(
-            f"SELECT {table.key}, session_id FROM {table.messages} WHERE {table.key} IN "
-            f"({marks})", [key for (key,), _, _ in records]).fetchall())
+        keys = [key for (key,), _, _ in records]
+        sessions: dict[Any, Any] = {}
+        for start in range(0, len(keys), 900):  # within SQLite's oldest limit on parameters
+            chunk = keys[start:start + 900]
+            sessions.update(conn.execute(
+                f"SELECT {table.key}, session_id FROM {table.messages} WHERE {table.key} IN "
+                f"({','.join('?' * len(chunk))})", chunk).fetchall())
         self.writer.write([(key, _text(sessions.get(key[0])), old, new)
                            for key, old, new in records], sync=False)
         report.backup = str(self.writer.path)
