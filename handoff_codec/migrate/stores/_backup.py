@@ -88,6 +88,9 @@ def _line(record: dict[str, Any]) -> bytes:
     return json.dumps(record, ensure_ascii=True).encode("ascii") + b"\n"
 
 
+_escape = json.encoder.encode_basestring_ascii
+
+
 def _chain(previous: str, body: bytes) -> str:
     return hashlib.sha256(previous.encode("ascii") + b"\n" + body).hexdigest()
 
@@ -390,6 +393,18 @@ class BackupWriter:
         return self._marker({"segment": backup.segments + 1, "started": _now(),
                              "resumed": True})
 
+    def _record(self, key: list[Any], session_id: str, old: bytes, new: bytes) -> bytes:
+        """A record's line: the bytes ``json.dumps`` gives for ``{"key", "session_id",
+        "old", "new"}`` (ASCII), its two long strings escaped by the json module's C
+        escaper directly."""
+        body = (f'{{"key": {json.dumps(key)}, "session_id": {_escape(session_id)}, '
+                f'"old": {_escape(old.decode("utf-8"))}, '
+                f'"new": {_escape(new.decode("utf-8"))}}}').encode("ascii")
+        if self._digest is None:
+            return body + b"\n"
+        self._digest = _chain(self._digest, body)
+        return body[:-1] + b', "digest": "' + self._digest.encode("ascii") + b'"}\n'
+
     def _marker(self, entry: dict[str, Any]) -> bytes:
         """A line of ``entry``, chained when the file carries digests."""
         if self._digest is None:
@@ -449,9 +464,8 @@ class BackupWriter:
         if not rows:
             return
         self._append(lambda: b"".join(
-            self._marker({"key": key, "session_id": session_id, "old": old.decode("utf-8"),
-                          "new": new.decode("utf-8")})
-            for key, session_id, old, new in rows), sync=sync)
+            self._record(key, session_id, old, new) for key, session_id, old, new in rows),
+            sync=sync)
         self.records += len(rows)
 
     def close_segment(self) -> None:
