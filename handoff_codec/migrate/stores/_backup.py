@@ -149,10 +149,15 @@ class Backup:
     def newest_first(self) -> Iterator[BackupRecord]:
         """The records from the last to the first, read backwards in chunks: memory holds
         one chunk and one record, however large the file."""
+        for _, record in self.newest_first_at():
+            yield record
+
+    def newest_first_at(self) -> Iterator[tuple[int, BackupRecord]]:
+        """:meth:`newest_first`, each record with the byte offset of its line (for
+        :meth:`record_at`)."""
         segment = self.segments
         with open(self.path, "rb") as file:
-            fd = file.fileno()
-            for line in _lines_backward(fd, self.end):
+            for offset, line in _lines_backward(file.fileno(), self.end):
                 if not line.strip():
                     continue
                 entry = json.loads(line)
@@ -163,21 +168,36 @@ class Backup:
                 elif "segment" in entry:
                     segment -= 1
                 elif "key" in entry:
-                    yield BackupRecord(list(entry["key"]), str(entry["session_id"]),
-                                       entry["old"].encode("utf-8"),
-                                       entry["new"].encode("utf-8"), max(segment, 1))
+                    yield offset, _record(entry, max(segment, 1))
+
+    def record_at(self, offset: int) -> BackupRecord:
+        """The record whose line starts at ``offset`` (from :meth:`newest_first_at`)."""
+        with open(self.path, "rb") as file:
+            file.seek(offset)
+            return _record(json.loads(file.readline()), 0)
 
 
-def _lines_backward(fd: int, end: int) -> Iterator[bytes]:
-    """The lines of the file's first ``end`` bytes, last first (``end`` after a line end)."""
+def _record(entry: dict[str, Any], segment: int) -> BackupRecord:
+    return BackupRecord(list(entry["key"]), str(entry["session_id"]),
+                        entry["old"].encode("utf-8"), entry["new"].encode("utf-8"), segment)
+
+
+def _lines_backward(fd: int, end: int) -> Iterator[tuple[int, bytes]]:
+    """The lines of the file's first ``end`` bytes (``end`` after a line end), last first,
+    each with the offset it starts at."""
     position, carry = end, b""
     while position > 0:
         start = max(0, position - _CHUNK)
-        parts = (os.pread(fd, position - start, start) + carry).split(b"\n")
+        data = os.pread(fd, position - start, start) + carry
+        parts = data.split(b"\n")
+        offset = start + len(data)
+        for part in reversed(parts[1:]):
+            offset -= len(part)
+            yield offset, part
+            offset -= 1
         carry = parts[0]
-        yield from reversed(parts[1:])
         position = start
-    yield carry
+    yield 0, carry
 
 
 def _records(data: bytes) -> list[bytes]:
@@ -535,7 +555,7 @@ def _first_line(fd: int, where: str) -> dict[str, Any]:
 
 def _last_digest(fd: int, header: dict[str, Any]) -> str:
     """The chain's last digest in a file of whole lines: its last line's, or the id."""
-    for line in _lines_backward(fd, os.fstat(fd).st_size):
+    for _, line in _lines_backward(fd, os.fstat(fd).st_size):
         if not line.strip():
             continue
         found = _DIGEST_TAIL.search(line)

@@ -340,9 +340,10 @@ def restore_jsonl(path: Path, options: MigrateOptions, backups: Sequence[str]) -
     kept, and a line holding neither value is counted as changed since and kept.
 
     The records are checked first (digests, the store); a line backed up twice gets
-    its oldest value. The records' new values are held as digests only.
+    its oldest value. Only digests and offsets of the records are held: a line's old
+    bytes are read back from its backup when it is restored.
     """
-    from ._backup import verify_backup
+    from ._backup import Backup, verify_backup
     from ._online import RestoreReport, refuse_dry_run, refuse_foreign
 
     refuse_dry_run(options)
@@ -357,14 +358,16 @@ def restore_jsonl(path: Path, options: MigrateOptions, backups: Sequence[str]) -
         refuse_foreign(store, backup, options.force)
         if backup.torn is not None:
             report.warnings.append(backup.torn)
-    # line -> [(sha256 of the new bytes, old bytes)], newest first
-    wanted: dict[int, list[tuple[bytes, bytes]]] = {}
+    # line -> [(sha256 of its new bytes, sha256 of its old bytes, its backup, the offset
+    # of its record there)], newest first: the old bytes are read back when needed.
+    wanted: dict[int, list[tuple[bytes, bytes, Backup, int]]] = {}
     for backup in sorted(reversed(checked), key=lambda b: str(b.header.get("created", "")),
                          reverse=True):
-        for record in backup.newest_first():
+        for offset, record in backup.newest_first_at():
             report.rows += 1
             wanted.setdefault(int(record.key[0]), []).append(
-                (hashlib.sha256(record.new).digest(), record.old))
+                (hashlib.sha256(record.new).digest(), hashlib.sha256(record.old).digest(),
+                 backup, offset))
     refuse_read_only(target)
 
     def transform(number: int, raw: bytes) -> bytes | None:
@@ -372,11 +375,12 @@ def restore_jsonl(path: Path, options: MigrateOptions, backups: Sequence[str]) -
         if chain is None:
             return None
         body, ending = _split_ending(raw)
-        for new, old in chain:
-            if hashlib.sha256(body).digest() == new:
-                body = old
+        for new, old, backup, offset in chain:
+            now = hashlib.sha256(body).digest()
+            if now == new:
+                body = backup.record_at(offset).old
                 report.restored += 1
-            elif body == old:
+            elif now == old:
                 report.already_old += 1
             else:
                 report.changed_since += 1
