@@ -19,7 +19,12 @@
     provider marks each response so that what the framework hands on carries
     all of it (:func:`hand_on`), and sends each model, in place of every run of
     other agents' messages, ONE summary of what a model is sent of them
-    (:func:`model_items`). Only the model's request changes::
+    (:func:`model_items`). Only the model's request changes.
+
+    The records are sealed (HMAC-SHA256, the codec's key or a key drawn at
+    import) over themselves and the message they ride on: a message a client
+    sends, of any role and with any fields, stands for itself, and so does a
+    message the app's middleware edited, as edited::
 
         history = HandoffHistoryProvider()
         triage = Agent(client=..., name="triage", context_providers=[history],
@@ -36,6 +41,8 @@ from __future__ import annotations
 import copy
 import hashlib
 import hmac
+import inspect
+import json
 import logging
 import math
 import secrets
@@ -45,7 +52,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..format import Codec, default_codec
-from .report import Encoded, Omission, is_plain_json, warn_if_omitted
+from ._common_items import NAME_CARRIER, Notes, media_type
+from .report import Encoded, Omission, ReadBack, is_plain_json, warn_if_dropped, warn_if_omitted
 
 TESTED = "agent-framework-core 1.26 and agent-framework-orchestrations 1.4"
 try:
@@ -270,8 +278,10 @@ def _standalone_form(item: Mapping[str, Any]) -> Item:
         elif isinstance(output, list):
             form["items"] = [_part_form(p) if isinstance(p, Mapping) else p for p in output]
             form.setdefault("result", _joined(form["items"]))
-        else:
-            raise ValueError(f"function_call_output needs an output string or list, not {output!r}")
+        else:  # a JSON value: as the framework holds a function's result, its JSON text
+            held = Content.from_function_result(call_id=str(form.get("call_id")),
+                                                result=output).to_dict()
+            form["items"], form["result"] = held["items"], held["result"]
     return _with_defaults(form)
 
 
@@ -428,13 +438,111 @@ def encode(messages: Iterable[Message], *, codec: Codec | None = None) -> Encode
     """The summary text of ``messages`` and what it could not keep (see :class:`Encoded`)."""
     report = _Report()
     items: list[Item] = []
+    previous: str | None = None
     for index, message in enumerate(messages):
         if not isinstance(message, Message):
             raise TypeError(f"message {index} is a {type(message).__name__}, not an "
                             "agent_framework.Message")
         report.index = index
-        items.extend(_message_items(message, report))
+        segments = _message_items(message, report)
+        _common_marks(segments, message, previous)
+        items.extend(segments)
+        previous = message.role
     return Encoded((codec or default_codec).dumps(items), tuple(report.omitted))
+
+
+def _common_marks(segments: list[Item], message: Message, previous: str | None) -> None:
+    """What any reader needs to read ``message``'s items as this one message.
+
+    An assistant message that starts with a call, when it has an author or
+    follows an assistant message, starts with a message item with no part
+    (the common ``name``, and a turn any reader tells from the one before); a
+    result starting a message right after a tool message says
+    ``same_message: false`` (adjacent results are one message in the common
+    shape).
+    """
+    head = segments[0]
+    kind = head.get("type")
+    if "content" in head or kind not in STANDALONE:
+        return
+    if message.role == "assistant" and (message.author_name is not None
+                                        or previous == "assistant"):
+        carrier: Item = {"role": message.role, "content": list(NAME_CARRIER)}
+        for key, ours in (("author", "name"), ("message_id", "id"),
+                          ("message_properties", "additional_properties")):
+            if key in head:
+                carrier[ours] = head.pop(key)
+        head.pop("role", None)
+        for segment in segments:
+            segment[SAME] = True
+        segments.insert(0, carrier)
+    elif previous == STANDALONE[kind][1] and not set(head) & set(HEAD_KEYS):
+        head[SAME] = False
+
+
+_CONTENT_KEYS = frozenset(inspect.signature(Content.__init__).parameters) - {"self"}
+# ("message" is an error content's text, never a call's, result's or reasoning's field)
+_STANDALONE_KEYS = (_CONTENT_KEYS - {"message"}) | set(HEAD_KEYS) | {"type", "output", SAME}
+_PART_KEYS = {"input_text": frozenset({"type", "text", "annotations", "additional_properties"}),
+              "output_text": frozenset({"type", "text", "annotations", "additional_properties"}),
+              "input_image": frozenset({"type", "image_url", "media_type",
+                                        "additional_properties"}),
+              "input_file": frozenset({"type", "file_url", "media_type", "additional_properties"})}
+
+
+def _common_part(index: int, part: Any, notes: Notes, where: str) -> Any:
+    """A content part with what a Content cannot hold left out (reported); None for none."""
+    if not isinstance(part, Mapping):
+        return part  # refused by _messages, naming the item
+    kind = part.get("type")
+    allowed = _PART_KEYS.get(kind) if isinstance(kind, str) else None
+    if allowed is None:
+        try:
+            Content.from_dict(_with_defaults(dict(part)))
+        except (TypeError, ValueError, KeyError):
+            notes.drop(index, where, f"a {kind!r} content part; no Content holds it")
+            return None
+        return part
+    kept = notes.foreign(index, part, allowed, where + ".")
+    url = kept.get("image_url")  # this module writes an image's media type; others may not
+    if kind == "input_image" and isinstance(url, str) and "media_type" not in kept:
+        kept["media_type"] = media_type(url, True)
+    return kept
+
+
+def _common_items(items: Sequence[Any], notes: Notes) -> list[Any]:
+    """Any module's items as this module reads them: adjacent calls (after an assistant
+    message) one message, adjacent results one; what a Message cannot hold left out."""
+    out: list[Any] = []
+    role: str | None = None  # the role of the message the last item belongs to
+    for index, item in enumerate(items):
+        if not isinstance(item, Mapping):
+            out.append(item)
+            continue
+        kind = item.get("type")
+        if kind in (None, "message") and "role" in item:
+            kept = notes.foreign(index, item, MESSAGE_ITEM_KEYS)
+            if isinstance(kept.get("content"), list):
+                parts = [_common_part(index, part, notes, f"content[{at}]")
+                         for at, part in enumerate(kept["content"])]
+                kept["content"] = [part for part in parts if part is not None]
+            role = kept.get("role") if not kept.get(SAME) else role
+        elif isinstance(kind, str) and kind in STANDALONE:
+            kept = notes.foreign(index, item, _STANDALONE_KEYS)
+            default = STANDALONE[kind][1]
+            if SAME not in kept and not set(kept) & set(HEAD_KEYS) and role == default:
+                kept[SAME] = True
+            if not kept.get(SAME):
+                role = kept.get("role", default)
+            output = kept.get("output")
+            if kind == "function_call_output" and not isinstance(output, str | list):
+                notes.drop(index, "output", "a JSON result; held as its JSON text, as "
+                           "Content.from_function_result holds it")
+        else:
+            notes.drop(index, f"type {kind!r}", "no Message holds such an item; left out")
+            continue
+        out.append(kept)
+    return out
 
 
 def dumps(messages: Iterable[Message], *, codec: Codec | None = None) -> str:
@@ -445,13 +553,32 @@ def dumps(messages: Iterable[Message], *, codec: Codec | None = None) -> str:
 
 
 def loads(text: str, *, codec: Codec | None = None) -> list[Message]:
-    """The ``agent_framework.Message`` list of a summary text.
+    """The ``agent_framework.Message`` list of a summary text, whatever framework module
+    wrote it (:func:`read`; one warning when something was left out).
 
     Raises DecodeError for text that is not a summary, and ValueError naming the
     item for records that are not messages this module writes or Responses-API
     message, ``function_call``, ``function_call_output`` or ``reasoning`` items.
     """
-    return _messages((codec or default_codec).loads(text))
+    back = read(text, codec=codec)
+    warn_if_dropped(back, FRAMEWORK)
+    return back.messages
+
+
+def read(text: str, *, codec: Codec | None = None) -> ReadBack[Message]:
+    """The ``agent_framework.Message`` list of a summary text, and what of it they cannot hold.
+
+    What :func:`dumps` wrote reads back exactly. Any module's items are read in
+    their common shape (docs/frameworks.md, "Any framework to any other"): adjacent
+    calls, with the assistant message before them, one message, adjacent
+    results one; the keys, parts and items a Message cannot hold (ADK's
+    ``event``, PydanticAI's ``message``...) are left out and reported, and a
+    JSON result is held as its JSON text, as ``Content.from_function_result``
+    holds it.
+    """
+    notes = Notes(FRAMEWORK)
+    items = _common_items((codec or default_codec).loads(text), notes)
+    return ReadBack(_messages(items), notes.omitted)
 
 
 # ------------------------------------------------------------------ what a model is sent
@@ -562,7 +689,7 @@ def _turn(message: Message, parts: list[Item]) -> Item:
     return turn
 
 
-def model_items(messages: Iterable[Message]) -> list[Item]:
+def model_items(messages: Iterable[Message], *, codec: Codec | None = None) -> list[Item]:
     """What a model is sent of ``messages``, as Responses-API input items.
 
     Text (whitespace and empty parts included), images and files, function calls
@@ -571,10 +698,13 @@ def model_items(messages: Iterable[Message]) -> list[Item]:
     response ids, ``additional_properties``, raw provider objects, usage,
     annotations, approvals, a failed tool's exception (its result says it
     failed). A message the drop-in marked when handing it on stands for the
-    records it carries.
+    records it carries, when its seal holds (:func:`hand_on`; ``codec`` as given
+    there).
     """
     report = _Report()
-    return [item for message in messages for item in _handed(message) or _visible(message, report)]
+    codec = codec or default_codec
+    return [item for message in messages
+            for item in _handed(message, codec) or _visible(message, report)]
 
 
 # ------------------------------------------------------------------ marks only our code writes
@@ -583,16 +713,99 @@ MARK = "handoff_codec"
 _PROCESS_KEY = secrets.token_bytes(32)
 
 
-def _handed(message: Message) -> list[Item] | None:
-    """The records an agent's message carries when :class:`HandoffHistoryProvider` handed it on.
+_RECORDS = b"handoff_codec.agent_framework records\x00"
+"""What a seal over records starts with, so no other HMAC this module writes can pass for one."""
 
-    A user message never carries any: what a client sends is its own content.
+
+def _handed_form(message: Message) -> list[Item]:
+    """What the framework hands the other agents of ``message`` (its
+    ``clean_conversation_for_handoff`` copy), as a model reads it."""
+    cleaned = clean_conversation_for_handoff([message])
+    return _visible(cleaned[0], _Report()) if cleaned else []
+
+
+def _records_seal(key: bytes, carrier: bool, form: list[Item], items: Any) -> str:
+    """The HMAC-SHA256 that binds ``items`` to the message they ride on (``form``)."""
+    body = json.dumps([carrier, form, items], ensure_ascii=False, sort_keys=True,
+                      separators=(",", ":"), allow_nan=False)
+    return hmac.new(key, _RECORDS + body.encode("utf-8", "surrogatepass"),
+                    hashlib.sha256).hexdigest()
+
+
+# The seals this process wrote lately, with what each covers (key, records, form, carrier,
+# and the fingerprint of the copy the framework hands on): the copies share the records
+# list with the message sealed, so reading them needs no second HMAC. Bounded; an entry
+# only saves work.
+_SEALED_HERE: dict[str, tuple[bytes, list[Item], list[Item], bool,
+                              tuple[Any, ...] | None]] = {}
+_SEALED_HERE_MAX = 4096
+
+
+def _seal_records(message: Message, items: list[Item], codec: Codec, *,
+                  carrier: bool = False, cleaned: Message | None = None) -> Message:
+    """A copy of ``message`` carrying ``items`` under a seal only this module writes
+    (``cleaned``: the copy the framework hands on of ``message``, when known)."""
+    key = codec.key or _PROCESS_KEY
+    if cleaned is None:
+        form = _handed_form(message)
+        fingerprint = None
+    else:
+        form = _visible(cleaned, _Report())
+        fingerprint = _fingerprint(cleaned)
+    seal = _records_seal(key, carrier, form, items)
+    _SEALED_HERE[seal] = (key, items, form, carrier, fingerprint)
+    while len(_SEALED_HERE) > _SEALED_HERE_MAX:
+        try:
+            del _SEALED_HERE[next(iter(_SEALED_HERE))]
+        except (KeyError, RuntimeError, StopIteration):  # another thread evicted it
+            break
+    mark: Item = {"items": items, "seal": seal}
+    if carrier:
+        mark["carrier"] = True
+    copied = copy.copy(message)
+    copied.additional_properties = {**message.additional_properties, MARK: mark}
+    return copied
+
+
+def _sealed(message: Message, codec: Codec) -> tuple[list[Item], bool] | None:
+    """The records ``message`` carries and whether it is a carrier, when :func:`hand_on`
+    sealed them on this very message (its role, author and the text the framework hands
+    on) under ``codec``'s key, one of its ``verify_keys``, or this process's key; else None.
+
+    A user message never carries any, and nothing a client sends can: a forged, copied or
+    edited mark fails the seal, and the message stands for itself.
     """
     mark = message.additional_properties.get(MARK) if message.role != "user" else None
-    items = mark.get("items") if isinstance(mark, Mapping) else None
-    if isinstance(items, list) and all(isinstance(item, dict) for item in items):
-        return items
+    if not isinstance(mark, Mapping):
+        return None
+    items, seal, carrier = mark.get("items"), mark.get("seal"), mark.get("carrier", False)
+    if (not isinstance(items, list) or not isinstance(seal, str) or type(carrier) is not bool
+            or not all(isinstance(item, dict) for item in items)):
+        return None
+    keys = (codec.key or _PROCESS_KEY, *codec.verify_keys)
+    here = _SEALED_HERE.get(seal)
+    if here is not None and here[1] is items and here[3] is carrier and here[0] in keys:
+        # The copy the framework hands on, as sealed: the same role, author and texts.
+        fingerprint = _fingerprint(message)
+        if fingerprint is not None and fingerprint == here[4]:
+            return items, carrier
+    form = _handed_form(message)
+    if here is not None and here[1] is items and here[3] is carrier and here[0] in keys:
+        return (items, carrier) if here[2] == form else None
+    for key in keys:
+        try:
+            expected = _records_seal(key, carrier, form, items)
+        except (TypeError, ValueError):  # not JSON: not what this module wrote
+            return None
+        if hmac.compare_digest(seal, expected):
+            return items, carrier
     return None
+
+
+def _handed(message: Message, codec: Codec) -> list[Item] | None:
+    """The records a message carries when :class:`HandoffHistoryProvider` handed it on."""
+    sealed = _sealed(message, codec)
+    return None if sealed is None else sealed[0]
 
 
 def _seal(text: str, codec: Codec) -> str:
@@ -669,7 +882,14 @@ def summary_message(
     items: list[Item] = []
     for index, message in enumerate(messages):
         report.index = index
-        items.extend(_handed(message) or _visible(message, report))
+        items.extend(_handed(message, codec) or _visible(message, report))
+    return _summary_of(items, report, codec, role, attach_media, on_report)
+
+
+def _summary_of(items: list[Item], report: _Report, codec: Codec,
+                role: Literal["user", "assistant"], attach_media: bool,
+                on_report: Callable[[Encoded], None] | None) -> Message:
+    """The summary message of ``items`` (see :func:`summary_message`)."""
     encoded = Encoded(codec.dumps(items), tuple(report.omitted))
     if on_report is not None:
         on_report(encoded)
@@ -683,65 +903,73 @@ def summary_message(
 
 
 # ------------------------------------------------------------------ the drop-in provider
-def _kept(response: Sequence[Message]) -> list[int] | None:
-    """The positions of the messages the framework's cleaning hands on, or None when they
-    cannot be told (the cleaned copies hold contents of their originals)."""
+def _kept(response: Sequence[Message]) -> tuple[list[int] | None, list[Message]]:
+    """The positions of the messages the framework's cleaning hands on (None when they
+    cannot be told: the cleaned copies hold contents of their originals), and the copies."""
     cleaned = clean_conversation_for_handoff(list(response))
     kept: list[int] = []
     for index, message in enumerate(response):
         if len(kept) < len(cleaned) and cleaned[len(kept)].contents and any(
                 content is cleaned[len(kept)].contents[0] for content in message.contents):
             kept.append(index)
-    return kept if len(kept) == len(cleaned) else None
+    return (kept if len(kept) == len(cleaned) else None), cleaned
 
 
-def _marked(message: Message, items: list[Item]) -> Message:
-    copied = copy.copy(message)
-    copied.additional_properties = {**message.additional_properties, MARK: {"items": items}}
-    return copied
-
-
-def hand_on(response: Sequence[Message], author: str | None) -> list[Message]:
+def hand_on(response: Sequence[Message], author: str | None, *,
+            codec: Codec | None = None) -> list[Message]:
     """``response`` with the records of every message on the ones the framework hands on.
 
     ``HandoffBuilder`` hands the other agents each response cleaned by
     ``clean_conversation_for_handoff``: text only, and no message left empty.
     Each message it keeps is replaced by a copy whose ``additional_properties``
     carry the records (:func:`model_items`) of itself and of the messages
-    dropped before it, the last one also of those dropped after it. When it
-    keeps none (a turn that only called tools or handed off), a carrier is put
-    first: an assistant message of ``author`` whose one text is a space.
+    dropped after it (the first one also of those dropped before it), so a
+    call and its result travel together. When it keeps none (a turn that only
+    called tools or handed off), a carrier is put first: an assistant message
+    of ``author`` whose one text is a space.
+
+    The records are sealed with an HMAC-SHA256, under ``codec``'s key or a key
+    drawn when this module was imported, over the records and what the
+    framework hands on of the message they ride on (role, author, text): they
+    are read only while that message is as this function left it.
     """
+    codec = codec or default_codec
     report = _Report()
     records = [_visible(message, report) for message in response]
-    kept = _kept(response)
+    kept, cleaned = _kept(response)
     if not kept:
         carried = [item for items in records for item in items]
         if not carried:
             return list(response)
-        carrier = Message("assistant", [" "], author_name=author,
-                          additional_properties={MARK: {"items": carried, "carrier": True}})
+        space = Message("assistant", [" "], author_name=author)
+        carrier = _seal_records(space, carried, codec, carrier=True, cleaned=space)
         return [carrier, *response]
     out = list(response)
-    start = 0
     for n, index in enumerate(kept):
-        end = len(response) if n == len(kept) - 1 else index + 1
-        out[index] = _marked(response[index], [item for items in records[start:end]
-                                               for item in items])
-        start = end
+        start = 0 if n == 0 else index
+        end = kept[n + 1] if n + 1 < len(kept) else len(response)
+        out[index] = _seal_records(response[index], [item for items in records[start:end]
+                                                     for item in items], codec,
+                                   cleaned=cleaned[n])
     return out
 
 
-def thread(messages: Iterable[Message]) -> list[Message]:
+def thread(messages: Iterable[Message], *, codec: Codec | None = None) -> list[Message]:
     """``messages`` as the framework keeps them without this module: the carriers
     :func:`hand_on` put in a turn that said nothing left out, and its records taken off
-    the other messages (copies; the rest as they are)."""
+    the other messages (copies; the rest as they are).
+
+    Only what :func:`hand_on` provably wrote (its seal holds under ``codec``, as
+    there) is taken off: any other message, whatever its text or fields, stays
+    as it is.
+    """
+    codec = codec or default_codec
     out: list[Message] = []
     for message in messages:
-        mark = message.additional_properties.get(MARK)
-        if not isinstance(mark, Mapping) or "items" not in mark:
+        sealed = _sealed(message, codec)
+        if sealed is None:
             out.append(message)
-        elif not mark.get("carrier"):
+        elif not sealed[1]:
             copied = copy.copy(message)
             copied.additional_properties = {key: value for key, value in
                                             message.additional_properties.items() if key != MARK}
@@ -749,12 +977,71 @@ def thread(messages: Iterable[Message]) -> list[Message]:
     return out
 
 
-# The summaries written for a run of messages, by its first message: a model call sends its
-# session's history again, as the same message objects, so each summary is written once. A
-# cache, not the conversation's state: an entry goes with its message, and a message of
-# another conversation is another object.
+# The summaries written for a run of messages, by its first message and what the run holds:
+# a model call sends its session's history again, as the same message objects, so each
+# summary is written once. A cache, not the conversation's state: an entry goes with its
+# message, and a message of another conversation is another object.
 _WRITTEN: weakref.WeakKeyDictionary[Message, dict[tuple[Any, ...], Message]] = (
     weakref.WeakKeyDictionary())
+
+
+@dataclass
+class _Reading:
+    """What one message stood for when last read, and what that reading rests on."""
+
+    codec: Codec
+    fingerprint: tuple[Any, ...]
+    mark: Any  # held, so that its id is not another object's while the entry lives
+    items: Any
+    records: list[Item]
+    written_from: str
+    omitted: list[tuple[str, str]]
+
+
+# What each message stood for when last read for a summary: a model call sends its session's
+# history again, as the same message objects, so each is read (its seal checked) once while
+# it stays as it was. A cache, not the conversation's state, like _WRITTEN.
+_READ: weakref.WeakKeyDictionary[Message, _Reading] = weakref.WeakKeyDictionary()
+
+
+def _fingerprint(message: Message) -> tuple[Any, ...] | None:
+    """What :func:`_read` of ``message`` depends on beyond its mark, for a message of text
+    parts only (what the framework hands on of another agent's turn); None for others."""
+    texts = []
+    for content in message.contents:
+        if content.type != "text":
+            return None
+        texts.append(content.text)
+    return message.role, message.author_name, tuple(texts)
+
+
+def _read(message: Message, codec: Codec) -> tuple[list[Item], str, list[tuple[str, str]]]:
+    """What ``message`` stands for in a summary: the records it carries while their seal
+    holds, else what a model is sent of it; with what identifies that reading (the seal,
+    or those items as JSON) and what could not be written as JSON (field, reason)."""
+    props = message.additional_properties
+    mark = props.get(MARK) if props else None
+    items = mark.get("items") if isinstance(mark, Mapping) else None
+    fingerprint = _fingerprint(message)
+    if fingerprint is not None and isinstance(mark, Mapping):
+        fingerprint += (mark.get("seal"), mark.get("carrier"))
+    cached = _READ.get(message) if fingerprint is not None else None
+    if (cached is not None and cached.codec is codec and cached.fingerprint == fingerprint
+            and cached.mark is mark and cached.items is items):
+        return cached.records, cached.written_from, cached.omitted
+    records = _handed(message, codec)
+    omitted: list[tuple[str, str]] = []
+    if records is not None:
+        written_from = str(message.additional_properties[MARK]["seal"])
+    else:
+        report = _Report()
+        records = _visible(message, report)
+        omitted = [(o.field, o.reason) for o in report.omitted]
+        written_from = json.dumps(records, ensure_ascii=False, sort_keys=True, default=repr)
+    if fingerprint is not None:
+        _READ[message] = _Reading(codec, fingerprint, mark, items, records, written_from,
+                                  omitted)
+    return records, written_from, omitted
 
 
 class _SummaryMiddleware(ChatMiddleware):
@@ -793,12 +1080,16 @@ class HandoffHistoryProvider(ContextProvider):
 
     ``after_run`` marks the agent's response (:func:`hand_on`): the messages
     the framework hands the other agents carry the records of the whole
-    response, tool calls, results and reasoning included. ``before_run`` adds
-    a chat middleware that, on each model call, sends the model the request
-    with every run of other agents' messages replaced by ONE
-    :func:`summary_message` of the records they carry. The user's messages
-    and the agent's own stay as they are, and so does everything the framework
-    keeps: the session's history, the workflow's state and its outputs.
+    response, tool calls, results and reasoning included, sealed. ``before_run``
+    adds a chat middleware that, on each model call, sends the model the
+    request with every run of other agents' messages replaced by ONE
+    :func:`summary_message`: of the records each carries while their seal
+    holds, else of the message as the request holds it (edited by the app's
+    middleware, sent by a client, or sealed in another process without a codec
+    key). The user's messages and the agent's own stay as they are, and so does
+    everything the framework keeps: the session's history, the workflow's state
+    and its outputs. Give ``codec=Codec(key=...)`` for records to be read in
+    another process (a checkpoint restored after a restart).
     """
 
     def __init__(
@@ -837,14 +1128,28 @@ class HandoffHistoryProvider(ContextProvider):
         return out if summarized else None
 
     def _summary(self, run: Sequence[Message]) -> Message:
-        """The summary of ``run``, written once for the same messages (see ``_WRITTEN``)."""
-        key = (tuple(map(id, run)), self.codec, self.role, self.attach_media)
+        """The summary of ``run``, written once for the same content (see ``_WRITTEN``).
+
+        Each message stands for the records it carries while their seal holds,
+        else for itself as the request holds it: what the app's middleware
+        changed in a message is what the model is sent of it.
+        """
+        codec = self.codec or default_codec
+        report = _Report()
+        items: list[Item] = []
+        same: list[str] = []  # what the summary is written from, message by message
+        for index, message in enumerate(run):
+            report.index = index
+            records, written_from, omitted = _read(message, codec)
+            report.omitted += [Omission(index, field, reason) for field, reason in omitted]
+            items.extend(records)
+            same.append(written_from)
+        key = (tuple(same), self.codec, self.role, self.attach_media)
         written = _WRITTEN.setdefault(run[0], {})
         summary = written.get(key)
         if summary is None:
-            summary = written[key] = summary_message(
-                run, codec=self.codec, role=self.role, attach_media=self.attach_media,
-                on_report=self.on_report)
+            summary = written[key] = _summary_of(items, report, codec, self.role,
+                                                 self.attach_media, self.on_report)
         return summary
 
     async def before_run(
@@ -868,4 +1173,5 @@ class HandoffHistoryProvider(ContextProvider):
     ) -> None:
         """Mark the response so the messages the framework hands on carry all of it."""
         if context.response is not None:
-            context.response.messages[:] = hand_on(context.response.messages, agent.name)
+            context.response.messages[:] = hand_on(context.response.messages, agent.name,
+                                                   codec=self.codec)

@@ -1,11 +1,12 @@
 """A new process that resumes a checkpointed handoff workflow, for test_conversations.py.
 
-    python -m tests.integrations.agent_framework._resume STORAGE REQUEST_ID
+    python -m tests.integrations.agent_framework._resume STORAGE REQUEST_ID [KEY]
 
-New agents, new clients and a new ``HandoffHistoryProvider``; the workflow is
-restored from the latest checkpoint in ``STORAGE`` and the user answers
-``REQUEST_ID``. Prints what agent A's model is then sent, as JSON: each message's
-``to_dict()`` and whether it is a summary (which only this process can tell).
+New agents, new clients and a new ``HandoffHistoryProvider`` (its codec keyed with
+``KEY`` when given); the workflow is restored from the latest checkpoint in
+``STORAGE`` and the user answers ``REQUEST_ID``. Prints what agent A's model is
+then sent, then what B's was, as JSON lines: each message's ``to_dict()`` and
+whether it is a summary (which only this process can tell).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import sys
 
 from agent_framework import Content, Message
 
+from handoff_codec.format import Codec, default_codec
 from handoff_codec.integrations.agent_framework import HandoffHistoryProvider, is_summary
 from tests.integrations.agent_framework._workflows import build_workflow, checkpoint_files
 
@@ -29,17 +31,20 @@ def scripts() -> dict[str, list[Message]]:
             "c": []}
 
 
-async def main(storage_path: str, request_id: str) -> None:
+async def main(storage_path: str, request_id: str, key: str | None = None) -> None:
     storage = checkpoint_files(storage_path)
-    workflow, clients = build_workflow([HandoffHistoryProvider(on_report=lambda r: None)],
-                                       scripts(), checkpoint_storage=storage)
+    codec = Codec(key=key.encode()) if key else default_codec
+    workflow, clients = build_workflow(
+        [HandoffHistoryProvider(codec=codec, on_report=lambda r: None)], scripts(),
+        checkpoint_storage=storage)
     latest = await storage.get_latest(workflow_name=workflow.name)
     assert latest is not None
     await workflow.run(checkpoint_id=latest.checkpoint_id, checkpoint_storage=storage,
                        responses={request_id: [Message("user", [ANSWER])]})
-    (request,) = clients["a"].requests
-    print(json.dumps([{"message": m.to_dict(), "summary": is_summary(m)} for m in request]))
+    for request in (clients["a"].requests[-1], clients["b"].requests[-1]):
+        print(json.dumps([{"message": m.to_dict(), "summary": is_summary(m, codec=codec)}
+                          for m in request]))
 
 
 if __name__ == "__main__":
-    asyncio.run(main(sys.argv[1], sys.argv[2]))
+    asyncio.run(main(*sys.argv[1:4]))

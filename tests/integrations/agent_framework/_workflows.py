@@ -30,15 +30,16 @@ from agent_framework_scripted import (  # noqa: E402  (the examples, on the path
     ScriptedChatClient,
     build_workflow,
     chain,
+    lookup_order,
     replies,
     run_chain,
     run_conversation,
 )
 
 __all__ = ["HOSTILE", "IMAGE", "NAMES", "QUESTION", "ROOT", "ScriptedChatClient",
-           "build_workflow", "chain", "checkpoint_files", "contents", "dicts",
+           "build_workflow", "chain", "checkpoint_files", "contents", "dicts", "lookup_order",
            "openai_request_bytes", "quiet", "replies", "run", "run_chain", "run_conversation",
-           "summaries", "unpaired_calls"]
+           "seen", "summaries", "unpaired_calls"]
 
 _OPENAI = OpenAIChatCompletionClient(model="gpt-4o", api_key="offline")
 
@@ -75,6 +76,12 @@ def checkpoint_files(path: str | Path) -> FileCheckpointStorage:
 def summaries(request: Sequence[Message]) -> list[list[Message]]:
     """The messages each summary in ``request`` holds, read back."""
     return [loads(message.contents[0].text or "") for message in request if is_summary(message)]
+
+
+def seen(request: Sequence[Message]) -> list[Message]:
+    """What a model reads in ``request``: each summary as the messages it holds."""
+    return [held for message in request
+            for held in (loads(message.text) if is_summary(message) else [message])]
 
 
 def openai_request_bytes(messages: Sequence[Message]) -> int:

@@ -23,7 +23,8 @@ pytest.importorskip("agent_framework_orchestrations")
 from agent_framework import Agent, Content, Message
 from agent_framework_orchestrations import HandoffBuilder
 
-from handoff_codec.integrations.agent_framework import is_summary, loads
+from handoff_codec.format import Codec
+from handoff_codec.integrations.agent_framework import HandoffHistoryProvider, is_summary, loads
 from tests.integrations.agent_framework._resume import ANSWER
 from tests.integrations.agent_framework._workflows import (
     ROOT,
@@ -92,20 +93,34 @@ def _first_half() -> dict[str, list[Message]]:
             "c": []}
 
 
+@pytest.mark.parametrize("key", [None, "the app's key"], ids=["no key", "codec key"])
 def test_a_checkpoint_resumed_in_a_new_process_goes_on_with_a_valid_history(
-        tmp_path: Path) -> None:
+        tmp_path: Path, key: str | None) -> None:
     # Restored in a new process, A's next request held its own handoff_to_b call without
     # its result, and the user's answer came before B's question (issue 38).
     logging.getLogger("agent_framework").setLevel(logging.ERROR)
     storage = checkpoint_files(tmp_path)
-    workflow, _ = build_workflow([quiet()], _first_half(), checkpoint_storage=storage)
+    codec = Codec(key=key.encode()) if key else None
+    workflow, _ = build_workflow([HandoffHistoryProvider(codec=codec, on_report=lambda r: None)],
+                                 _first_half(), checkpoint_storage=storage)
     result = asyncio.run(workflow.run([Message("user", ["Order 7 was charged twice."])]))
     (pending,) = result.get_request_info_events()
     out = subprocess.run([sys.executable, "-m", "tests.integrations.agent_framework._resume",
-                          str(tmp_path), pending.request_id], cwd=ROOT, capture_output=True,
-                         text=True, check=False, timeout=300)
+                          str(tmp_path), pending.request_id, *([key] if key else [])],
+                         cwd=ROOT, capture_output=True, text=True, check=False, timeout=300)
     assert out.returncode == 0, out.stderr
-    sent = json.loads(out.stdout.strip().splitlines()[-1])
+    a_sent, b_sent = (json.loads(line) for line in out.stdout.strip().splitlines()[-2:])
+    # B, run again after the restore: A's turn before it, handed on in the first process.
+    # Its records are read under the codec's key; without one, the first process's key is
+    # gone, and B is sent A's turn as the framework handed it on: its text only.
+    b_request = [Message.from_dict(entry["message"]) for entry in b_sent]
+    assert unpaired_calls(b_request) == []
+    b_read = [m for entry, m in zip(b_sent, b_request, strict=True)
+              for m in (loads(m.text) if entry["summary"] else [m])]
+    assert [c.call_id for c in contents(b_read, "function_call")] == (
+        ["t1", "h1"] if key else [])
+    assert [m.text for m in b_read if m.author_name == "a" and m.text] == ["Let me look."]
+    sent = a_sent
     request = [Message.from_dict(entry["message"]) for entry in sent]
     flags = [entry["summary"] for entry in sent]
     assert unpaired_calls(request) == []
