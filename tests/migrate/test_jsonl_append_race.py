@@ -28,7 +28,7 @@ while not os.path.exists(stop):
     with open(path, "a") as file:
         file.write('{"role": "user", "content": "appended-%d"}\\n' % n)
     n += 1
-    time.sleep(0.0005)
+    time.sleep(0.003)
 print(n)
 """
 
