@@ -4,13 +4,18 @@
         --rows 1000000 --workers 1,2,4
     python -m benchmarks.migrate --store redis://127.0.0.1:6379/0 --rows 100000
     python -m benchmarks.migrate --store sqlite:///tmp/bench.db --rows 100000
+    python -m benchmarks.migrate --store postgresql://postgres@127.0.0.1/test \
+        --rows 400000 --restore
 
 For each worker count, a fresh store is built beside the one named (a new
 database on the same server, a new Redis key prefix, a new SQLite file) with
 the rows of ``benchmarks.migrate`` (``--legacy-share``, default 20%, legacy
 summaries; 100 rows per session), then a fresh process migrates it as ``handoff-codec migrate URL
 --workers N`` does, backup file included, and reports rows per second, and the
-peak RSS of the largest worker process. The store is dropped afterwards.
+peak RSS of the largest worker process. With ``--restore``, another fresh process
+then restores the run's backup file (``--restore FILE``) and reports its time and
+peak RSS beside the migration's: a restore streams the file, so its peak should
+not grow with the backup. The store is dropped afterwards.
 """
 
 from __future__ import annotations
@@ -152,11 +157,36 @@ def _rss_mib(who: int) -> float:
     return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
 
 
-def run_child(url: str, workers: int, batch_size: int, extra: list[str]) -> dict[str, Any]:
-    """Migrate in this process (and its workers); speed and peak RSS."""
+def restore_child(url: str, backup: str, batch_size: int, extra: list[str]) -> dict[str, Any]:
+    """Restore ``backup`` in this process; speed and peak RSS."""
     from handoff_codec.cli import main
 
-    with tempfile.TemporaryDirectory(prefix="migrate-bench-backup-") as folder:
+    with tempfile.TemporaryDirectory(prefix="migrate-bench-restore-") as folder:
+        out = Path(folder) / "report.json"
+        started = time.perf_counter()
+        real_stdout = sys.stdout
+        with out.open("w") as sink:
+            sys.stdout = sink
+            try:
+                main(["migrate", url, "--restore", backup, "--batch-size", str(batch_size),
+                      "--json", *extra])
+            finally:
+                sys.stdout = real_stdout
+        seconds = time.perf_counter() - started
+        report = json.loads(out.read_text())
+    return {"restored": report["restored"], "changed_since": report["changed_since"],
+            "seconds": seconds, "peak_rss_mib": _rss_mib(resource.RUSAGE_SELF),
+            "backup_mib": Path(backup).stat().st_size / (1 << 20)}
+
+
+def run_child(url: str, workers: int, batch_size: int, extra: list[str],
+              keep: str | None = None) -> dict[str, Any]:
+    """Migrate in this process (and its workers); speed and peak RSS. ``keep``: a folder
+    to write the backup file into (kept), for a restore to measure."""
+    from handoff_codec.cli import main
+
+    with tempfile.TemporaryDirectory(prefix="migrate-bench-backup-") as scratch:
+        folder = keep or scratch
         started = time.perf_counter()
         out = Path(folder) / "report.json"
         args = ["migrate", url, "--workers", str(workers), "--batch-size", str(batch_size),
@@ -189,22 +219,37 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--legacy-share", type=float, default=0.2, metavar="F",
                         help="the share of rows that are legacy summaries (default: 0.2; "
                              "0 measures the store machinery alone)")
+    parser.add_argument("--restore", action="store_true",
+                        help="then restore the run's backup in a new process, and print its "
+                             "speed and peak RSS beside the migration's")
     parser.add_argument("--run", nargs=2, metavar=("URL", "WORKERS"), help=argparse.SUPPRESS)
+    parser.add_argument("--restore-run", nargs=2, metavar=("URL", "BACKUP"),
+                        help=argparse.SUPPRESS)
+    parser.add_argument("--keep", help=argparse.SUPPRESS)
     parser.add_argument("--extra", default="[]", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.run:
         print(json.dumps(run_child(args.run[0], int(args.run[1]), args.batch_size,
-                                   json.loads(args.extra))))
+                                   json.loads(args.extra), args.keep)))
+        return 0
+    if args.restore_run:
+        print(json.dumps(restore_child(*args.restore_run, args.batch_size,
+                                       json.loads(args.extra))))
         return 0
     for workers in [int(n) for n in args.workers.split(",")]:
         started = time.perf_counter()
-        with fresh_store(args.store, args.rows, args.legacy_share) as (url, extra):
+        with fresh_store(args.store, args.rows, args.legacy_share) as (url, extra), \
+                tempfile.TemporaryDirectory(prefix="migrate-bench-kept-") as kept:
             built = time.perf_counter() - started
-            out = subprocess.run(
-                [sys.executable, "-m", "benchmarks.migrate", "--store", args.store,
-                 "--run", url, str(workers), "--batch-size", str(args.batch_size),
-                 "--extra", json.dumps(extra)],
-                check=True, capture_output=True, text=True).stdout
+            child = [sys.executable, "-m", "benchmarks.migrate", "--store", args.store,
+                     "--batch-size", str(args.batch_size), "--extra", json.dumps(extra)]
+            out = subprocess.run([*child, "--run", url, str(workers), "--keep", kept],
+                                 check=True, capture_output=True, text=True).stdout
+            restored = None
+            if args.restore:
+                restored = json.loads(subprocess.run(
+                    [*child, "--restore-run", url, str(Path(kept) / "backup.jsonl")],
+                    check=True, capture_output=True, text=True).stdout.splitlines()[-1])
         result = json.loads(out.splitlines()[-1])
         print(f"{args.store.partition('://')[0]} {args.rows:,} rows "
               f"({args.legacy_share:.0%} legacy), {workers} worker(s) "
@@ -212,4 +257,11 @@ def main(argv: list[str]) -> int:
               f"({result['migrated']:,} of {result['summaries']:,} summaries migrated in "
               f"{result['seconds']:.1f} s); peak RSS per worker "
               f"{result['peak_rss_mib']:.1f} MiB", flush=True)
+        if restored is not None:
+            print(f"  restore of its {restored['backup_mib']:,.0f} MiB backup: "
+                  f"{restored['restored']:,} rows in {restored['seconds']:.1f} s "
+                  f"({restored['changed_since']} changed since); peak RSS "
+                  f"{restored['peak_rss_mib']:.1f} MiB, "
+                  f"{restored['peak_rss_mib'] / result['peak_rss_mib']:.2f}x the "
+                  "migration's", flush=True)
     return 0

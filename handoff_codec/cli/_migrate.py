@@ -143,8 +143,7 @@ def options_from(args: argparse.Namespace) -> Any:
 # Flags only a server store takes (a URL, or a SQLite file with --encryption-key-env),
 # with their defaults: given with a file store, they are a usage error, never ignored.
 _SERVER_ONLY = (("pause", 0.0), ("shard", None), ("shard_from_env", False), ("shards", None),
-                ("resume", False), ("backup_file", None), ("key_prefix", "agents:session"),
-                ("lock_ttl", 60.0))
+                ("resume", False), ("key_prefix", "agents:session"), ("lock_ttl", 60.0))
 # Flags only a migration run takes: given with --restore or --forget they would be ignored.
 _RUN_ONLY = (("resume", False), ("shard", None), ("shard_from_env", False), ("shards", None),
              ("workers", 1), ("backup_file", None), ("backup", True), ("legacy_only", False),
@@ -218,14 +217,20 @@ def check_usage(args: argparse.Namespace, options: Any) -> None:
             raise CliError(f"{args.path}: {', '.join(given)}: only for server stores (a URL, "
                            "or a SQLite file with --encryption-key-env); a file store is "
                            "migrated whole in one step", EXIT_USAGE)
-        if given := _given(args, _NOT_FOR[kind]):
+        # --force restores another store's backup: every kind of store takes it then.
+        not_for = tuple(flag for flag in _NOT_FOR[kind]
+                        if not (args.restore and flag[0] == "force"))
+        if given := _given(args, not_for):
             raise CliError(f"{', '.join(given)}: not for {_KIND_NAMES[kind]}", EXIT_USAGE)
         if _migrate_server.is_url(args.path) and args.format != "auto":
             raise CliError("--format: only for a file path; a URL names its kind of store",
                            EXIT_USAGE)
         for backup in args.restore or ():
             _check_readable(backup)
-        if not _file_store(args) and not (args.dry_run or args.restore or args.forget):
+        if args.restore and args.dry_run and _file_store(args):
+            raise CliError("--restore of a file store takes no --dry-run (it reads the rows "
+                           "as it writes them back); nothing was read or written", EXIT_USAGE)
+        if not (args.dry_run or args.restore or args.forget):
             _check_backup_paths(args, options)
     except StoreError as exc:
         raise CliError(scrub(str(exc), args.path), EXIT_USAGE) from None
@@ -246,12 +251,17 @@ def _check_readable(backup: str) -> None:
 
 
 def _check_backup_paths(args: argparse.Namespace, options: Any) -> None:
-    """A server store's run: its backup files can be made, and so can the local state."""
+    """A run's backup files can be made (a server store's: also the local state)."""
     from ..migrate.stores import check_state_dir, named_backup_files, writable_dir
 
     if not args.backup:
         return
-    for path in named_backup_files(options):
+    file_store = _file_store(args)
+    if file_store:  # its backup goes beside the file unless --backup-file names one
+        named = [Path(os.path.abspath(options.backup_file))] if options.backup_file else []
+    else:
+        named = named_backup_files(options)
+    for path in named:
         if os.path.lexists(path):
             if not args.resume:
                 raise CliError(f"{path}: the backup file exists; name another with "
@@ -261,6 +271,8 @@ def _check_backup_paths(args: argparse.Namespace, options: Any) -> None:
         if problem is not None:
             raise CliError(f"{path}: the backup file cannot be created ({path.parent}: "
                            f"{problem}); name another with --backup-file", EXIT_USAGE)
+    if file_store:
+        return
     if not args.backup_file and not args.resume:
         problem = writable_dir(Path.cwd())
         if problem is not None:
@@ -477,9 +489,12 @@ def _maintenance_shape(result: Any, code: int) -> dict[str, Any]:
         problems.append(problem(result.path, "changed_since", f"{result.changed_since} rows "
                                 "hold neither the migrated value nor the old one: left as they "
                                 "are", "error"))
+    problems += [problem(result.path, "warning", warning, "warning")
+                 for warning in result.warnings]
     return shape(exit_code=code, items=result.rows, problems=problems, next_command=None,
                  counts={"restored": result.restored, "already_old": result.already_old,
-                         "changed_since": result.changed_since})
+                         "changed_since": result.changed_since, "missing": result.missing,
+                         "files_missing": result.files_missing})
 
 
 def _problems(report: Any) -> list[dict[str, Any]]:
@@ -638,7 +653,8 @@ def _next_step(report: Any, args: argparse.Namespace, following: str | None) -> 
                   f"handoff-codec-backup-<UTC time>.jsonl in {Path.cwd()}")
     else:
         where = Path(report.path)
-        backup = f"{where.name}.bak-<UTC time> in {where.resolve().parent}"
+        backup = (str(Path(args.backup_file).absolute()) if args.backup_file else
+                  f"{where.name}.bak-<UTC time>.jsonl in {where.resolve().parent}")
     lines += [*next_line(following), f"  backup: {backup}"]
     return "\n".join(lines) + "\n"
 

@@ -168,4 +168,6 @@ def restore_summary(report: Any) -> str:
             f"  already old:      {report.already_old}\n"
             f"  changed since:    {report.changed_since} (left as they are)\n"
             + (f"  missing:          {report.missing} (records the backup should hold)\n"
-               if report.missing else ""))
+               if report.missing else "")
+            + (f"  files missing:    {report.files_missing} (backup files the store records, "
+               "not restored)\n" if report.files_missing else ""))

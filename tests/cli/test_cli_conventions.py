@@ -188,7 +188,6 @@ def test_every_usage_error_is_refused_before_anything_is_touched(
         [server, "--workers", "2", "--shard", "0/2"],
         [server, "--encryption-key-env", "MISSING_KEY"],
         ["sessions.db", "--shard", "0/2"],
-        ["sessions.db", "--backup-file", str(tmp_path / "b.jsonl")],
         ["ftp://host/x"],
     ]
     for argv in cases:

@@ -125,7 +125,7 @@ def test_dry_run_ends_with_the_next_command_and_the_backup(tmp_path: Path) -> No
     path = _mixed_store(tmp_path)
     out = _lines(run_cli(str(path), "--dry-run", "--batch-size", "50", check_code=0).stdout)
     assert out[-2] == f"next: handoff-codec migrate {path} --batch-size 50"
-    assert out[-1] == f"  backup: {path.name}.bak-<UTC time> in {path.parent}"
+    assert out[-1] == f"  backup: {path.name}.bak-<UTC time>.jsonl in {path.parent}"
     no_backup = _lines(run_cli(str(path), "--dry-run", "--no-backup", check_code=0).stdout)
     assert no_backup[-2:] == [f"next: handoff-codec migrate {path} --no-backup",
                               "  backup: none (--no-backup)"]

@@ -122,11 +122,12 @@ def test_migrated_db_reads_back_canonical_through_sqlitesession(
             assert (after[0], after[1], after[3], after[4]) == (
                 before[0], before[1], before[3], before[4])
 
-    # The backup holds the old state exactly.
+    # The backup puts back the old state exactly.
     (backup_name,) = report["backups"]
     backup = Path(backup_name)
     assert backup.parent == path.parent and backup.name.startswith("sessions.db.bak-")
-    assert snapshot(backup)[1] == rows_before
+    run_cli(str(path), "--restore", str(backup), check_code=0)
+    assert snapshot(path)[1] == rows_before
 
 
 def test_second_run_reports_zero_migrated_and_changes_nothing(

@@ -264,6 +264,9 @@ def test_a_backup_with_a_second_header_from_an_earlier_build_is_restored(
     run_migrate(url, "--backup-file", str(backup))
     header, marker, *records = backup.read_bytes().split(b"\n")[:-1]
     assert json.loads(marker)["segment"] == 1
+    old = json.loads(header)
+    del old["digests"]  # those builds wrote no digests
+    header = json.dumps(old).encode()
     backup.write_bytes(b"\n".join([header, records[0], header, *records[1:]]) + b"\n")
     restored = run_migrate(url, "--restore", str(backup), check_code=0)
     assert restored["restored"] == 2 and store.rows() == before

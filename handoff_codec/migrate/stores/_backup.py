@@ -12,7 +12,18 @@ and each record ends at the one ``\\n`` byte after it. Records, in order::
     ...
 
 The header comes once, as the file's first line. Each run that writes to the
-file (the first run, then every ``--resume``) starts with a segment marker.
+file (the first run, then every ``--resume``) starts with a segment marker; a
+file store's run (migrated whole in one step) ends its segment with a closing
+record, ``{"end": 1, "records": N, ...}``, written and fsynced before the store
+changes.
+
+Every line after the header carries ``"digest"``, last: the SHA-256 of the
+previous line's digest (the header's ``id`` for the first), a line end, and the
+line's own bytes up to the digest (closed by ``}``). So each record can be
+checked, and a record edited, moved, or copied from another file breaks the
+chain at its line: :func:`verify_backup` refuses the file, naming the line,
+before a restore writes anything. Files written before digests existed (no
+``digests`` in the header) are read unchecked.
 ``old`` and ``new`` hold the row's exact bytes as the text they decode to
 (a changed row is always UTF-8). Files written by development builds before
 segment markers existed hold a second header line where a resume started,
@@ -38,24 +49,31 @@ several processes) never interleave or cut each other's records.
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import json
 import os
+import re
 import stat
 import uuid
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from . import StoreError
+from ._files import backup_path
 from ._protocol import Change
 from ._urls import same_server
 
-__all__ = ["BACKUP_FORMAT", "Backup", "BackupRecord", "BackupWriter", "key_json", "read_backup"]
+__all__ = ["BACKUP_FORMAT", "Backup", "BackupRecord", "BackupWriter", "file_backup", "key_json",
+           "read_backup", "remove_killed_backups", "verify_backup"]
 
 BACKUP_FORMAT = 1
+DIGESTS = "sha256-chain"  # the header's ``digests``: every later line carries its digest
 _MODE = 0o600
+_CHUNK = 1 << 20
+_DIGEST_TAIL = re.compile(rb', "digest": "([0-9a-f]{64})"\}$')
 
 
 def _now() -> str:
@@ -71,6 +89,20 @@ def _line(record: dict[str, Any]) -> bytes:
     return json.dumps(record, ensure_ascii=True).encode("ascii") + b"\n"
 
 
+_escape = json.encoder.encode_basestring_ascii
+
+
+def _chain(previous: str, body: bytes) -> str:
+    return hashlib.sha256(previous.encode("ascii") + b"\n" + body).hexdigest()
+
+
+def _chained(record: dict[str, Any], previous: str) -> tuple[bytes, str]:
+    """The line of ``record`` with its digest (chained after ``previous``), and the digest."""
+    body = json.dumps(record, ensure_ascii=True).encode("ascii")
+    digest = _chain(previous, body)
+    return body[:-1] + b', "digest": "' + digest.encode("ascii") + b'"}\n', digest
+
+
 @dataclass(frozen=True)
 class BackupRecord:
     """One changed row: its key, its session, and its bytes before and after."""
@@ -82,21 +114,91 @@ class BackupRecord:
     segment: int
 
 
-@dataclass(frozen=True)
+@dataclass
 class Backup:
-    """A backup file read whole: its header, its segments and its records (file order)."""
+    """A backup file, checked line by line (:func:`verify_backup`) without holding its
+    records: its header, segments and record count. ``records`` reads them all;
+    :meth:`newest_first` streams them from the end, for a restore."""
 
     path: str
     header: dict[str, Any]
     segments: int
-    records: list[BackupRecord]
+    count: int  # whole records
     torn: str | None = None  # what was skipped: a last record cut short (one line)
+    closed: bool = False  # the last segment ends with its closing record (file stores)
+    ends: int = 0  # closing records: none in a file store's backup whose run never committed
+    end: int = 0  # the byte offset after the last whole line
+    lines: int = 0  # whole lines, blank ones included
+    digest: str | None = None  # the chain's last digest (None: no digests)
+    _records: list[BackupRecord] | None = field(default=None, repr=False)
 
     @property
     def id(self) -> str | None:
         """The file's id in the store's checkpoint (None: written before ids existed)."""
         value = self.header.get("id")
         return value if isinstance(value, str) else None
+
+    @property
+    def records(self) -> list[BackupRecord]:
+        """Every record, in file order (read whole: for small files and tests)."""
+        if self._records is None:
+            found = list(self.newest_first())
+            found.reverse()
+            self._records = found
+        return self._records
+
+    def newest_first(self) -> Iterator[BackupRecord]:
+        """The records from the last to the first, read backwards in chunks: memory holds
+        one chunk and one record, however large the file."""
+        for _, record in self.newest_first_at():
+            yield record
+
+    def newest_first_at(self) -> Iterator[tuple[int, BackupRecord]]:
+        """:meth:`newest_first`, each record with the byte offset of its line (for
+        :meth:`record_at`)."""
+        segment = self.segments
+        with open(self.path, "rb") as file:
+            for offset, line in _lines_backward(file.fileno(), self.end):
+                if not line.strip():
+                    continue
+                entry = json.loads(line)
+                if "handoff_codec_backup" in entry:
+                    if segment <= 1:
+                        return  # the file's header
+                    segment -= 1
+                elif "segment" in entry:
+                    segment -= 1
+                elif "key" in entry:
+                    yield offset, _record(entry, max(segment, 1))
+
+    def record_at(self, offset: int) -> BackupRecord:
+        """The record whose line starts at ``offset`` (from :meth:`newest_first_at`)."""
+        with open(self.path, "rb") as file:
+            file.seek(offset)
+            return _record(json.loads(file.readline()), 0)
+
+
+def _record(entry: dict[str, Any], segment: int) -> BackupRecord:
+    return BackupRecord(list(entry["key"]), str(entry["session_id"]),
+                        entry["old"].encode("utf-8"), entry["new"].encode("utf-8"), segment)
+
+
+def _lines_backward(fd: int, end: int) -> Iterator[tuple[int, bytes]]:
+    """The lines of the file's first ``end`` bytes (``end`` after a line end), last first,
+    each with the offset it starts at."""
+    position, carry = end, b""
+    while position > 0:
+        start = max(0, position - _CHUNK)
+        data = os.pread(fd, position - start, start) + carry
+        parts = data.split(b"\n")
+        offset = start + len(data)
+        for part in reversed(parts[1:]):
+            offset -= len(part)
+            yield offset, part
+            offset -= 1
+        carry = parts[0]
+        position = start
+    yield 0, carry
 
 
 def _records(data: bytes) -> list[bytes]:
@@ -105,56 +207,110 @@ def _records(data: bytes) -> list[bytes]:
     return [line for line in lines if line.strip()]
 
 
-def _torn(where: str, data: bytes) -> tuple[bytes, str | None]:
-    """The file's whole lines, and a line saying what was cut off (None: nothing)."""
-    end = data.rfind(b"\n") + 1
-    tail = data[end:]
-    if not tail.strip():
-        return data, None
-    number = len(_records(data[:end])) + 1
-    return data[:end], (f"{where}: line {number}, the last, is a record cut short ({len(tail)} "
-                        "bytes, no line end): it was being written when its run stopped, "
-                        "before its row was changed; skipped")
+def _torn_note(where: str, number: int, size: int) -> str:
+    return (f"{where}: line {number}, the last, is a record cut short ({size} bytes, no line "
+            "end): it was being written when its run stopped, before its row was changed; "
+            "skipped")
 
 
 def read_backup(path: str | os.PathLike[str]) -> Backup:
-    """Read a backup file (this format, or version 1); raise StoreError when it is not one.
+    """A backup file, checked (:func:`verify_backup`)."""
+    return verify_backup(path)
 
-    A last record cut short is skipped (``Backup.torn`` says so); a line that
-    is not a record anywhere else is damage.
+
+def verify_backup(path: str | os.PathLike[str]) -> Backup:
+    """Read a backup file line by line and check it; raise StoreError when it is not one,
+    or a line is damaged, edited, moved or from another file (naming the line).
+
+    A last record cut short is skipped (``Backup.torn`` says so). Memory holds
+    one line at a time.
     """
     where = str(path)
     try:
-        with open(path, "rb") as file:
-            data = file.read()
+        file = open(path, "rb")  # noqa: SIM115 - closed below
     except OSError as exc:
         raise StoreError(f"{where}: {exc.strerror or exc}") from None
-    whole, torn = _torn(where, data)
-    if torn is not None and not whole.strip():
-        raise StoreError(f"{where}: not a handoff-codec backup file (no whole line: a header "
-                         "cut short, or another file)")
-    lines = _records(whole)
-    header = _parse(lines[0], where, 1) if lines else None
-    if not isinstance(header, dict) or header.get("handoff_codec_backup") != BACKUP_FORMAT:
-        raise StoreError(f"{where}: not a handoff-codec backup file")
-    records: list[BackupRecord] = []
-    segment = 0
-    for number, line in enumerate(lines[1:], 2):
-        entry = _parse(line, where, number)
-        if not isinstance(entry, dict):
-            raise StoreError(f"{where}:{number}: not a backup record")
-        if "segment" in entry or "handoff_codec_backup" in entry:  # a resume's old header
-            segment += 1
-            continue
-        try:
-            records.append(BackupRecord(list(entry["key"]), str(entry["session_id"]),
-                                        entry["old"].encode("utf-8"),
-                                        entry["new"].encode("utf-8"), max(segment, 1)))
-        except (KeyError, TypeError, AttributeError, UnicodeEncodeError):
-            raise StoreError(f"{where}:{number}: not a backup record (it needs key, "
-                             "session_id, old and new)") from None
-    return Backup(where, header, max(segment, 1 if records else 0), records, torn)
+    with file:
+        first = file.readline()
+        if not first.endswith(b"\n"):
+            if not first.strip():
+                raise StoreError(f"{where}: not a handoff-codec backup file (empty)")
+            raise StoreError(f"{where}: not a handoff-codec backup file (no whole line: a "
+                             "header cut short, or another file)")
+        header = _parse(first, where, 1)
+        if not isinstance(header, dict) or header.get("handoff_codec_backup") != BACKUP_FORMAT:
+            raise StoreError(f"{where}: not a handoff-codec backup file")
+        chained = header.get("digests") == DIGESTS
+        digest = str(header.get("id")) if chained else None
+        backup = Backup(where, header, 0, 0, end=len(first), lines=1, digest=digest)
+        segment_open = False
+        for number, raw in enumerate(file, 2):
+            if not raw.endswith(b"\n"):
+                if raw.strip():
+                    backup.torn = _torn_note(where, number, len(raw))
+                break
+            backup.end += len(raw)
+            backup.lines += 1
+            line = raw[:-1]
+            if not line.strip():
+                continue
+            entry = _parse(line, where, number)
+            if not isinstance(entry, dict):
+                raise StoreError(f"{where}:{number}: not a backup record")
+            if line == first[:-1]:  # a resume's header (development builds): a new segment
+                backup.segments += 1
+                segment_open, backup.closed = True, False
+                continue
+            if chained:
+                backup.digest = _check_digest(line, backup.digest or "", where, number)
+            if "segment" in entry:
+                backup.segments += 1
+                segment_open, backup.closed = True, False
+            elif "end" in entry:
+                if entry.get("records") != backup.count:
+                    raise StoreError(f"{where}:{number}: the closing record counts "
+                                     f"{entry.get('records')!r} records and the file holds "
+                                     f"{backup.count}: the backup file is damaged")
+                segment_open, backup.closed = False, True
+                backup.ends += 1
+            elif "handoff_codec_backup" in entry:
+                raise StoreError(f"{where}:{number}: the header of another backup file: "
+                                 "records of two files were put together")
+            else:
+                _check_record(entry, where, number)
+                backup.count += 1
+                if not segment_open:
+                    backup.segments += 1
+                    segment_open = True
+        if backup.count and not backup.segments:
+            backup.segments = 1
+    return backup
 
+
+def _check_digest(line: bytes, previous: str, where: str, number: int) -> str:
+    """The digest of ``line``, which must follow ``previous`` in the chain."""
+    found = _DIGEST_TAIL.search(line)
+    if found is None:
+        raise StoreError(f"{where}:{number}: a line without its digest (edited, or from "
+                         "another file); nothing was restored")
+    digest = found.group(1).decode("ascii")
+    if _chain(previous, line[:found.start()] + b"}") != digest:
+        raise StoreError(f"{where}:{number}: the record does not match its digest (edited, "
+                         "moved, or from another backup file); nothing was restored")
+    return digest
+
+
+def _check_record(entry: dict[str, Any], where: str, number: int) -> None:
+    try:
+        ok = (isinstance(entry["key"], list) and isinstance(entry["old"], str)
+              and isinstance(entry["new"], str) and "session_id" in entry)
+        entry["old"].encode("utf-8")
+        entry["new"].encode("utf-8")
+    except (KeyError, TypeError, AttributeError, UnicodeEncodeError):
+        ok = False
+    if not ok:
+        raise StoreError(f"{where}:{number}: not a backup record (it needs key, session_id, "
+                         "old and new)")
 
 
 def _parse(line: bytes, where: str, number: int) -> Any:
@@ -203,6 +359,7 @@ class BackupWriter:
         self._on_create = on_create
         self._fd: int | None = None
         self._created = False
+        self._digest: str | None = None  # the chain's last digest (None: an old file)
 
     def _open(self) -> int:
         where = str(self.path)
@@ -241,17 +398,40 @@ class BackupWriter:
             self._cut_torn_tail(fd, where)
         if os.fstat(fd).st_size == 0:
             self.id = uuid.uuid4().hex
-            start = _line(dict(self.header, id=self.id, created=_now()))
-            return start + _line({"segment": 1, "started": _now(), "resumed": False})
+            self._digest = self.id
+            start = _line(dict(self.header, id=self.id, created=_now(), digests=DIGESTS))
+            return start + self._marker({"segment": 1, "started": _now(), "resumed": False})
         if self.shared:
             header = _first_line(fd, where)
             self._check_header(header, where, ("store", "kind"))
             self.id = header.get("id") if isinstance(header.get("id"), str) else None
+            self._digest = _last_digest(fd, header) if header.get("digests") == DIGESTS \
+                else None
             return b""
-        backup = read_backup(self.path)
+        backup = verify_backup(self.path)
         self._check_header(backup.header, where, ("store", "kind", "shard"))
-        self.id, self.records = backup.id, len(backup.records)
-        return _line({"segment": backup.segments + 1, "started": _now(), "resumed": True})
+        self.id, self.records, self._digest = backup.id, backup.count, backup.digest
+        return self._marker({"segment": backup.segments + 1, "started": _now(),
+                             "resumed": True})
+
+    def _record(self, key: list[Any], session_id: str, old: bytes, new: bytes) -> bytes:
+        """A record's line: the bytes ``json.dumps`` gives for ``{"key", "session_id",
+        "old", "new"}`` (ASCII), its two long strings escaped by the json module's C
+        escaper directly."""
+        body = (f'{{"key": {json.dumps(key)}, "session_id": {_escape(session_id)}, '
+                f'"old": {_escape(old.decode("utf-8"))}, '
+                f'"new": {_escape(new.decode("utf-8"))}}}').encode("ascii")
+        if self._digest is None:
+            return body + b"\n"
+        self._digest = _chain(self._digest, body)
+        return body[:-1] + b', "digest": "' + self._digest.encode("ascii") + b'"}\n'
+
+    def _marker(self, entry: dict[str, Any]) -> bytes:
+        """A line of ``entry``, chained when the file carries digests."""
+        if self._digest is None:
+            return _line(entry)
+        line, self._digest = _chained(entry, self._digest)
+        return line
 
     def _check_header(self, header: dict[str, Any], where: str, names: Sequence[str]) -> None:
         """Refuse the file of another store (or shard). Read-repair shares one file between
@@ -303,33 +483,55 @@ class BackupWriter:
         self.write([(key_json(c.row.key), c.row.session_id, c.row.value, c.new)
                     for c in changes if c.row.value is not None])
 
-    def write(self, rows: Sequence[tuple[list[Any], str, bytes, bytes]]) -> None:
-        """Append ``(key, session_id, old, new)`` records and fsync them."""
+    def write(self, rows: Sequence[tuple[list[Any], str, bytes, bytes]], *,
+              sync: bool = True) -> None:
+        """Append ``(key, session_id, old, new)`` records, and fsync them unless ``sync``
+        is False (a file store's run: :meth:`close_segment` syncs them all)."""
         if not rows:
             return
-        data = b"".join(_line({"key": key, "session_id": session_id,
-                               "old": old.decode("utf-8"), "new": new.decode("utf-8")})
-                        for key, session_id, old, new in rows)
+        self._append(lambda: b"".join(
+            self._record(key, session_id, old, new) for key, session_id, old, new in rows),
+            sync=sync)
+        self.records += len(rows)
+
+    def close_segment(self) -> None:
+        """End this run's segment with its closing record (the file's record count), and
+        fsync: a file store's run, before the store changes."""
+        if self.opened:
+            self._append(lambda: self._marker({"end": 1, "records": self.records,
+                                               "closed": _now()}), sync=True)
+
+    def _append(self, make: Any, *, sync: bool) -> None:
         if self._fd is None:
             self._fd = self._open()
         fd = self._fd
         fcntl.flock(fd, fcntl.LOCK_EX)
         try:
+            head = b""
             if not self.opened:
-                data = self._start(fd) + data
+                head = self._start(fd)
             elif self.shared and os.fstat(fd).st_size:
                 self._cut_torn_tail(fd, str(self.path))  # another process was stopped
+                header = _first_line(fd, str(self.path))
+                if self._digest is not None:  # another process may have written since
+                    self._digest = _last_digest(fd, header)
+            data = head + make()
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view):]
-            os.fsync(fd)
+            if sync:
+                os.fsync(fd)
         finally:
             fcntl.flock(fd, fcntl.LOCK_UN)
-        self.records += len(rows)
         if not self.opened:
             self.opened = True
             if self._created and self._on_create is not None:
                 self._on_create(self.path)
+
+    def sync(self) -> None:
+        """fsync what was written (``write(..., sync=False)``)."""
+        if self._fd is not None:
+            os.fsync(self._fd)
 
     def close(self) -> None:
         if self._fd is not None:
@@ -357,6 +559,18 @@ def _first_line(fd: int, where: str) -> dict[str, Any]:
     return header
 
 
+def _last_digest(fd: int, header: dict[str, Any]) -> str:
+    """The chain's last digest in a file of whole lines: its last line's, or the id."""
+    for _, line in _lines_backward(fd, os.fstat(fd).st_size):
+        if not line.strip():
+            continue
+        found = _DIGEST_TAIL.search(line)
+        if found is not None:
+            return found.group(1).decode("ascii")
+        break
+    return str(header.get("id"))
+
+
 def _count_lines(fd: int, size: int) -> int:
     """The line ends in the first ``size`` bytes of the file, read in chunks."""
     count = offset = 0
@@ -367,3 +581,39 @@ def _count_lines(fd: int, size: int) -> int:
         count += chunk.count(b"\n")
         offset += len(chunk)
     return count
+
+
+def remove_killed_backups(store: Path, identity: str) -> list[str]:
+    """Delete the backups ``<store>.bak-*.jsonl`` beside ``store`` that runs killed before
+    they changed the store left: a backup of this store with no closing record (a file
+    store's run writes it, fsynced, before its commit or rename). The caller holds the
+    store's write lock, so no run of it is writing one. Returns what was deleted."""
+    removed = []
+    for path in sorted(store.parent.glob(f"{_glob_escape(store.name)}.bak-*.jsonl")):
+        try:
+            if not path.is_file() or path.is_symlink() or path.stat().st_uid != os.geteuid():
+                continue
+            backup = verify_backup(path)
+        except (OSError, StoreError):
+            continue
+        if backup.header.get("identity") == identity and backup.ends == 0:
+            try:
+                path.unlink()
+            except OSError:
+                continue
+            removed.append(str(path))
+    return removed
+
+
+def _glob_escape(name: str) -> str:
+    return "".join(f"[{c}]" if c in "*?[]" else c for c in name)
+
+
+def file_backup(store: Path, options: Any, kind: str, identity: str
+                ) -> BackupWriter:
+    """The row backup of a file store's run: ``--backup-file``, or a new
+    ``<store>.bak-<UTC time>.jsonl`` beside the store; created at its first record."""
+    path = (Path(os.path.abspath(options.backup_file)) if options.backup_file
+            else backup_path(store.absolute(), ".jsonl"))
+    header = {"store": str(store), "kind": kind, "shard": "0/1", "identity": identity}
+    return BackupWriter(path, header, append=False)

@@ -20,22 +20,31 @@ from typing import NamedTuple
 from . import StoreRefusal
 
 __all__ = ["OpenFiles", "backup_path", "copy_backup", "create_like", "fsync_dir",
-           "keep_metadata", "open_by_others", "refuse_read_only", "remove_quietly"]
+           "keep_metadata", "lasting_writers", "open_by_others", "refuse_read_only",
+           "remove_quietly", "sqlite_identity"]
 
 _PROC = Path("/proc")
 
 
-def backup_path(path: Path) -> Path:
-    """A new, unused ``<path>.bak-<UTC time>`` name next to ``path``."""
+def backup_path(path: Path, suffix: str = "") -> Path:
+    """A new, unused ``<path>.bak-<UTC time><suffix>`` name next to ``path``."""
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    candidate = path.with_name(f"{path.name}.bak-{stamp}")
+    candidate = path.with_name(f"{path.name}.bak-{stamp}{suffix}")
     number = 1
     # lexists: a dangling symbolic link is a name in use too (O_EXCL refuses it).
     while os.path.lexists(candidate) or os.path.lexists(
             candidate.with_name(candidate.name + ".partial")):
-        candidate = path.with_name(f"{path.name}.bak-{stamp}-{number}")
+        candidate = path.with_name(f"{path.name}.bak-{stamp}-{number}{suffix}")
         number += 1
     return candidate
+
+
+def sqlite_identity(database: str | os.PathLike[str], table: str) -> str:
+    """One SQLite database's messages table, by the file's real path: the same for its
+    path and its ``sqlite:///`` URL, however either is written."""
+    text = os.fspath(database)
+    place = os.path.realpath(text) if text and text != ":memory:" else text
+    return f"sqlite:{place}#{table}"
 
 
 def fsync_dir(directory: Path) -> None:
@@ -172,8 +181,9 @@ def _name(pid_dir: Path) -> str:
         return "?"
 
 
-def open_by_others(path: Path) -> OpenFiles:
-    """Every process (this one included) with ``path`` open, from ``/proc/*/fd`` on Linux.
+def open_by_others(path: Path, *, inode: tuple[int, int] | None = None) -> OpenFiles:
+    """Every process (this one included) with ``path`` open (or the file ``inode``, a
+    ``(device, inode)`` pair: a file renamed over), from ``/proc/*/fd`` on Linux.
 
     ``complete`` is False where ``/proc`` is missing or some process's
     descriptors could not be read (another user's, when not root).
@@ -181,7 +191,7 @@ def open_by_others(path: Path) -> OpenFiles:
     readers: list[tuple[int, str]] = []
     writers: list[tuple[int, str]] = []
     try:
-        target = path.stat()
+        wanted = inode or (lambda info: (info.st_dev, info.st_ino))(path.stat())
         pids = [entry for entry in os.scandir(_PROC) if entry.name.isdigit()]
     except OSError:
         return OpenFiles([], [], False)
@@ -194,7 +204,7 @@ def open_by_others(path: Path) -> OpenFiles:
                     info = os.stat(fd.path)
                 except OSError:
                     continue
-                if (info.st_dev, info.st_ino) == (target.st_dev, target.st_ino):
+                if (info.st_dev, info.st_ino) == wanted:
                     found = (int(entry.name), _name(pid_dir))
                     (writers if _writes(pid_dir, fd.name) else readers).append(found)
         except FileNotFoundError:
@@ -202,3 +212,20 @@ def open_by_others(path: Path) -> OpenFiles:
         except OSError:
             complete = False
     return OpenFiles(readers, writers, complete)
+
+
+def lasting_writers(path: Path, *, looks: int = 5, gap: float = 0.02) -> OpenFiles:
+    """The processes that hold ``path`` open for writing at each of ``looks`` looks,
+    ``gap`` seconds apart: a writer that keeps it open, not one that opens it for each
+    append (a migration carries those appends over)."""
+    import time
+
+    found = open_by_others(path)
+    for _ in range(looks - 1):
+        if not found.writers:
+            break
+        time.sleep(gap)
+        again = open_by_others(path)
+        found = OpenFiles(found.readers, [w for w in found.writers if w in again.writers],
+                          found.complete and again.complete)
+    return found

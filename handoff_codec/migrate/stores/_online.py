@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from multiprocessing import active_children, get_context
 from pathlib import Path
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar, NamedTuple, cast
 
 from pydantic import Field
 
@@ -40,10 +40,10 @@ from . import (
     StoreReport,
     StoreResult,
 )
-from ._backup import Backup, BackupWriter, key_json, read_backup
+from ._backup import Backup, BackupWriter, key_json, verify_backup
 from ._capacity import foreign_bytes, within_capacity
 from ._options import MigrateOptions
-from ._protocol import Batch, Change, Checkpoint, Row, ServerStore, Shard
+from ._protocol import Batch, Change, Checkpoint, Row, ServerStore, Shard, SwapRows
 from ._rows import NULL_ROW, RowOutcome
 from ._state import ensure_state_dir, forget_backups, record_backup, recorded_backup
 from ._urls import mask_url
@@ -123,11 +123,12 @@ class RestoreReport(StoreResult):
     already_old: int = 0  # rows that already held their old value (never changed, or twice)
     changed_since: int = 0  # rows holding neither value: left alone
     missing: int = 0  # records the store's checkpoint says a file held, and it lacks
+    files_missing: int = 0  # backup files the store's checkpoints record, not restored
     warnings: list[str] = Field(default_factory=list)
 
     @property
     def ok(self) -> bool:
-        return self.changed_since == 0 and self.missing == 0
+        return self.changed_since == 0 and self.missing == 0 and self.files_missing == 0
 
     @property
     def notes(self) -> list[str]:
@@ -247,7 +248,7 @@ def run(url: str, options: MigrateOptions, backend: type[OnlineStore],
     return merged
 
 
-def _scope(store: ServerStore, options: MigrateOptions, shard: Shard) -> str:
+def _scope(store: SwapRows, options: MigrateOptions, shard: Shard) -> str:
     """What a backup recorded in the local state belongs to: the store, its table or
     key prefix, and the shard."""
     return "|".join((store.kind, store.where, options.messages_table, options.key_prefix,
@@ -349,7 +350,8 @@ def _run_shard(store: ServerStore, options: MigrateOptions,
         if options.backup:
             scope = _scope(store, options, shard)
             backup, _ = _backup_path(options, scope)
-            header = {"store": store.where, "kind": store.kind, "shard": str(shard)}
+            header = {"store": store.where, "kind": store.kind, "shard": str(shard),
+                      "identity": getattr(store, "identity", store.where)}
             run.writer = BackupWriter(backup, header, append=options.resume,
                                       on_create=lambda path: record_backup(scope, path))
         counted, seen = report.sessions or 0, set[str]()  # a resumed run's sessions add up
@@ -561,20 +563,36 @@ def _run_batch(run: _Run, batch: Batch, rule: Callable[[Row], RowOutcome]) -> No
         run.committed += sum(written)
 
 
-def restore(store: ServerStore, options: MigrateOptions,
+def restore(store: SwapRows, options: MigrateOptions,
             backups: Sequence[str]) -> RestoreReport:
     """Put back the old values of ``backups`` wherever a row of ``store`` (closed here)
     still holds the new one.
 
-    The store's checkpoints and local records are then forgotten: a later
-    ``--resume`` starts over, as the rows it would resume past are old again.
+    Every file is checked first (:func:`verify_backup`: its records' digests, and
+    that it is a backup of this store, unless ``force``), so a damaged, edited or
+    foreign file is refused before anything is written; a restore is refused as
+    well while a run migrates the store. The records are then read from the last
+    to the first, a batch at a time, so memory does not grow with the file, and
+    a row backed up twice ends up with its oldest value. The store's checkpoints
+    and local records are then forgotten (``--resume`` starts over), unless
+    records or files are missing.
     """
     try:
         report = RestoreReport(path=store.where, backups=list(backups), dry_run=options.dry_run)
-        rows = _Compare(store) if options.dry_run else store
-        for path in backups:
-            _restore_file(rows, Path(path), options.batch_size, report)
-        if report.missing:
+        checked = [verify_backup(path) for path in backups]
+        for backup in checked:
+            refuse_foreign(store, backup, options.force)
+        running = getattr(store, "refuse_if_running", None)
+        if running is not None:
+            running()
+        # A dry run reaches here for server stores only (a file store's is refused).
+        rows: Any = _Compare(cast(ServerStore, store)) if options.dry_run else store
+        # The newest file first, as the newest record in a file: each row its oldest value.
+        for backup in sorted(reversed(checked), key=lambda b: str(b.header.get("created", "")),
+                             reverse=True):
+            _restore_file(rows, backup, options.batch_size, report)
+        _unrestored_files(store, checked, report)
+        if report.missing or report.files_missing:
             report.warnings.append("the store's migration state is kept, to check the "
                                    "complete backup file against: restore from it too")
         elif not options.dry_run:
@@ -599,7 +617,37 @@ class _Compare:
         return getattr(self.store, name)
 
 
-def _forget(store: ServerStore, options: MigrateOptions, report: ForgetReport
+_FAMILIES = {"sqlite": "sqlite", "sqlalchemy-sqlite": "sqlite"}
+
+
+def refuse_dry_run(options: MigrateOptions) -> None:
+    """A restore writes: with ``dry_run`` it is refused (StoreError) before anything is
+    read or written."""
+    if options.dry_run:
+        raise StoreError("--restore writes the rows back; it takes no --dry-run (nothing "
+                         "was written)")
+
+
+def refuse_foreign(store: Any, backup: Backup, force: bool) -> None:
+    """Refuse (StoreError) the backup of another store, unless ``force``: its header's
+    ``identity`` (a SQLite file's real path and table, a server's host, port,
+    database and table or key prefix) or, for files written before identities,
+    its kind of store."""
+    header = backup.header
+    mine, theirs = getattr(store, "identity", None), header.get("identity")
+    if mine is not None and isinstance(theirs, str):
+        same = mine == theirs
+    else:
+        kind = str(header.get("kind"))
+        same = _FAMILIES.get(kind, kind) == _FAMILIES.get(store.kind, store.kind)
+        theirs = f"{header.get('store')} ({kind})"
+    if not same and not force:
+        raise StoreError(f"{backup.path}: is the backup of {theirs}, not of this store "
+                         f"({mine or store.kind}); nothing was restored (--force restores it "
+                         "all the same, row by row where the rows still hold its new values)")
+
+
+def _forget(store: SwapRows, options: MigrateOptions, report: ForgetReport
             ) -> ForgetReport:
     """Clear the store's checkpoints and local records (a dry run: count them only)."""
     dry = report.dry_run = options.dry_run
@@ -610,46 +658,83 @@ def _forget(store: ServerStore, options: MigrateOptions, report: ForgetReport
     return report
 
 
-def _written_before(store: ServerStore, backup: Backup) -> int | None:
+def _checkpoint_of(store: SwapRows, backup: Backup) -> Checkpoint | None:
+    index, _, count = str(backup.header.get("shard", "0/1")).partition("/")
+    try:
+        return store.load_checkpoint(Shard(int(index), int(count)))
+    except ValueError:
+        return None
+
+
+def _written_before(store: SwapRows, backup: Backup) -> int | None:
     """How many records of ``backup`` the store's checkpoint says were written before their
     rows changed (None: the store no longer records the file, or it has no id)."""
     if backup.id is None:
         return None
-    index, _, count = str(backup.header.get("shard", "0/1")).partition("/")
-    try:
-        checkpoint = store.load_checkpoint(Shard(int(index), int(count)))
-    except ValueError:
-        return None
+    checkpoint = _checkpoint_of(store, backup)
     return None if checkpoint is None else checkpoint.backups.get(backup.id)
 
 
-def _restore_file(store: ServerStore, path: Path, size: int, report: RestoreReport) -> None:
-    backup = read_backup(path)
+def _unrestored_files(store: SwapRows, restored: list[Backup], report: RestoreReport
+                      ) -> None:
+    """Backup files the store's checkpoints record for these shards, with records whose
+    rows may have changed, that were not restored (a run killed while writing one,
+    resumed with another ``--backup-file``): their rows stay migrated."""
+    ids = {backup.id for backup in restored}
+    shards = {str(backup.header.get("shard", "0/1")): backup for backup in restored}
+    for backup in shards.values():
+        checkpoint = _checkpoint_of(store, backup)
+        if checkpoint is None:
+            continue
+        for other, count in checkpoint.backups.items():
+            if other not in ids and count > 0:
+                report.files_missing += 1
+                report.warnings.append(
+                    f"the store's checkpoint of shard {backup.header.get('shard')} records "
+                    f"another backup file (id {other}, {count} records) that was not "
+                    "restored: its rows stay migrated; restore it too (every file the runs "
+                    "wrote, --restore once for each)")
+
+
+def _restore_file(store: SwapRows, backup: Backup, size: int, report: RestoreReport) -> None:
     if backup.torn is not None:
         report.warnings.append(backup.torn)
     expected = _written_before(store, backup)
-    if expected is not None and expected > len(backup.records):
-        lost = expected - len(backup.records)
+    if expected is not None and expected > backup.count:
+        lost = expected - backup.count
         report.missing += lost
         report.warnings.append(
-            f"{path}: {lost} records are missing: the store's checkpoint says {expected} "
-            f"were written to this file before their rows changed, and it holds "
-            f"{len(backup.records)} (a copy cut short?); the rows it holds are restored, "
+            f"{backup.path}: {lost} records are missing: the store's checkpoint says "
+            f"{expected} were written to this file before their rows changed, and it holds "
+            f"{backup.count} (a copy cut short?); the rows it holds are restored, "
             "the others stay migrated")
     # Newest first, should a row appear twice (a batch backed up by a killed run, then
-    # again by its resume): the oldest record's ``old`` is what ends up in the row.
-    changes = [Change(Row(store.row_key(record.key), record.session_id, record.new),
-                      record.old) for record in reversed(backup.records)]
-    for start in range(0, len(changes), size):
-        chunk = changes[start:start + size]
-        written = store.commit(chunk, None)
-        report.rows += len(written)
-        report.restored += sum(written)
-        # A row not holding the migrated value may already hold the old one (a batch
-        # backed up but never committed by a killed run, or a row listed twice): a
-        # swap of the old value for itself tells which.
-        missed = [Change(Row(c.row.key, c.row.session_id, c.new), c.new)
-                  for c, ok in zip(chunk, written, strict=True) if not ok]
-        already = sum(store.commit(missed, None)) if missed else 0
-        report.already_old += already
-        report.changed_since += len(missed) - already
+    # again by its resume; or a second run into the same file): the oldest record's
+    # ``old`` is what ends up in the row. A batch never holds one row twice, so a store
+    # that reads a batch's rows at once compares each with what the newer record left.
+    chunk: list[Change] = []
+    keys: set[tuple[Any, ...]] = set()
+    for record in backup.newest_first():
+        key = store.row_key(record.key)
+        if len(chunk) >= size or key in keys:
+            _restore_chunk(store, chunk, report)
+            chunk, keys = [], set()
+        chunk.append(Change(Row(key, record.session_id, record.new), record.old))
+        keys.add(key)
+    _restore_chunk(store, chunk, report)
+
+
+def _restore_chunk(store: SwapRows, chunk: list[Change], report: RestoreReport) -> None:
+    if not chunk:
+        return
+    written = store.commit(chunk, None)
+    report.rows += len(written)
+    report.restored += sum(written)
+    # A row not holding the migrated value may already hold the old one (a batch
+    # backed up but never committed by a killed run, or a row listed twice): a
+    # swap of the old value for itself tells which.
+    missed = [Change(Row(c.row.key, c.row.session_id, c.new), c.new)
+              for c, ok in zip(chunk, written, strict=True) if not ok]
+    already = sum(store.commit(missed, None)) if missed else 0
+    report.already_old += already
+    report.changed_since += len(missed) - already

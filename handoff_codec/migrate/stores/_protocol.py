@@ -29,6 +29,7 @@ __all__ = [
     "ServerStore",
     "Settle",
     "Shard",
+    "SwapRows",
     "shard_of",
 ]
 
@@ -122,6 +123,21 @@ class Checkpoint:
 
 
 Settle = Callable[[list[bool]], Checkpoint]
+
+
+class SwapRows(Protocol):
+    """What a restore writes with: compare-and-swap by key (every store's row access)."""
+
+    kind: str
+    where: str
+
+    def commit(self, changes: Sequence[Change], settle: Settle | None) -> list[bool]: ...
+
+    def load_checkpoint(self, shard: Shard) -> Checkpoint | None: ...
+
+    def row_key(self, key: Sequence[Any]) -> tuple[Any, ...]: ...
+
+    def close(self) -> None: ...
 
 
 class ServerStore(Protocol):

@@ -26,7 +26,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from . import StoreError
+from . import StoreError, StoreRefusal
 from ._catchup import redis_catch_up
 from ._lease import SET_IF_HELD, SWAP, RedisLease, forget_state
 from ._protocol import Batch, Change, Checkpoint, Position, Row, Settle, Shard
@@ -64,6 +64,12 @@ class RedisStore:
         except (ValueError, redis.RedisError) as exc:
             raise StoreError(f"{_hide_password(url)}: {exc}") from None
         self.where = _hide_password(url)
+        kwargs = self._redis.connection_pool.connection_kwargs
+        host = str(kwargs.get("host", "localhost"))
+        host = "127.0.0.1" if host in ("localhost", "::1") else host.lower()
+        place = (f"unix:{kwargs['path']}" if "path" in kwargs else
+                 f"{host}:{kwargs.get('port', 6379)}")
+        self.identity = f"redis://{place}/{kwargs.get('db', 0)}#{key_prefix}"
         self._prefix = key_prefix.encode("utf-8")
         own = f"handoff-codec:migrate:{key_prefix}"
         self._checkpoint_base = f"{own}:checkpoint:"
@@ -230,6 +236,16 @@ class RedisStore:
 
     def row_key(self, key: Sequence[Any]) -> tuple[Any, ...]:
         return (str(key[0]).encode("utf-8", "surrogateescape"), int(key[1]))
+
+    def refuse_if_running(self) -> None:
+        """Refuse (StoreRefusal) while a run holds a shard lock under this prefix (a
+        killed run's lock until its TTL runs out)."""
+        for other in self._redis.smembers(self._own + "layouts"):
+            count = int(other)
+            if any(self._redis.exists(f"{self._own}lock:{k}/{count}") for k in range(count)):
+                raise StoreRefusal(f"{self.where}: a run of {count} shard(s) is migrating this "
+                                   "store; --restore waits until it ends (a killed run's "
+                                   "lock expires after --lock-ttl); nothing was written")
 
     def close(self) -> None:
         self._redis.close()

@@ -114,6 +114,15 @@ class SqlLock:
             if gate is not None:
                 conn.execute(sa.text("SELECT RELEASE_LOCK(:n)"), {"n": gate})
 
+    def refuse_running(self, conn: Connection, layouts: str | None, action: str) -> None:
+        """Raise StoreRefusal while a run of a recorded layout holds a shard lock."""
+        for other in json.loads(layouts or "[]"):
+            if self._held(conn, [f"{k}/{other}" for k in range(other)]):
+                raise StoreRefusal(
+                    f"{self._where}: a run of {other} shard(s) is migrating {self._table!r}; "
+                    f"{action} waits until it ends; nothing was written")
+        conn.rollback()
+
     def _gate(self, conn: Connection) -> str | None:
         """Take the gate (PostgreSQL: until the transaction ends); MySQL's lock name."""
         if self.dialect == "postgresql":

@@ -28,6 +28,7 @@ from typing import Any
 from . import StoreError
 from ._capacity import Capacity, column_capacity, strict_mode
 from ._catchup import LOWEST, PASSES, Gaps
+from ._files import sqlite_identity
 from ._protocol import Batch, Change, Checkpoint, Position, Row, Settle, Shard
 from ._sql_lock import LAYOUTS, SqlLock
 
@@ -160,6 +161,7 @@ class SQLAlchemyStore:
         if self.dialect == "mysql" and self._owns_engine:
             sa.event.listen(self._engine, "connect", strict_mode)
         self.kind = f"sqlalchemy-{self.dialect}"
+        self.identity = store_identity(self._url, messages_table)
         self._lock_timeout = lock_timeout
         self._fence: Callable[[Connection], None] | None = None
         self._messages_name = messages_table
@@ -497,9 +499,38 @@ class SQLAlchemyStore:
     def row_key(self, key: Sequence[Any]) -> tuple[Any, ...]:
         return (int(key[0]),)
 
+    def refuse_if_running(self) -> None:
+        """Refuse (StoreRefusal) while a run holds a shard lock of this table (a restore
+        waits until it ends). SQLite has no advisory locks: its writes are serial."""
+        if self.dialect == "sqlite" or not sa.inspect(self._engine).has_table(CHECKPOINT_TABLE):
+            return
+        locks = SqlLock(self.dialect, self._url.database or "", self._messages_name, self.where)
+        table = self._checkpoints
+        with self._engine.connect() as conn:
+            recorded = conn.execute(sa.select(table.c.state).where(
+                table.c.messages_table == self._messages_name, table.c.shard == LAYOUTS)
+            ).scalar_one_or_none()
+            conn.rollback()
+            locks.refuse_running(conn, recorded, "--restore")
+
     def close(self) -> None:
         if self._owns_engine:
             self._engine.dispose()
+
+
+_PORTS = {"postgresql": 5432, "mysql": 3306}
+
+
+def store_identity(url: sa.URL, table: str) -> str:
+    """What names one table of one database, however its URL is written: a SQLite
+    file's real path, or a server's backend, host, port and database (``localhost``
+    as ``127.0.0.1``); and the table."""
+    backend = url.get_backend_name()
+    if backend == "sqlite":
+        return sqlite_identity(url.database or "", table)
+    host = url.host or "localhost"
+    host = "127.0.0.1" if host in ("localhost", "::1") else host.lower()
+    return f"{backend}://{host}:{url.port or _PORTS.get(backend, 0)}/{url.database}#{table}"
 
 
 def _as_bytes(data: Any) -> bytes | None:

@@ -17,18 +17,21 @@ migrations from running at once.
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import os
+import re
 import tempfile
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, ClassVar
 
 from . import PlaceholderReport, StoreError, StoreRefusal, StoreReport, StoreResult
+from ._backup import BackupWriter, file_backup, remove_killed_backups
 from ._files import (
-    backup_path,
-    copy_backup,
     fsync_dir,
     keep_metadata,
+    lasting_writers,
     open_by_others,
     refuse_read_only,
     remove_quietly,
@@ -40,7 +43,7 @@ from .base import FileStore, register_store
 if TYPE_CHECKING:
     pass
 
-__all__ = ["JSONLFileStore", "migrate_jsonl", "not_json_line"]
+__all__ = ["JSONLFileStore", "jsonl_identity", "migrate_jsonl", "not_json_line"]
 
 _BOM = b"\xef\xbb\xbf"
 
@@ -77,22 +80,55 @@ def _split_ending(raw: bytes) -> tuple[bytes, bytes]:
     return raw, b""
 
 
-def _migrate_stream(source: IO[bytes], sink: IO[bytes] | None, report: StoreReport,
-                    rule: RowRule, bar: Any) -> None:
-    for number, raw in enumerate(source, 1):
-        if bar is not None:
-            bar.update(len(raw))
+# A line's new bytes (None: kept as it is), from its number and its bytes (ending included).
+Transform = Callable[[int, bytes], "bytes | None"]
+_Record = tuple[list[Any], str, bytes, bytes]
+
+
+class _Lines:
+    """The source's lines from where the last read stopped: only whole lines (a line end)
+    until ``final``, so a line a writer is still appending is never read in halves."""
+
+    def __init__(self, source: IO[bytes], transform: Transform, bar: Any) -> None:
+        self.source, self.transform, self.bar = source, transform, bar
+        self.number = 0
+        self.position = 0
+
+    def read(self, sink: Callable[[bytes], Any] | None, *, final: bool = False) -> int:
+        """Transform the lines past ``position`` into ``sink``; how many were read."""
+        self.source.seek(self.position)
+        count = 0
+        for raw in self.source:
+            if not raw.endswith(b"\n") and not final:
+                break
+            self.number += 1
+            self.position += len(raw)
+            if self.bar is not None:
+                self.bar.update(len(raw))
+            new = self.transform(self.number, raw)
+            if sink is not None:
+                sink(raw if new is None else new)
+            count += 1
+        return count
+
+
+def _migration(rule: RowRule, report: StoreReport, records: list[_Record]) -> Transform:
+    """The per-line rule of a migration: each changed line's record goes to ``records``."""
+    def transform(number: int, raw: bytes) -> bytes | None:
         body, ending = _split_ending(raw)
         bom = b""
         if number == 1 and body.startswith(_BOM):
             bom, body = _BOM, body[len(_BOM):]
-        new = None
-        if body.strip():
-            outcome = rule(body)
-            report.count(outcome, number)
-            new = outcome.new
-        if sink is not None:
-            sink.write(raw if new is None else bom + new + ending)
+        if not body.strip():
+            return None
+        outcome = rule(body)
+        report.count(outcome, number)
+        if outcome.new is None:
+            return None
+        records.append(([number], "", bom + body, bom + outcome.new))
+        return bom + outcome.new + ending
+
+    return transform
 
 
 def _problems(target: Path, given: Path) -> tuple[list[str], list[str]]:
@@ -103,7 +139,7 @@ def _problems(target: Path, given: Path) -> tuple[list[str], list[str]]:
     if links > 1:
         refuse.append(f"{given} has {links} hard links; the rename would leave the other "
                       "names with the old content")
-    holders = open_by_others(target)
+    holders = lasting_writers(target)
     if holders.writers:
         refuse.append(f"{given} is open for writing by {holders.describe(holders.writers)}; "
                       "lines it appends after the rename would go to the old file")
@@ -113,8 +149,10 @@ def _problems(target: Path, given: Path) -> tuple[list[str], list[str]]:
     return refuse, warnings
 
 
-def _lock(source: IO[bytes], target: Path, given: Path) -> None:
-    """Take the migration lock on the open file, and check it is still the file at ``target``."""
+def _lock(source: IO[bytes], target: Path, given: Path) -> list[str]:
+    """Take the migration lock on the open file, and check it is still the file at
+    ``target``; then delete what killed runs left beside it (their temporary files, and
+    backups of runs killed before the rename). Returns warnings naming them."""
     try:
         fcntl.flock(source.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -123,6 +161,14 @@ def _lock(source: IO[bytes], target: Path, given: Path) -> None:
     if os.fstat(source.fileno()).st_ino != target.stat().st_ino:
         raise StoreRefusal(f"{given}: was replaced by another migration meanwhile; nothing "
                            "was written (run again to check it)")
+    notes = [f"removed {left}: the backup of a run killed before it changed the store"
+             for left in remove_killed_backups(target, jsonl_identity(target))]
+    pattern = re.compile(re.escape(f".{target.name}.") + r"[A-Za-z0-9_]{8}\.migrating")
+    for entry in target.parent.iterdir():
+        if pattern.fullmatch(entry.name) and entry.is_file() and not entry.is_symlink() \
+                and not remove_quietly(entry):
+            notes.append(f"removed {entry}: the temporary file of a killed run")
+    return notes
 
 
 def migrate_jsonl(path: str | os.PathLike[str], *, options: MigrateOptions | None = None,
@@ -162,74 +208,198 @@ def _migrate(given: Path, options: MigrateOptions) -> StoreReport:
     else:
         refuse_read_only(target)
     bar = progress(target.stat().st_size, "B") if progress else None
+    records: list[tuple[list[Any], str, bytes, bytes]] = []
     try:
         with target.open("rb") as source:
+            lines = _Lines(source, _migration(rule, report, records), bar)
             if dry_run:
-                _migrate_stream(source, None, report, rule, bar)
+                lines.read(None, final=True)
             else:
-                _lock(source, target, given)
-                _rewrite(source, target, given, report, rule, bar, backup=options.backup,
-                         force=force)
+                report.warnings += _lock(source, target, given)
+                writer = (file_backup(target, options, "jsonl", jsonl_identity(target))
+                          if options.backup else None)
+                _rewrite(lines, target, given, report, records, writer, force=force)
     finally:
         if bar is not None:
             bar.close()
     return report
 
 
-def _rewrite(source: IO[bytes], target: Path, given: Path, report: StoreReport,
-             rule: RowRule, bar: Any, *, backup: bool, force: bool) -> None:
-    before = os.fstat(source.fileno())
+def jsonl_identity(path: Path) -> str:
+    """A JSONL file as a store: its real path."""
+    return f"jsonl:{os.path.realpath(path)}"
+
+
+_SETTLE = 0.005  # seconds between looks at the replaced file's writers
+_WATCH = 5.0  # seconds a writer of the replaced file is waited for, at most
+
+
+def _rewrite(lines: _Lines, target: Path, given: Path, report: StoreReport,
+             records: list[_Record], writer: BackupWriter | None, *, force: bool,
+             changed: Callable[[], bool] | None = None) -> None:
+    """Write the transformed file beside ``target`` and rename it over ``target``, losing
+    no line a writer appends meanwhile.
+
+    The lines that grow the file while it is being written are carried over before
+    the rename; after it, the old file (still open here) is watched until no process
+    holds it open for writing, and every line appended to it meanwhile is carried
+    over to the new file (whole lines, appended). Each changed line's record is in
+    the backup, fsynced, before a file holding its new bytes is in place.
+    """
+    source = lines.source
+    changes = changed or (lambda: report.items_changed > 0)
     fd, temp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".migrating",
                                      dir=target.parent)
     temp = Path(temp_name)
-    copy = None
+    replaced = False
     try:
         with os.fdopen(fd, "wb") as sink:
             keep_metadata(sink.fileno(), target, exact=True)
-            _migrate_stream(source, sink, report, rule, bar)
-            if report.items_changed == 0:
+            while lines.read(sink.write):  # again for the lines appended meanwhile
+                pass
+            if not changes():
                 return
+            _save(writer, records, report)
+            refuse, _ = _problems(target, given)
+            if refuse and not force:
+                raise StoreRefusal("; ".join(refuse) + " (--force to go ahead); nothing was "
+                                   "written")
+            if os.fstat(source.fileno()).st_ino != target.stat().st_ino:
+                raise StoreRefusal(f"{given}: was replaced by another process meanwhile; "
+                                   "nothing was written")
+            lines.read(sink.write)  # the last lines appended before the rename
+            if not open_by_others(target).writers:  # a last line with no end is whole
+                lines.read(sink.write, final=True)
+            _save(writer, records, report)
             sink.flush()
             os.fsync(sink.fileno())
-        now = target.stat()
-        if (now.st_size, now.st_mtime_ns, now.st_ino) != (
-                before.st_size, before.st_mtime_ns, before.st_ino):
-            raise StoreRefusal(f"{given}: changed while it was being migrated; nothing was "
-                               "written")
-        refuse, _ = _problems(target, given)
-        if refuse and not force:
-            raise StoreRefusal("; ".join(refuse) + " (--force to go ahead); nothing was "
-                               "written")
-        if backup:
-            copy = _backup(target)
-            report.backup = str(copy)
+        old = os.fstat(source.fileno())
         os.replace(temp, target)
-        fsync_dir(target.parent)
+        replaced = True
         report.written = True
+        fsync_dir(target.parent)
+        fcntl.flock(source.fileno(), fcntl.LOCK_UN)  # a writer waiting for it may go on
+        _carry_over(lines, target, old, report, records, writer)
     finally:
-        if not report.written:
+        if writer is not None:
+            writer.close()
+        if not replaced:
+            report.written = False
             report.backup = None
-            left = remove_quietly(temp, copy)
+            made = writer.path if writer is not None and writer.opened else None
+            left = remove_quietly(temp, made)
             if left:
                 raise StoreRefusal(f"{given}: the run failed and the file is unchanged, but "
                                    f"{', '.join(map(str, left))} could not be deleted")
 
 
-def _backup(target: Path) -> Path:
-    copy = backup_path(target)
-    try:
-        os.link(target, copy)
-    except OSError:
-        copy_backup(target, copy)
-    fsync_dir(target.parent)
-    return copy
+def _save(writer: BackupWriter | None, records: list[_Record], report: StoreReport) -> None:
+    """Write the pending records and the segment's closing record, fsynced."""
+    if writer is None or not records:
+        records.clear()
+        return
+    writer.write(records, sync=False)
+    records.clear()
+    writer.close_segment()
+    report.backup = str(writer.path)
 
 
-def whole_copy_only(path: Path) -> StoreError:
-    """The refusal of ``--restore`` for a file store's own backup (a whole copy)."""
-    return StoreError(f"{path}: the backup of a file store is a whole copy "
-                      f"({path.name}.bak-<UTC time>): put it back with mv; --restore "
-                      "is for server stores and for row backups (UpgradingSession's)")
+def _carry_over(lines: _Lines, target: Path, old: os.stat_result, report: StoreReport,
+                records: list[_Record], writer: BackupWriter | None) -> None:
+    """Carry the lines appended to the replaced file over to the new one, until no process
+    holds the replaced file open for writing (then its last line is whole too)."""
+    deadline = time.monotonic() + _WATCH
+    with open(target, "ab") as new:
+        def carry(*, final: bool) -> None:
+            chunk: list[bytes] = []
+            if lines.read(chunk.append, final=final):
+                _save(writer, records, report)  # backed up before it is in the new file
+                new.write(b"".join(chunk))
+                new.flush()
+
+        while True:
+            carry(final=False)
+            holders = open_by_others(target, inode=(old.st_dev, old.st_ino))
+            if not holders.writers:
+                carry(final=True)
+                os.fsync(new.fileno())
+                return
+            if time.monotonic() > deadline:
+                carry(final=False)
+                os.fsync(new.fileno())
+                report.warnings.append(
+                    f"{holders.describe(holders.writers)} still holds the replaced file open "
+                    "for writing: lines it writes from now on go to that file, not this one")
+                return
+            time.sleep(_SETTLE)
+
+
+def restore_jsonl(path: Path, options: MigrateOptions, backups: Sequence[str]) -> StoreResult:
+    """Put back each line of ``backups`` that still holds what a run wrote (``--restore``):
+    the file is rewritten as a migration rewrites it, so lines appended meanwhile are
+    kept, and a line holding neither value is counted as changed since and kept.
+
+    The records are checked first (digests, the store); a line backed up twice gets
+    its oldest value. Only digests and offsets of the records are held: a line's old
+    bytes are read back from its backup when it is restored.
+    """
+    from ._backup import Backup, verify_backup
+    from ._online import RestoreReport, refuse_dry_run, refuse_foreign
+
+    refuse_dry_run(options)
+    given = path
+    if not given.exists():
+        raise StoreError(f"{given}: no such file")
+    target = given.resolve()
+    report = RestoreReport(path=str(given), backups=list(backups))
+    checked = [verify_backup(backup) for backup in backups]
+    store = _Identity(jsonl_identity(target))
+    for backup in checked:
+        refuse_foreign(store, backup, options.force)
+        if backup.torn is not None:
+            report.warnings.append(backup.torn)
+    # line -> [(sha256 of its new bytes, sha256 of its old bytes, its backup, the offset
+    # of its record there)], newest first: the old bytes are read back when needed.
+    wanted: dict[int, list[tuple[bytes, bytes, Backup, int]]] = {}
+    for backup in sorted(reversed(checked), key=lambda b: str(b.header.get("created", "")),
+                         reverse=True):
+        for offset, record in backup.newest_first_at():
+            report.rows += 1
+            wanted.setdefault(int(record.key[0]), []).append(
+                (hashlib.sha256(record.new).digest(), hashlib.sha256(record.old).digest(),
+                 backup, offset))
+    refuse_read_only(target)
+
+    def transform(number: int, raw: bytes) -> bytes | None:
+        chain = wanted.pop(number, None)
+        if chain is None:
+            return None
+        body, ending = _split_ending(raw)
+        for new, old, backup, offset in chain:
+            now = hashlib.sha256(body).digest()
+            if now == new:
+                body = backup.record_at(offset).old
+                report.restored += 1
+            elif now == old:
+                report.already_old += 1
+            else:
+                report.changed_since += 1
+        return body + ending
+
+    with target.open("rb") as source:
+        report.warnings += _lock(source, target, given)
+        _rewrite(_Lines(source, transform, None), target, given, StoreReport(
+            path=str(given), store="jsonl", dry_run=False), [], None, force=options.force,
+            changed=lambda: report.restored > 0)
+    report.changed_since += sum(len(chain) for chain in wanted.values())  # lines gone
+    return report
+
+
+class _Identity:
+    kind = "jsonl"
+
+    def __init__(self, identity: str) -> None:
+        self.identity = identity
 
 
 @register_store
@@ -243,4 +413,6 @@ class JSONLFileStore(FileStore):
         return _migrate(self.path, self.options)
 
     def restore(self, backups: Sequence[str]) -> StoreResult:
-        raise whole_copy_only(self.path)
+        """Put back the lines of ``backups`` (this file's runs): each line that still holds
+        what a run wrote; every other line, and every line appended since, is kept."""
+        return restore_jsonl(self.path, self.options, backups)

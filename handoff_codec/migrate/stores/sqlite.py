@@ -7,17 +7,23 @@ key), never by a column that may repeat or be NULL. A real run is one
 transaction::
 
     BEGIN IMMEDIATE            -- other writers wait
-    (backup copy, through a second connection, before the first UPDATE)
     SELECT ... WHERE rowid > ? ORDER BY rowid LIMIT ?   -- batch after batch
+    (each changed row's old and new bytes appended to the backup file)
     UPDATE ... WHERE rowid = ?    -- only rows whose message_data changes
+    (the backup's closing record, fsynced)
     COMMIT                     -- or ROLLBACK when nothing changed
 
 so a process killed at any point leaves the old database or the new one, as
-SQLite's journal guarantees. A dry run opens the file read-only and reads it
-in one read transaction: one snapshot, whatever other processes write. It
-reads the file as immutable (so that SQLite creates no ``-wal`` and ``-shm``
-files beside it) only when it is a WAL database that ``/proc`` shows no
-process has open, and it checks afterwards that the file did not change.
+SQLite's journal guarantees. The backup is the row backup every store writes
+(``_backup``): ``restore`` puts back, by compare-and-swap through the standard
+library's ``sqlite3`` (:class:`SQLiteRows`), each row that still holds what the
+run wrote, and leaves every other row (an agent's, written since) as it is.
+
+A dry run opens the file read-only and reads it in one read transaction: one
+snapshot, whatever other processes write. It reads the file as immutable (so
+that SQLite creates no ``-wal`` and ``-shm`` files beside it) only when it is a
+WAL database that ``/proc`` shows no process has open, and it checks afterwards
+that the file did not change.
 
 With ``workers`` above 1, worker processes apply the per-row rule to the
 rows that may hold a summary, beside this process; this process alone reads,
@@ -44,27 +50,26 @@ from . import (
     StoreError,
     StoreRefusal,
     StoreReport,
-    StoreResult,
 )
+from ._backup import BackupWriter, file_backup, remove_killed_backups
 from ._files import (
-    backup_path,
-    create_like,
-    fsync_dir,
     open_by_others,
     refuse_read_only,
     remove_quietly,
+    sqlite_identity,
 )
+from ._online import RestoreReport, refuse_dry_run, restore
 from ._options import MigrateOptions
+from ._protocol import Change, Checkpoint, Settle
 from ._rows import RowOutcome, RowRule
 from ._workers import die_with_parent
 from .base import FileStore, register_store
-from .jsonl import whole_copy_only
 from .servers import SQLAlchemyTableStore
 
 if TYPE_CHECKING:
     pass
 
-__all__ = ["SQLITE_HEADER", "SQLiteFileStore", "is_sqlite_file", "migrate_sqlite"]
+__all__ = ["SQLITE_HEADER", "SQLiteFileStore", "SQLiteRows", "is_sqlite_file", "migrate_sqlite"]
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 
@@ -160,35 +165,6 @@ def _row_key(conn: sqlite3.Connection, messages: str, columns: dict[str, Any]) -
     return None
 
 
-def _write_backup(path: Path, timeout: float) -> Path:
-    """Copy the committed database with the sqlite3 backup API; return the copy's path.
-
-    The caller holds the write lock (``BEGIN IMMEDIATE``) and has written
-    nothing yet, so this second connection copies exactly the old state. The
-    copy is created private, given the database's owner, group and mode, and
-    written under a ``.partial`` name that is renamed when complete.
-    """
-    target = backup_path(path)
-    partial = target.with_name(target.name + ".partial")
-    os.close(create_like(partial, path))
-    try:
-        source = _connect(path, "ro", timeout)
-        try:
-            copy = _connect(partial, "rw", timeout)
-            try:
-                source.backup(copy)
-            finally:
-                copy.close()
-        finally:
-            source.close()
-        os.replace(partial, target)
-    except BaseException:
-        remove_quietly(partial, partial.with_name(partial.name + "-journal"))
-        raise
-    fsync_dir(target.parent)
-    return target
-
-
 def _hot_journal(db: Path, exc: sqlite3.Error) -> StoreRefusal | None:
     journal = db.with_name(db.name + "-journal")
     if "readonly" not in str(exc) or not journal.exists():
@@ -208,7 +184,8 @@ class _Run:
         self.batch_size, self.timeout = options.batch_size, options.timeout
         self.rule = options.rule()
         self.workers = options.workers
-        self.created: Path | None = None
+        self.options = options
+        self.writer: BackupWriter | None = None
 
     def connect(self, immutable: bool) -> sqlite3.Connection:
         try:
@@ -228,6 +205,11 @@ class _Run:
                 raise StoreRefusal(f"{self.db}: {exc}; nothing was written") from None
             raise StoreError(f"{self.db}: {exc}") from None
         conn.execute("BEGIN" if self.dry_run else "BEGIN IMMEDIATE")
+        if not self.dry_run:  # the write lock is ours: no other run writes a backup now
+            for left in remove_killed_backups(self.db, sqlite_identity(
+                    self.db, self.options.messages_table)):
+                report.warnings.append(f"removed {left}: the backup of a run killed before "
+                                       "it changed the store")
         try:
             report.sessions = conn.execute(f"SELECT count(*) FROM {table.sessions}").fetchone()[0]
             total = conn.execute(f"SELECT count(*) FROM {table.messages}").fetchone()[0]
@@ -237,17 +219,25 @@ class _Run:
             finally:
                 if bar is not None:
                     bar.close()
+            if report.written and self.writer is not None:
+                self.writer.close_segment()  # every record fsynced before the commit
             conn.execute("COMMIT" if report.written else "ROLLBACK")
         except BaseException:
             with contextlib.suppress(sqlite3.Error):
                 conn.execute("ROLLBACK")
             self.clean_up(report)
             raise
+        finally:
+            if self.writer is not None:
+                self.writer.close()
 
     def clean_up(self, report: StoreReport) -> None:
         """After a failure: delete the backup this run made, or say where it is."""
         report.written = False
-        left = remove_quietly(self.created)
+        made = self.writer.path if self.writer is not None and self.writer.opened else None
+        if self.writer is not None:
+            self.writer.close()
+        left = remove_quietly(made)
         report.backup = None
         if left:
             raise StoreRefusal(f"{self.db}: the run failed and the store is unchanged, but "
@@ -257,6 +247,7 @@ class _Run:
              bar: Any) -> None:
         conn.text_factory = bytes  # read every cell as it is stored, UTF-8 or not
         update = f"UPDATE {table.messages} SET message_data = ? WHERE {table.key} = ?"
+        self.table = table
         if self.workers <= 1:
             for rows in self.batches(conn, table):
                 passed, todo = self.triage(rows)
@@ -328,20 +319,46 @@ class _Run:
         """Count a batch's outcomes in key order, and write its changed rows."""
         count = report.count
         changes: list[tuple[Any, int]] = []
-        for (key, kind, _), outcome in zip(todo, outcomes, strict=True):
+        records: list[tuple[list[Any], bytes, bytes]] = []
+        for (key, kind, data), outcome in zip(todo, outcomes, strict=True):
             count(outcome, key)
             if outcome.new is not None:  # TEXT stays TEXT, BLOB stays BLOB
                 changes.append((outcome.new.decode("utf-8") if kind == b"text"
                                 else outcome.new, key))
+                records.append(([key], data or b"", outcome.new))
         report.rows_scanned += passed
         if changes and not self.dry_run:
-            if self.backup and self.created is None:
-                self.created = _write_backup(self.db, self.timeout)
-                report.backup = str(self.created)
+            if self.backup:
+                self.back_up(conn, report, records)
             conn.executemany(update, changes)
             report.written = True
         if bar is not None:
             bar.update(scanned)
+
+
+    def back_up(self, conn: sqlite3.Connection, report: StoreReport,
+                records: list[tuple[list[Any], bytes, bytes]]) -> None:
+        """Append a batch's changed rows to the backup (fsynced before the commit)."""
+        table = self.table
+        if self.writer is None:
+            self.writer = file_backup(self.db, self.options, "sqlite", sqlite_identity(
+                self.db, self.options.messages_table))
+        keys = [key for (key,), _, _ in records]
+        sessions: dict[Any, Any] = {}
+        for start in range(0, len(keys), 900):  # within SQLite's oldest limit on parameters
+            chunk = keys[start:start + 900]
+            sessions.update(conn.execute(
+                f"SELECT {table.key}, session_id FROM {table.messages} WHERE {table.key} IN "
+                f"({','.join('?' * len(chunk))})", chunk).fetchall())
+        self.writer.write([(key, _text(sessions.get(key[0])), old, new)
+                           for key, old, new in records], sync=False)
+        report.backup = str(self.writer.path)
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "surrogateescape")
+    return "" if value is None else str(value)
 
 
 _Todo = tuple[Any, bytes, "bytes | None"]  # a row for the rule: key, type, message_data
@@ -515,20 +532,79 @@ class SQLiteFileStore(FileStore):
     def migrate(self) -> StoreReport:
         return _migrate(self.path, self.options)
 
-    def restore(self, backups: Sequence[str]) -> StoreResult:
-        """Row backups (``UpgradingSession`` write-back, or a run through the file's
-        ``sqlite:///`` URL) are restored through that URL; a migration's own backup of
-        the file is a whole copy, put back with mv."""
-        from ._backup import read_backup
-
-        try:
-            for backup in backups:
-                read_backup(backup)
-        except StoreError:
-            raise whole_copy_only(self.path) from None
-        return self.through_url().restore(backups)
+    def restore(self, backups: Sequence[str]) -> RestoreReport:
+        """Put back the rows of ``backups`` (this file's runs, its ``sqlite:///`` URL's,
+        ``UpgradingSession`` write-back), through the standard library's sqlite3."""
+        _validate(self.path)
+        refuse_dry_run(self.options)
+        return restore(SQLiteRows(self.path, self.options), self.options, backups)
 
     def through_url(self) -> SQLAlchemyTableStore:
         """This file as the SQL backend sees it (its rows one by one, by ``sqlite:///``)."""
         return SQLAlchemyTableStore(f"sqlite:///{self.path.resolve()}", self.options,
                                     where=str(self.path))
+
+
+class SQLiteRows:
+    """A ``SQLiteSession`` file's messages table, row by row through the standard
+    library's ``sqlite3`` (no SQLAlchemy): the compare-and-swap a restore writes with.
+
+    Each ``commit`` is one ``BEGIN IMMEDIATE`` transaction; a row is written only
+    if its bytes are still the ones expected, in its own storage class (TEXT
+    stays TEXT, BLOB stays BLOB). The WAL, when there is one, is part of the
+    database SQLite opens: nothing is copied or moved, so an application's
+    ``-wal`` file is never replayed over restored rows.
+    """
+
+    kind = "sqlite"
+
+    def __init__(self, path: Path, options: MigrateOptions) -> None:
+        refuse_read_only(path)
+        self.where = str(path)
+        self.identity = sqlite_identity(path, options.messages_table)
+        self._conn = _connect(path, "rw", options.timeout)
+        try:
+            table = _check_schema(self._conn, options.sessions_table, options.messages_table)
+        except BaseException:
+            self._conn.close()
+            raise
+        self._update = (
+            f"UPDATE {table.messages} SET message_data = CASE typeof(message_data) "
+            "WHEN 'blob' THEN CAST(?1 AS BLOB) ELSE CAST(?1 AS TEXT) END "
+            f"WHERE {table.key} = ?2 AND CAST(message_data AS BLOB) = ?3")
+
+    def refuse_if_running(self) -> None:
+        """Refuse (StoreRefusal) while another process holds the write lock past the busy
+        timeout (a migration holds it for its whole run)."""
+        self._begin()
+        self._conn.execute("ROLLBACK")
+
+    def _begin(self) -> None:
+        try:
+            self._conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            raise StoreRefusal(f"{self.where}: {exc}: another process holds its write lock "
+                               "(a migration running?); nothing more was written") from None
+
+    def commit(self, changes: Sequence[Change], settle: Settle | None) -> list[bool]:
+        if not changes:
+            return []
+        self._begin()
+        try:
+            written = [self._conn.execute(self._update, (c.new, c.row.key[0], c.row.value)
+                                          ).rowcount == 1 for c in changes]
+            self._conn.execute("COMMIT")
+        except BaseException:
+            with contextlib.suppress(sqlite3.Error):
+                self._conn.execute("ROLLBACK")
+            raise
+        return written
+
+    def load_checkpoint(self, shard: Any) -> Checkpoint | None:
+        return None  # a file store's run is one transaction: nothing to resume
+
+    def row_key(self, key: Sequence[Any]) -> tuple[Any, ...]:
+        return (int(key[0]),)
+
+    def close(self) -> None:
+        self._conn.close()
