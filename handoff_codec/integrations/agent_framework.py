@@ -39,6 +39,7 @@ that each is there.
 from __future__ import annotations
 
 import copy
+import functools
 import hashlib
 import hmac
 import json
@@ -592,8 +593,29 @@ MARK = "handoff_codec"
 _PROCESS_KEY = secrets.token_bytes(32)
 
 
-_RECORDS = b"handoff_codec.agent_framework records\x00"
-"""What a seal over records starts with, so no other HMAC this module writes can pass for one."""
+_RECORDS = b"handoff_codec.agent_framework records v2\x00"
+"""What a seal over records starts with."""
+_SUMMARY = b"handoff_codec.agent_framework summary v2\x00"
+"""What a summary's tag starts with."""
+_KEY_LABEL = b"handoff_codec.agent_framework key\x00"
+
+
+@functools.lru_cache(maxsize=64)
+def _purpose_key(master: bytes, purpose: bytes) -> bytes:
+    """The key of one purpose (``_RECORDS`` or ``_SUMMARY``) derived from ``master``.
+
+    Each kind of MAC this module writes is under its own key, and no HMAC under
+    ``master`` is written anywhere (the core's signature line is HMAC(master,
+    its own domain + text), never one of these labels), so no MAC anyone can
+    read passes for another kind: a records seal is no summary tag, a signature
+    line neither.
+    """
+    return hmac.new(master, _KEY_LABEL + purpose, hashlib.sha256).digest()
+
+
+def _masters(codec: Codec) -> tuple[bytes, ...]:
+    """The keys a mark may be under: the codec's key (or this process's), its verify_keys."""
+    return (codec.key or _PROCESS_KEY, *codec.verify_keys)
 
 
 def _handed_form(message: Message) -> list[Item]:
@@ -607,7 +629,7 @@ def _records_seal(key: bytes, carrier: bool, form: list[Item], items: Any) -> st
     """The HMAC-SHA256 that binds ``items`` to the message they ride on (``form``)."""
     body = json.dumps([carrier, form, items], ensure_ascii=False, sort_keys=True,
                       separators=(",", ":"), allow_nan=False)
-    return hmac.new(key, _RECORDS + body.encode("utf-8", "surrogatepass"),
+    return hmac.new(_purpose_key(key, _RECORDS), _RECORDS + body.encode("utf-8", "surrogatepass"),
                     hashlib.sha256).hexdigest()
 
 
@@ -661,7 +683,7 @@ def _sealed(message: Message, codec: Codec) -> tuple[list[Item], bool] | None:
     if (not isinstance(items, list) or not isinstance(seal, str) or type(carrier) is not bool
             or not all(isinstance(item, dict) for item in items)):
         return None
-    keys = (codec.key or _PROCESS_KEY, *codec.verify_keys)
+    keys = _masters(codec)
     here = _SEALED_HERE.get(seal)
     if here is not None and here[1] is items and here[3] is carrier and here[0] in keys:
         # The copy the framework hands on, as sealed: the same role, author and texts.
@@ -687,11 +709,12 @@ def _handed(message: Message, codec: Codec) -> list[Item] | None:
     return None if sealed is None else sealed[0]
 
 
-def _seal(text: str, codec: Codec) -> str:
-    """The tag that marks ``text`` as a summary this process (or any holding the codec's key)
-    wrote: an HMAC-SHA256 under the codec's key, or a key this process drew at import."""
-    key = codec.key or _PROCESS_KEY
-    return hmac.new(key, text.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()
+def _seal(role: str, text: str, key: bytes) -> str:
+    """The tag that marks ``text`` as a summary of ``role`` this process (or any holding the
+    codec's key) wrote: an HMAC-SHA256 under the summary key derived from ``key``."""
+    data = _SUMMARY + role.encode("utf-8", "surrogatepass") + b"\x00" + text.encode(
+        "utf-8", "surrogatepass")
+    return hmac.new(_purpose_key(key, _SUMMARY), data, hashlib.sha256).hexdigest()
 
 
 def is_summary(message: Message, *, codec: Codec | None = None) -> bool:
@@ -709,7 +732,10 @@ def is_summary(message: Message, *, codec: Codec | None = None) -> bool:
     if (not isinstance(tag, str) or message.role not in ("user", "assistant")
             or first is None or first.type != "text" or first.text is None):
         return False
-    return hmac.compare_digest(tag, _seal(first.text, codec or default_codec))
+    verified = False
+    for key in _masters(codec or default_codec):  # every key tried: timing tells none
+        verified |= hmac.compare_digest(tag, _seal(message.role, first.text, key))
+    return verified
 
 
 # ------------------------------------------------------------------ the summary message
@@ -777,8 +803,8 @@ def _summary_of(items: list[Item], report: _Report, codec: Codec,
     parts = [Content.from_text(encoded.text)]
     if role == "user" and attach_media:
         parts += _attachments(items)
-    return Message(role, parts, additional_properties={MARK: {"summary": _seal(encoded.text,
-                                                                              codec)}})
+    tag = _seal(role, encoded.text, codec.key or _PROCESS_KEY)
+    return Message(role, parts, additional_properties={MARK: {"summary": tag}})
 
 
 # ------------------------------------------------------------------ the drop-in provider
