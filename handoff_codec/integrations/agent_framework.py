@@ -584,7 +584,7 @@ def model_items(messages: Iterable[Message], *, codec: Codec | None = None) -> l
     report = _Report()
     codec = codec or default_codec
     return [item for message in messages
-            for item in _handed(message, codec) or _visible(message, report)]
+            for item in copy.deepcopy(_handed(message, codec)) or _visible(message, report)]
 
 
 # ------------------------------------------------------------------ marks only our code writes
@@ -618,49 +618,54 @@ def _masters(codec: Codec) -> tuple[bytes, ...]:
     return (codec.key or _PROCESS_KEY, *codec.verify_keys)
 
 
-def _handed_form(message: Message) -> list[Item]:
-    """What the framework hands the other agents of ``message`` (its
-    ``clean_conversation_for_handoff`` copy), as a model reads it."""
-    cleaned = clean_conversation_for_handoff([message])
-    return _visible(cleaned[0], _Report()) if cleaned else []
+def _bound(message: Message) -> tuple[str, str | None, tuple[str, ...]]:
+    """What records are bound to of the message they ride on: its role, author and
+    non-empty texts, which is what ``clean_conversation_for_handoff`` hands on of a
+    message that is not the user's."""
+    return (message.role, message.author_name,
+            tuple(c.text for c in message.contents if c.type == "text" and c.text))
 
 
-def _records_seal(key: bytes, carrier: bool, form: list[Item], items: Any) -> str:
-    """The HMAC-SHA256 that binds ``items`` to the message they ride on (``form``)."""
-    body = json.dumps([carrier, form, items], ensure_ascii=False, sort_keys=True,
-                      separators=(",", ":"), allow_nan=False)
-    return hmac.new(_purpose_key(key, _RECORDS), _RECORDS + body.encode("utf-8", "surrogatepass"),
-                    hashlib.sha256).hexdigest()
+def _records_seal(key: bytes, carrier: bool, bound: tuple[str, str | None, tuple[str, ...]],
+                  records: str) -> str:
+    """The HMAC-SHA256 that binds ``records`` (their JSON text) to the message they ride on."""
+    head = json.dumps([carrier, bound[0], bound[1], list(bound[2])], ensure_ascii=False,
+                      separators=(",", ":"))  # one line: JSON escapes every line break
+    data = _RECORDS + head.encode("utf-8", "surrogatepass") + b"\n" + records.encode(
+        "utf-8", "surrogatepass")
+    return hmac.new(_purpose_key(key, _RECORDS), data, hashlib.sha256).hexdigest()
 
 
-# The seals this process wrote lately, with what each covers (key, records, form, carrier,
-# and the fingerprint of the copy the framework hands on): the copies share the records
-# list with the message sealed, so reading them needs no second HMAC. Bounded; an entry
-# only saves work.
-_SEALED_HERE: dict[str, tuple[bytes, list[Item], list[Item], bool,
-                              tuple[Any, ...] | None]] = {}
-_SEALED_HERE_MAX = 4096
+# What this process verified (or sealed) lately: everything a seal covers, by value (the
+# key, the seal, the carrier flag, what it is bound to, the records' JSON text), to the
+# records read from it. Keyed by content, never by object: a message edited in any way
+# is looked up afresh and verified. Bounded; an entry only saves work.
+_VERIFIED: dict[tuple[Any, ...], list[Item]] = {}
+_VERIFIED_MAX = 4096
+
+
+def _remember(key: tuple[Any, ...], records: list[Item]) -> None:
+    _VERIFIED[key] = records
+    while len(_VERIFIED) > _VERIFIED_MAX:
+        try:
+            del _VERIFIED[next(iter(_VERIFIED))]
+        except (KeyError, RuntimeError, StopIteration):  # another thread evicted it
+            break
 
 
 def _seal_records(message: Message, items: list[Item], codec: Codec, *,
-                  carrier: bool = False, cleaned: Message | None = None) -> Message:
-    """A copy of ``message`` carrying ``items`` under a seal only this module writes
-    (``cleaned``: the copy the framework hands on of ``message``, when known)."""
+                  carrier: bool = False) -> Message:
+    """A copy of ``message`` carrying ``items`` under a seal only this module writes.
+
+    The records travel as their JSON text: a copy that nothing shares with the
+    response's contents, and that no one can edit in place.
+    """
     key = codec.key or _PROCESS_KEY
-    if cleaned is None:
-        form = _handed_form(message)
-        fingerprint = None
-    else:
-        form = _visible(cleaned, _Report())
-        fingerprint = _fingerprint(cleaned)
-    seal = _records_seal(key, carrier, form, items)
-    _SEALED_HERE[seal] = (key, items, form, carrier, fingerprint)
-    while len(_SEALED_HERE) > _SEALED_HERE_MAX:
-        try:
-            del _SEALED_HERE[next(iter(_SEALED_HERE))]
-        except (KeyError, RuntimeError, StopIteration):  # another thread evicted it
-            break
-    mark: Item = {"items": items, "seal": seal}
+    records = json.dumps(items, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    bound = _bound(message)
+    seal = _records_seal(key, carrier, bound, records)
+    _remember((key, seal, carrier, bound, records), json.loads(records))
+    mark: Item = {"items": records, "seal": seal}
     if carrier:
         mark["carrier"] = True
     copied = copy.copy(message)
@@ -674,31 +679,33 @@ def _sealed(message: Message, codec: Codec) -> tuple[list[Item], bool] | None:
     on) under ``codec``'s key, one of its ``verify_keys``, or this process's key; else None.
 
     A user message never carries any, and nothing a client sends can: a forged, copied or
-    edited mark fails the seal, and the message stands for itself.
+    edited mark fails the seal, and the message stands for itself. The records returned
+    are shared: read them, never change them.
     """
     mark = message.additional_properties.get(MARK) if message.role != "user" else None
     if not isinstance(mark, Mapping):
         return None
-    items, seal, carrier = mark.get("items"), mark.get("seal"), mark.get("carrier", False)
-    if (not isinstance(items, list) or not isinstance(seal, str) or type(carrier) is not bool
-            or not all(isinstance(item, dict) for item in items)):
+    records, seal, carrier = mark.get("items"), mark.get("seal"), mark.get("carrier", False)
+    if not isinstance(records, str) or not isinstance(seal, str) or type(carrier) is not bool:
         return None
-    keys = _masters(codec)
-    here = _SEALED_HERE.get(seal)
-    if here is not None and here[1] is items and here[3] is carrier and here[0] in keys:
-        # The copy the framework hands on, as sealed: the same role, author and texts.
-        fingerprint = _fingerprint(message)
-        if fingerprint is not None and fingerprint == here[4]:
-            return items, carrier
-    form = _handed_form(message)
-    if here is not None and here[1] is items and here[3] is carrier and here[0] in keys:
-        return (items, carrier) if here[2] == form else None
-    for key in keys:
+    bound = _bound(message)
+    for key in _masters(codec):
+        entry = (key, seal, carrier, bound, records)
+        found = _VERIFIED.get(entry)
+        if found is not None:
+            return found, carrier
         try:
-            expected = _records_seal(key, carrier, form, items)
-        except (TypeError, ValueError):  # not JSON: not what this module wrote
+            expected = _records_seal(key, carrier, bound, records)
+        except (TypeError, ValueError):  # not what this module wrote
             return None
         if hmac.compare_digest(seal, expected):
+            try:
+                items = json.loads(records)
+            except ValueError:
+                return None
+            if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
+                return None
+            _remember(entry, items)
             return items, carrier
     return None
 
@@ -841,21 +848,20 @@ def hand_on(response: Sequence[Message], author: str | None, *,
     codec = codec or default_codec
     report = _Report()
     records = [_visible(message, report) for message in response]
-    kept, cleaned = _kept(response)
+    kept, _ = _kept(response)
     if not kept:
         carried = [item for items in records for item in items]
         if not carried:
             return list(response)
         space = Message("assistant", [" "], author_name=author)
-        carrier = _seal_records(space, carried, codec, carrier=True, cleaned=space)
+        carrier = _seal_records(space, carried, codec, carrier=True)
         return [carrier, *response]
     out = list(response)
     for n, index in enumerate(kept):
         start = 0 if n == 0 else index
         end = kept[n + 1] if n + 1 < len(kept) else len(response)
         out[index] = _seal_records(response[index], [item for items in records[start:end]
-                                                     for item in items], codec,
-                                   cleaned=cleaned[n])
+                                                     for item in items], codec)
     return out
 
 
@@ -892,26 +898,22 @@ _WRITTEN: weakref.WeakKeyDictionary[Message, dict[tuple[Any, ...], Message]] = (
 
 @dataclass
 class _Reading:
-    """What one message stood for when last read, and what that reading rests on."""
+    """What a message of text parts only stood for when last read without records."""
 
-    codec: Codec
     fingerprint: tuple[Any, ...]
-    mark: Any  # held, so that its id is not another object's while the entry lives
-    items: Any
     records: list[Item]
     written_from: str
-    omitted: list[tuple[str, str]]
 
 
-# What each message stood for when last read for a summary: a model call sends its session's
-# history again, as the same message objects, so each is read (its seal checked) once while
-# it stays as it was. A cache, not the conversation's state, like _WRITTEN.
+# What each message of text parts only stood for when last read without records: a model
+# call sends its session's history again, as the same message objects. Checked by value
+# (role, author, texts) on each read. A cache, not the conversation's state, like _WRITTEN.
 _READ: weakref.WeakKeyDictionary[Message, _Reading] = weakref.WeakKeyDictionary()
 
 
 def _fingerprint(message: Message) -> tuple[Any, ...] | None:
-    """What :func:`_read` of ``message`` depends on beyond its mark, for a message of text
-    parts only (what the framework hands on of another agent's turn); None for others."""
+    """What a model is sent of ``message`` depends on, for a message of text parts only
+    (what the framework hands on of another agent's turn); None for others."""
     texts = []
     for content in message.contents:
         if content.type != "text":
@@ -924,28 +926,19 @@ def _read(message: Message, codec: Codec) -> tuple[list[Item], str, list[tuple[s
     """What ``message`` stands for in a summary: the records it carries while their seal
     holds, else what a model is sent of it; with what identifies that reading (the seal,
     or those items as JSON) and what could not be written as JSON (field, reason)."""
-    props = message.additional_properties
-    mark = props.get(MARK) if props else None
-    items = mark.get("items") if isinstance(mark, Mapping) else None
+    sealed = _sealed(message, codec)
+    if sealed is not None:
+        return sealed[0], str(message.additional_properties[MARK]["seal"]), []
     fingerprint = _fingerprint(message)
-    if fingerprint is not None and isinstance(mark, Mapping):
-        fingerprint += (mark.get("seal"), mark.get("carrier"))
     cached = _READ.get(message) if fingerprint is not None else None
-    if (cached is not None and cached.codec is codec and cached.fingerprint == fingerprint
-            and cached.mark is mark and cached.items is items):
-        return cached.records, cached.written_from, cached.omitted
-    records = _handed(message, codec)
-    omitted: list[tuple[str, str]] = []
-    if records is not None:
-        written_from = str(message.additional_properties[MARK]["seal"])
-    else:
-        report = _Report()
-        records = _visible(message, report)
-        omitted = [(o.field, o.reason) for o in report.omitted]
-        written_from = json.dumps(records, ensure_ascii=False, sort_keys=True, default=repr)
+    if cached is not None and cached.fingerprint == fingerprint:
+        return cached.records, cached.written_from, []
+    report = _Report()
+    records = _visible(message, report)
+    omitted = [(o.field, o.reason) for o in report.omitted]
+    written_from = json.dumps(records, ensure_ascii=False, sort_keys=True, default=repr)
     if fingerprint is not None:
-        _READ[message] = _Reading(codec, fingerprint, mark, items, records, written_from,
-                                  omitted)
+        _READ[message] = _Reading(fingerprint, records, written_from)
     return records, written_from, omitted
 
 
