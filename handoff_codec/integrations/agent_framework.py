@@ -38,6 +38,7 @@ that each is there.
 
 from __future__ import annotations
 
+import contextvars
 import copy
 import functools
 import hashlib
@@ -57,6 +58,9 @@ from .report import Encoded, Omission, is_plain_json, warn_if_omitted
 TESTED = "agent-framework-core 1.26 and agent-framework-orchestrations 1.4"
 try:
     from agent_framework import (
+        AgentContext,
+        AgentMiddleware,
+        AgentResponse,
         AgentSession,
         ChatContext,
         ChatMiddleware,
@@ -845,9 +849,19 @@ def hand_on(response: Sequence[Message], author: str | None, *,
     framework hands on of the message they ride on (role, author, text): they
     are read only while that message is as this function left it.
     """
-    codec = codec or default_codec
+    return _hand_on(response, author, codec or default_codec, [])
+
+
+def _hand_on(response: Sequence[Message], author: str | None, codec: Codec,
+             earlier: list[Item]) -> list[Message]:
+    """:func:`hand_on`, with ``earlier`` records (of runs that were waiting for an approval)
+    carried first."""
     report = _Report()
     records = [_visible(message, report) for message in response]
+    if records:
+        records[0] = [*earlier, *records[0]]
+    elif earlier:
+        records = [earlier]
     kept, _ = _kept(response)
     if not kept:
         carried = [item for items in records for item in items]
@@ -1069,7 +1083,75 @@ class HandoffHistoryProvider(ContextProvider):
         context: SessionContext,
         state: dict[str, Any],
     ) -> None:
-        """Mark the response so the messages the framework hands on carry all of it."""
-        if context.response is not None:
-            context.response.messages[:] = hand_on(context.response.messages, agent.name,
-                                                   codec=self.codec)
+        """Mark the response so the messages the framework hands on carry all of it (unless
+        :attr:`agent_middleware` wraps this run: it marks the response after the whole agent
+        middleware chain)."""
+        if context.response is not None and _WRAPPED.get() is not agent:
+            context.response.messages[:] = self._hand_on_run(
+                context.response.messages, agent.name, state, context.input_messages)
+
+    @property
+    def agent_middleware(self) -> AgentMiddleware:
+        """An agent middleware that marks each response after every agent middleware listed
+        after it: put it first in ``Agent(middleware=[...])`` when another agent middleware
+        edits the response after the run (a redaction), so that the records are of the
+        response as that middleware left it."""
+        return _HandOnMiddleware(self)
+
+    def _hand_on_run(self, messages: Sequence[Message], author: str | None,
+                     state: dict[str, Any], inputs: Sequence[Message]) -> list[Message]:
+        """:func:`hand_on` of one run's response. A response that waits for a function
+        approval is not handed on by the framework: its records wait in the session's state
+        for the run that goes on after the approval, so that every call travels with its
+        result and the text said with it."""
+        report = _Report()
+        if any(c.type == "function_approval_request" for m in messages for c in m.contents):
+            state[PENDING] = [*state.get(PENDING, []),
+                              *(item for m in messages for item in _visible(m, report))]
+            return list(messages)
+        earlier = list(state.pop(PENDING, None) or [])
+        called = {item.get("call_id") for item in earlier if item.get("type") == "function_call"}
+        called |= {c.call_id for m in messages for c in m.contents if c.type == "function_call"}
+        for message in inputs:  # the approved calls, when the state did not keep them
+            for content in message.contents:
+                call = getattr(content, "function_call", None)
+                if (content.type == "function_approval_response" and isinstance(call, Content)
+                        and call.call_id not in called):
+                    item = _visible_item(call, "function_call", report)
+                    if item is not None:
+                        earlier.append(item)
+                        called.add(call.call_id)
+        return _hand_on(messages, author, self.codec or default_codec, earlier)
+
+
+PENDING = "pending"
+"""The key, in the provider's session state, of the records of a run waiting for approval."""
+# The agent whose run _HandOnMiddleware wraps, so that after_run leaves the marking to it.
+_WRAPPED: contextvars.ContextVar[object] = contextvars.ContextVar(
+    "handoff_codec_agent_framework_wrapped", default=None)
+
+
+class _HandOnMiddleware(AgentMiddleware):
+    """Marks an agent's response after the agent middleware listed after it."""
+
+    def __init__(self, provider: HandoffHistoryProvider) -> None:
+        self.provider = provider
+
+    async def process(self, context: AgentContext,
+                      call_next: Callable[[], Awaitable[None]]) -> None:
+        if context.stream or self.provider not in getattr(context.agent, "context_providers",
+                                                          ()):
+            await call_next()  # streamed: after_run marks it as the stream ends
+            return
+        token = _WRAPPED.set(context.agent)
+        try:
+            await call_next()
+        finally:
+            _WRAPPED.reset(token)
+        result = context.result
+        if isinstance(result, AgentResponse):
+            session = context.session
+            state = ({} if session is None
+                     else session.state.setdefault(self.provider.source_id, {}))
+            result.messages[:] = self.provider._hand_on_run(
+                result.messages, getattr(context.agent, "name", None), state, context.messages)
