@@ -52,7 +52,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..format import Codec, default_codec
+from ..format import Codec, EncodeError, default_codec
 from .report import Encoded, Omission, is_plain_json, warn_if_omitted
 
 TESTED = "agent-framework-core 1.26 and agent-framework-orchestrations 1.4"
@@ -1033,11 +1033,46 @@ class HandoffHistoryProvider(ContextProvider):
                 run.append(message)
                 continue
             if run:
-                out.append(self._summary(run))
+                out += self._summaries(run)
                 run, summarized = [], True
             if message is not None:
                 out.append(message)
         return out if summarized else None
+
+    def _summaries(self, run: Sequence[Message]) -> list[Message]:
+        """The summary of ``run``; when one of its messages cannot be written (arguments
+        nested deeper than the codec's ``max_depth``, a surrogate pair as two code
+        points), that message as the framework hands it on (its text; calls and results
+        left out together) between the summaries of the rest, and a warning."""
+        try:
+            return [self._summary(run)]
+        except EncodeError:
+            pass
+        codec = self.codec or default_codec
+        bad: list[int] = []
+        for index, message in enumerate(run):
+            try:
+                codec.dumps(_read(message, codec)[0])
+            except EncodeError:
+                bad.append(index)
+        if not bad:  # the run as a whole is too large for the codec's limits
+            bad = list(range(len(run)))
+        out: list[Message] = []
+        start = 0
+        for index in [*bad, len(run)]:
+            if start < index:
+                try:
+                    out.append(self._summary(run[start:index]))
+                except EncodeError:
+                    out += clean_conversation_for_handoff(list(run[start:index]))
+            if index < len(run):
+                message = run[index]
+                logger.warning("agent_framework handoff: a message of %s could not be written "
+                               "into the summary; it is sent as the framework hands it on "
+                               "(its text only)", message.author_name or message.role)
+                out += clean_conversation_for_handoff([message])
+            start = index + 1
+        return out
 
     def _summary(self, run: Sequence[Message]) -> Message:
         """The summary of ``run``, written once for the same content (see ``_WRITTEN``).
