@@ -21,19 +21,23 @@
     other agents' messages, ONE summary of what a model is sent of them
     (:func:`model_items`). Only the model's request changes.
 
-    The records are sealed (HMAC-SHA256, the codec's key or a key drawn at
-    import) over themselves and the message they ride on: a message a client
-    sends, of any role and with any fields, stands for itself, and so does a
-    message the app's middleware edited, as edited::
+    The records travel as their JSON text, sealed (HMAC-SHA256 under a key
+    derived for that purpose from the codec's key or a key drawn at import)
+    over themselves and the message they ride on, and are read by content: a
+    message a client sends, of any role and with any fields, stands for
+    itself, and so does a message the app's middleware edited, as edited. An
+    agent middleware that edits the response after the run needs
+    ``history.agent_middleware`` listed before it::
 
         history = HandoffHistoryProvider()
         triage = Agent(client=..., name="triage", context_providers=[history],
+                       middleware=[history.agent_middleware],
                        require_per_service_call_history_persistence=True)
 
 Tested with agent-framework-core 1.26 and agent-framework-orchestrations 1.4.
 Public API only: ``ContextProvider``, ``SessionContext.extend_middleware``,
-``ChatMiddleware`` and ``clean_conversation_for_handoff``; the import checks
-that each is there.
+``ChatMiddleware``, ``AgentMiddleware`` and ``clean_conversation_for_handoff``;
+the import checks that each is there.
 """
 
 from __future__ import annotations
@@ -844,10 +848,11 @@ def hand_on(response: Sequence[Message], author: str | None, *,
     called tools or handed off), a carrier is put first: an assistant message
     of ``author`` whose one text is a space.
 
-    The records are sealed with an HMAC-SHA256, under ``codec``'s key or a key
-    drawn when this module was imported, over the records and what the
-    framework hands on of the message they ride on (role, author, text): they
-    are read only while that message is as this function left it.
+    The records travel as their JSON text, sealed with an HMAC-SHA256 under a
+    key derived from ``codec``'s key (or a key drawn when this module was
+    imported) over that text and what the framework hands on of the message
+    they ride on (role, author, non-empty texts): they are read only while
+    that message and they are as this function left them.
     """
     return _hand_on(response, author, codec or default_codec, [])
 
