@@ -473,6 +473,7 @@ def loads(text: str, *, codec: Codec | None = None) -> list[Message]:
 # Content a provider is never sent: token counts, and approvals the framework resolves itself
 # (its chat clients skip them).
 NOT_SENT = frozenset({"usage", "function_approval_request", "function_approval_response"})
+CALL_ITEMS = frozenset({"function_call", "function_call_output"})
 # Keys of Content.to_dict() that are the framework's or the provider's, never the model's.
 BOOKKEEPING = frozenset({"type", "additional_properties", "raw_representation", "annotations"})
 
@@ -634,10 +635,11 @@ def _bound(message: Message) -> tuple[str, str | None, tuple[str, ...]]:
             tuple(c.text for c in message.contents if c.type == "text" and c.text))
 
 
-def _records_seal(key: bytes, carrier: bool, bound: tuple[str, str | None, tuple[str, ...]],
-                  records: str) -> str:
-    """The HMAC-SHA256 that binds ``records`` (their JSON text) to the message they ride on."""
-    head = json.dumps([carrier, bound[0], bound[1], list(bound[2])], ensure_ascii=False,
+def _records_seal(key: bytes, carrier: bool, by: str | None,
+                  bound: tuple[str, str | None, tuple[str, ...]], records: str) -> str:
+    """The HMAC-SHA256 that binds ``records`` (their JSON text), written for agent ``by``, to
+    the message they ride on."""
+    head = json.dumps([carrier, by, bound[0], bound[1], list(bound[2])], ensure_ascii=False,
                       separators=(",", ":"))  # one line: JSON escapes every line break
     data = _RECORDS + head.encode("utf-8", "surrogatepass") + b"\n" + records.encode(
         "utf-8", "surrogatepass")
@@ -661,7 +663,7 @@ def _remember(key: tuple[Any, ...], records: list[Item]) -> None:
             break
 
 
-def _seal_records(message: Message, items: list[Item], codec: Codec, *,
+def _seal_records(message: Message, items: list[Item], codec: Codec, *, by: str | None,
                   carrier: bool = False) -> Message:
     """A copy of ``message`` carrying ``items`` under a seal only this module writes.
 
@@ -671,9 +673,9 @@ def _seal_records(message: Message, items: list[Item], codec: Codec, *,
     key = codec.key or _PROCESS_KEY
     records = json.dumps(items, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     bound = _bound(message)
-    seal = _records_seal(key, carrier, bound, records)
-    _remember((key, seal, carrier, bound, records), json.loads(records))
-    mark: Item = {"items": records, "seal": seal}
+    seal = _records_seal(key, carrier, by, bound, records)
+    _remember((key, seal, carrier, by, bound, records), json.loads(records))
+    mark: Item = {"items": records, "seal": seal, "by": by}
     if carrier:
         mark["carrier"] = True
     copied = copy.copy(message)
@@ -681,8 +683,9 @@ def _seal_records(message: Message, items: list[Item], codec: Codec, *,
     return copied
 
 
-def _sealed(message: Message, codec: Codec) -> tuple[list[Item], bool] | None:
-    """The records ``message`` carries and whether it is a carrier, when :func:`hand_on`
+def _sealed(message: Message, codec: Codec) -> tuple[list[Item], bool, str | None] | None:
+    """The records ``message`` carries, whether it is a carrier and the agent whose response
+    they are, when :func:`hand_on`
     sealed them on this very message (its role, author and the text the framework hands
     on) under ``codec``'s key, one of its ``verify_keys``, or this process's key; else None.
 
@@ -694,16 +697,18 @@ def _sealed(message: Message, codec: Codec) -> tuple[list[Item], bool] | None:
     if not isinstance(mark, Mapping):
         return None
     records, seal, carrier = mark.get("items"), mark.get("seal"), mark.get("carrier", False)
-    if not isinstance(records, str) or not isinstance(seal, str) or type(carrier) is not bool:
+    by = mark.get("by")
+    if (not isinstance(records, str) or not isinstance(seal, str) or type(carrier) is not bool
+            or not (by is None or isinstance(by, str))):
         return None
     bound = _bound(message)
     for key in _masters(codec):
-        entry = (key, seal, carrier, bound, records)
+        entry = (key, seal, carrier, by, bound, records)
         found = _VERIFIED.get(entry)
         if found is not None:
-            return found, carrier
+            return found, carrier, by
         try:
-            expected = _records_seal(key, carrier, bound, records)
+            expected = _records_seal(key, carrier, by, bound, records)
         except (TypeError, ValueError):  # not what this module wrote
             return None
         if hmac.compare_digest(seal, expected):
@@ -714,7 +719,7 @@ def _sealed(message: Message, codec: Codec) -> tuple[list[Item], bool] | None:
             if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
                 return None
             _remember(entry, items)
-            return items, carrier
+            return items, carrier, by
     return None
 
 
@@ -873,14 +878,14 @@ def _hand_on(response: Sequence[Message], author: str | None, codec: Codec,
         if not carried:
             return list(response)
         space = Message("assistant", [" "], author_name=author)
-        carrier = _seal_records(space, carried, codec, carrier=True)
+        carrier = _seal_records(space, carried, codec, by=author, carrier=True)
         return [carrier, *response]
     out = list(response)
     for n, index in enumerate(kept):
         start = 0 if n == 0 else index
         end = kept[n + 1] if n + 1 < len(kept) else len(response)
         out[index] = _seal_records(response[index], [item for items in records[start:end]
-                                                     for item in items], codec)
+                                                     for item in items], codec, by=author)
     return out
 
 
@@ -1032,9 +1037,11 @@ class HandoffHistoryProvider(ContextProvider):
         out: list[Message] = []
         run: list[Message] = []
         summarized = False
+        codec = self.codec or default_codec
         for message in [*messages, None]:
             if message is not None and message.role != "user" and (
-                    message.author_name not in (None, agent)):
+                    message.author_name not in (None, agent) or self._by_other(message, agent,
+                                                                               codec)):
                 run.append(message)
                 continue
             if run:
@@ -1043,6 +1050,15 @@ class HandoffHistoryProvider(ContextProvider):
             if message is not None:
                 out.append(message)
         return out if summarized else None
+
+    @staticmethod
+    def _by_other(message: Message, agent: str | None, codec: Codec) -> bool:
+        """Whether ``message``, named as ``agent``'s own (or not named), carries records our
+        code sealed as another agent's response (a model's reply may carry any name)."""
+        if MARK not in message.additional_properties:
+            return False
+        sealed = _sealed(message, codec)
+        return sealed is not None and sealed[2] is not None and sealed[2] != agent
 
     def _summaries(self, run: Sequence[Message]) -> list[Message]:
         """The summary of ``run``; when one of its messages cannot be written (arguments
@@ -1090,10 +1106,19 @@ class HandoffHistoryProvider(ContextProvider):
         report = _Report()
         items: list[Item] = []
         same: list[str] = []  # what the summary is written from, message by message
+        carried: list[Item] = []  # the calls and results records brought
         for index, message in enumerate(run):
             report.index = index
             records, written_from, omitted = _read(message, codec)
             report.omitted += [Omission(index, field, reason) for field, reason in omitted]
+            if MARK in message.additional_properties and _sealed(message, codec) is not None:
+                carried += [item for item in records if item.get("type") in CALL_ITEMS]
+            elif carried:
+                # A message the records already brought (a workflow that hands on the
+                # whole response, not the framework's cleaned copy): a call or result
+                # exactly as carried is not sent twice.
+                records = [item for item in records
+                           if item.get("type") not in CALL_ITEMS or item not in carried]
             items.extend(records)
             same.append(written_from)
         key = (tuple(same), self.codec, self.role, self.attach_media)
