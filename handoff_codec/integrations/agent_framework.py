@@ -698,8 +698,8 @@ def _sealed(message: Message, codec: Codec) -> tuple[list[Item], bool, str | Non
         return None
     records, seal, carrier = mark.get("items"), mark.get("seal"), mark.get("carrier", False)
     by = mark.get("by")
-    if (not isinstance(records, str) or not isinstance(seal, str) or type(carrier) is not bool
-            or not (by is None or isinstance(by, str))):
+    if (not isinstance(records, str) or not isinstance(seal, str) or not seal.isascii()
+            or type(carrier) is not bool or not (by is None or isinstance(by, str))):
         return None
     bound = _bound(message)
     for key in _masters(codec):
@@ -749,7 +749,7 @@ def is_summary(message: Message, *, codec: Codec | None = None) -> bool:
     mark = message.additional_properties.get(MARK)
     tag = mark.get("summary") if isinstance(mark, Mapping) else None
     first = message.contents[0] if message.contents else None
-    if (not isinstance(tag, str) or message.role not in ("user", "assistant")
+    if (not isinstance(tag, str) or not tag.isascii() or message.role not in ("user", "assistant")
             or first is None or first.type != "text" or first.text is None):
         return False
     verified = False

@@ -116,3 +116,16 @@ def test_our_own_marks_still_hold() -> None:
     rotated = Codec(key=b"the new key", verify_keys=[b"shared secret across processes"])
     assert af.is_summary(old, codec=rotated)
     assert not af.is_summary(old, codec=Codec(key=b"the new key"))
+
+
+@pytest.mark.parametrize("value", ["\x80", "é" * 64, "0" * 63 + "\u2028"])
+def test_a_tag_or_seal_that_is_not_ascii_is_refused_not_raised(value: str) -> None:
+    assert not af.is_summary(Message("user", ["x"], additional_properties={
+        af.MARK: {"summary": value}}))
+    said = [Message("assistant", ["Looking.", Content.from_function_call("c1", "lookup")],
+                    author_name="a"),
+            Message("tool", [Content.from_function_result("c1", result="found")])]
+    (handed,) = [m for m in af.hand_on(said, "a") if af.MARK in m.additional_properties]
+    handed.additional_properties[af.MARK] = {**handed.additional_properties[af.MARK],
+                                             "seal": value}
+    assert af.model_items([handed]) == af.model_items([said[0]])
