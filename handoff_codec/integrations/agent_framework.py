@@ -946,24 +946,26 @@ def _fingerprint(message: Message) -> tuple[Any, ...] | None:
     return message.role, message.author_name, tuple(texts)
 
 
-def _read(message: Message, codec: Codec) -> tuple[list[Item], str, list[tuple[str, str]]]:
+def _read(message: Message, codec: Codec
+          ) -> tuple[list[Item], str, list[tuple[str, str]], bool]:
     """What ``message`` stands for in a summary: the records it carries while their seal
     holds, else what a model is sent of it; with what identifies that reading (the seal,
-    or those items as JSON) and what could not be written as JSON (field, reason)."""
+    or those items as JSON), what could not be written as JSON (field, reason) and whether
+    the records were read."""
     sealed = _sealed(message, codec)
     if sealed is not None:
-        return sealed[0], str(message.additional_properties[MARK]["seal"]), []
+        return sealed[0], str(message.additional_properties[MARK]["seal"]), [], True
     fingerprint = _fingerprint(message)
     cached = _READ.get(message) if fingerprint is not None else None
     if cached is not None and cached.fingerprint == fingerprint:
-        return cached.records, cached.written_from, []
+        return cached.records, cached.written_from, [], False
     report = _Report()
     records = _visible(message, report)
     omitted = [(o.field, o.reason) for o in report.omitted]
     written_from = json.dumps(records, ensure_ascii=False, sort_keys=True, default=repr)
     if fingerprint is not None:
         _READ[message] = _Reading(fingerprint, records, written_from)
-    return records, written_from, omitted
+    return records, written_from, omitted, False
 
 
 class _SummaryMiddleware(ChatMiddleware):
@@ -1109,9 +1111,9 @@ class HandoffHistoryProvider(ContextProvider):
         carried: list[Item] = []  # the calls and results records brought
         for index, message in enumerate(run):
             report.index = index
-            records, written_from, omitted = _read(message, codec)
+            records, written_from, omitted, sealed = _read(message, codec)
             report.omitted += [Omission(index, field, reason) for field, reason in omitted]
-            if MARK in message.additional_properties and _sealed(message, codec) is not None:
+            if sealed:
                 carried += [item for item in records if item.get("type") in CALL_ITEMS]
             elif carried:
                 # A message the records already brought (a workflow that hands on the
