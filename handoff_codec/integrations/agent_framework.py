@@ -47,6 +47,7 @@ import copy
 import functools
 import hashlib
 import hmac
+import inspect
 import json
 import logging
 import math
@@ -57,7 +58,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..format import Codec, EncodeError, default_codec
-from .report import Encoded, Omission, is_plain_json, warn_if_omitted
+from ._common_items import NAME_CARRIER, Notes, media_type
+from .report import Encoded, Omission, ReadBack, is_plain_json, warn_if_dropped, warn_if_omitted
 
 TESTED = "agent-framework-core 1.26 and agent-framework-orchestrations 1.4"
 try:
@@ -285,8 +287,10 @@ def _standalone_form(item: Mapping[str, Any]) -> Item:
         elif isinstance(output, list):
             form["items"] = [_part_form(p) if isinstance(p, Mapping) else p for p in output]
             form.setdefault("result", _joined(form["items"]))
-        else:
-            raise ValueError(f"function_call_output needs an output string or list, not {output!r}")
+        else:  # a JSON value: as the framework holds a function's result, its JSON text
+            held = Content.from_function_result(call_id=str(form.get("call_id")),
+                                                result=output).to_dict()
+            form["items"], form["result"] = held["items"], held["result"]
     return _with_defaults(form)
 
 
@@ -443,13 +447,111 @@ def encode(messages: Iterable[Message], *, codec: Codec | None = None) -> Encode
     """The summary text of ``messages`` and what it could not keep (see :class:`Encoded`)."""
     report = _Report()
     items: list[Item] = []
+    previous: str | None = None
     for index, message in enumerate(messages):
         if not isinstance(message, Message):
             raise TypeError(f"message {index} is a {type(message).__name__}, not an "
                             "agent_framework.Message")
         report.index = index
-        items.extend(_message_items(message, report))
+        segments = _message_items(message, report)
+        _common_marks(segments, message, previous)
+        items.extend(segments)
+        previous = message.role
     return Encoded((codec or default_codec).dumps(items), tuple(report.omitted))
+
+
+def _common_marks(segments: list[Item], message: Message, previous: str | None) -> None:
+    """What any reader needs to read ``message``'s items as this one message.
+
+    An assistant message that starts with a call, when it has an author or
+    follows an assistant message, starts with a message item with no part
+    (the common ``name``, and a turn any reader tells from the one before); a
+    result starting a message right after a tool message says
+    ``same_message: false`` (adjacent results are one message in the common
+    shape).
+    """
+    head = segments[0]
+    kind = head.get("type")
+    if "content" in head or kind not in STANDALONE:
+        return
+    if message.role == "assistant" and (message.author_name is not None
+                                        or previous == "assistant"):
+        carrier: Item = {"role": message.role, "content": list(NAME_CARRIER)}
+        for key, ours in (("author", "name"), ("message_id", "id"),
+                          ("message_properties", "additional_properties")):
+            if key in head:
+                carrier[ours] = head.pop(key)
+        head.pop("role", None)
+        for segment in segments:
+            segment[SAME] = True
+        segments.insert(0, carrier)
+    elif previous == STANDALONE[kind][1] and not set(head) & set(HEAD_KEYS):
+        head[SAME] = False
+
+
+_CONTENT_KEYS = frozenset(inspect.signature(Content.__init__).parameters) - {"self"}
+# ("message" is an error content's text, never a call's, result's or reasoning's field)
+_STANDALONE_KEYS = (_CONTENT_KEYS - {"message"}) | set(HEAD_KEYS) | {"type", "output", SAME}
+_PART_KEYS = {"input_text": frozenset({"type", "text", "annotations", "additional_properties"}),
+              "output_text": frozenset({"type", "text", "annotations", "additional_properties"}),
+              "input_image": frozenset({"type", "image_url", "media_type",
+                                        "additional_properties"}),
+              "input_file": frozenset({"type", "file_url", "media_type", "additional_properties"})}
+
+
+def _common_part(index: int, part: Any, notes: Notes, where: str) -> Any:
+    """A content part with what a Content cannot hold left out (reported); None for none."""
+    if not isinstance(part, Mapping):
+        return part  # refused by _messages, naming the item
+    kind = part.get("type")
+    allowed = _PART_KEYS.get(kind) if isinstance(kind, str) else None
+    if allowed is None:
+        try:
+            Content.from_dict(_with_defaults(dict(part)))
+        except (TypeError, ValueError, KeyError):
+            notes.drop(index, where, f"a {kind!r} content part; no Content holds it")
+            return None
+        return part
+    kept = notes.foreign(index, part, allowed, where + ".")
+    url = kept.get("image_url")  # this module writes an image's media type; others may not
+    if kind == "input_image" and isinstance(url, str) and "media_type" not in kept:
+        kept["media_type"] = media_type(url, True)
+    return kept
+
+
+def _common_items(items: Sequence[Any], notes: Notes) -> list[Any]:
+    """Any module's items as this module reads them: adjacent calls (after an assistant
+    message) one message, adjacent results one; what a Message cannot hold left out."""
+    out: list[Any] = []
+    role: str | None = None  # the role of the message the last item belongs to
+    for index, item in enumerate(items):
+        if not isinstance(item, Mapping):
+            out.append(item)
+            continue
+        kind = item.get("type")
+        if kind in (None, "message") and "role" in item:
+            kept = notes.foreign(index, item, MESSAGE_ITEM_KEYS)
+            if isinstance(kept.get("content"), list):
+                parts = [_common_part(index, part, notes, f"content[{at}]")
+                         for at, part in enumerate(kept["content"])]
+                kept["content"] = [part for part in parts if part is not None]
+            role = kept.get("role") if not kept.get(SAME) else role
+        elif isinstance(kind, str) and kind in STANDALONE:
+            kept = notes.foreign(index, item, _STANDALONE_KEYS)
+            default = STANDALONE[kind][1]
+            if SAME not in kept and not set(kept) & set(HEAD_KEYS) and role == default:
+                kept[SAME] = True
+            if not kept.get(SAME):
+                role = kept.get("role", default)
+            output = kept.get("output")
+            if kind == "function_call_output" and not isinstance(output, str | list):
+                notes.drop(index, "output", "a JSON result; held as its JSON text, as "
+                           "Content.from_function_result holds it")
+        else:
+            notes.drop(index, f"type {kind!r}", "no Message holds such an item; left out")
+            continue
+        out.append(kept)
+    return out
 
 
 def dumps(messages: Iterable[Message], *, codec: Codec | None = None) -> str:
@@ -460,13 +562,32 @@ def dumps(messages: Iterable[Message], *, codec: Codec | None = None) -> str:
 
 
 def loads(text: str, *, codec: Codec | None = None) -> list[Message]:
-    """The ``agent_framework.Message`` list of a summary text.
+    """The ``agent_framework.Message`` list of a summary text, whatever framework module
+    wrote it (:func:`read`; one warning when something was left out).
 
     Raises DecodeError for text that is not a summary, and ValueError naming the
     item for records that are not messages this module writes or Responses-API
     message, ``function_call``, ``function_call_output`` or ``reasoning`` items.
     """
-    return _messages((codec or default_codec).loads(text))
+    back = read(text, codec=codec)
+    warn_if_dropped(back, FRAMEWORK)
+    return back.messages
+
+
+def read(text: str, *, codec: Codec | None = None) -> ReadBack[Message]:
+    """The ``agent_framework.Message`` list of a summary text, and what of it they cannot hold.
+
+    What :func:`dumps` wrote reads back exactly. Any module's items are read in
+    their common shape (docs/frameworks.md, "Any framework to any other"): adjacent
+    calls, with the assistant message before them, one message, adjacent
+    results one; the keys, parts and items a Message cannot hold (ADK's
+    ``event``, PydanticAI's ``message``...) are left out and reported, and a
+    JSON result is held as its JSON text, as ``Content.from_function_result``
+    holds it.
+    """
+    notes = Notes(FRAMEWORK)
+    items = _common_items((codec or default_codec).loads(text), notes)
+    return ReadBack(_messages(items), notes.omitted)
 
 
 # ------------------------------------------------------------------ what a model is sent
@@ -741,8 +862,9 @@ def is_summary(message: Message, *, codec: Codec | None = None) -> bool:
     """Whether ``message`` is a summary :func:`summary_message` wrote.
 
     Judged by the tag in ``additional_properties`` (which ``to_dict()`` and
-    ``from_dict()`` keep), checked against the text: an HMAC under the codec's
-    key, or under a key drawn when this module was imported. A message a client
+    ``from_dict()`` keep), checked against the role and text: an HMAC under a key
+    derived from the codec's key (or one of its ``verify_keys``), or from a key
+    drawn when this module was imported. A message a client
     sends, whatever its text or fields, is not one. Without a codec key, a
     summary is recognised in the process that wrote it.
     """
@@ -1014,6 +1136,12 @@ class HandoffHistoryProvider(ContextProvider):
     everything the framework keeps: the session's history, the workflow's state
     and its outputs. Give ``codec=Codec(key=...)`` for records to be read in
     another process (a checkpoint restored after a restart).
+
+    An agent middleware that edits the response after the run runs after
+    ``after_run``: list :attr:`agent_middleware` first in that agent's
+    ``middleware`` for the records to be of the response as it left it. A run
+    that waits for a function approval keeps its records in the session's
+    state until the run after the approval hands them on.
     """
 
     def __init__(

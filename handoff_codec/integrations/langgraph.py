@@ -81,7 +81,8 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
     ) from exc
 
 from ..format import Codec, default_codec
-from .report import Encoded, Omission, is_plain_json, warn_if_omitted
+from ._common_items import Notes, json_text
+from .report import Encoded, Omission, ReadBack, is_plain_json, warn_if_dropped, warn_if_omitted
 
 __all__ = [
     "MODEL_VISIBLE_KWARGS",
@@ -96,6 +97,7 @@ __all__ = [
     "loads",
     "model_messages",
     "model_visible",
+    "read",
 ]
 
 logger = logging.getLogger("handoff_codec")
@@ -512,9 +514,82 @@ def loads(text: str, *, codec: Codec | None = None) -> list[BaseMessage]:
     """The LangChain messages a summary text holds: ``loads(dumps(m)) == m``.
 
     Reads every form the codec reads (``DecodeError`` for text that is not a
-    summary). An item that no LangChain message can hold raises ValueError.
+    summary), whatever framework module wrote it (:func:`read`; one warning
+    when something was left out). An item that no LangChain message can hold
+    raises ValueError.
     """
-    return _messages((codec or default_codec).loads(text))
+    back = read(text, codec=codec)
+    warn_if_dropped(back, FRAMEWORK)
+    return back.messages
+
+
+def read(text: str, *, codec: Codec | None = None) -> ReadBack[BaseMessage]:
+    """The LangChain messages of a summary text, and what of it they cannot hold.
+
+    What :func:`dumps` wrote reads back exactly. Another module's items are
+    read in their common shape (docs/frameworks.md, "Any framework to any other"):
+    the keys, content parts and items no LangChain message holds (ADK's
+    ``event``, Agent Framework's ``same_message``, a Responses item's ``id``...)
+    are left out and reported, and a tool result that is a JSON value other
+    than text or content blocks becomes its JSON text (reported), never a
+    Python repr.
+    """
+    notes = Notes(FRAMEWORK)
+    items = [_common_item(index, item, notes)
+             for index, item in enumerate((codec or default_codec).loads(text))]
+    return ReadBack(_messages([item for item in items if item is not None]), notes.omitted)
+
+
+_PART_KEYS = {"input_text": frozenset({"type", "text"}),
+              "output_text": frozenset({"type", "text"}),
+              "input_image": frozenset({"type", "image_url", _TYPE_KEY, "detail"}),
+              _WRAP: frozenset({"type", "block"})}
+
+
+def _common_parts(index: int, content: Any, notes: Notes, where: str) -> Any:
+    if not isinstance(content, list):
+        return content
+    parts: list[Any] = []
+    for at, part in enumerate(content):
+        kind = part.get("type") if isinstance(part, dict) else None
+        allowed = _PART_KEYS.get(kind) if isinstance(kind, str) else None
+        if allowed is not None and isinstance(part, dict):
+            if kind == "input_image" and part.get(_TYPE_KEY) != "image_url":
+                allowed = frozenset({"type", "image_url"})
+            part = notes.foreign(index, part, allowed, f"{where}[{at}].")
+        parts.append(part)
+    return parts
+
+
+def _common_item(index: int, item: Any, notes: Notes) -> Item | None:
+    """``item`` with what a LangChain message has no place for left out (reported)."""
+    if not isinstance(item, dict):
+        return cast(Item, item)  # refused by _messages, naming the item
+    kind = item.get("type")
+    if kind == "message" and "role" in item:
+        item = {key: value for key, value in item.items() if key != "type"}
+        kind = None
+    if kind is None and "role" in item:
+        message = notes.foreign(index, item, _ROLE_KEYS)
+        message["content"] = _common_parts(index, item.get("content", ""), notes, "content")
+        return message
+    if kind == "function_call":
+        return notes.foreign(index, item, _INVALID_KEYS if item.get("invalid") is True
+                             else _CALL_KEYS)
+    if kind == "function_call_output":
+        result = notes.foreign(index, item, _OUTPUT_KEYS)
+        if result.get("status", "success") not in ("success", "error"):
+            notes.drop(index, "status", f"{result.pop('status')!r} is not a ToolMessage "
+                       "status; left out")
+        output = result.get("output")
+        if isinstance(output, list) and all(isinstance(p, dict) for p in output):
+            result["output"] = _common_parts(index, output, notes, "output")
+        elif not isinstance(output, str | list):
+            result["output"] = json_text(output)
+            notes.drop(index, "output", "a JSON result; a ToolMessage holds its JSON text")
+        return result
+    notes.drop(index, f"type {kind!r}", "no LangChain message holds such an item; left out")
+    return None
 
 
 # ---------------------------------------------------------------- what a model is sent

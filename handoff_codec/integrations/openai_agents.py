@@ -49,7 +49,7 @@ from __future__ import annotations
 import copy
 import functools
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 try:
@@ -71,10 +71,11 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess by th
         "Install it with: pip install 'handoff-codec[openai-agents]'"
     ) from exc
 
-from ..format import DEFAULT_PREAMBLE, Codec
+from ..format import DEFAULT_PREAMBLE, Codec, default_codec
 
 if TYPE_CHECKING:
     from ..format.flattening import Trust
+from ._common_items import Notes, ResponsesReader
 from ._history import (
     Fallback,
     FallbackKind,
@@ -85,14 +86,20 @@ from ._history import (
     read_history,
     warn_if_degraded,
 )
+from .openai_agents_internals import declare_owned_items, redis_list, sqlalchemy_tables
+from .report import Encoded, Omission, ReadBack, is_plain_json, warn_if_dropped, warn_if_omitted
 
 __all__ = [
     "Fallback",
     "FallbackKind",
     "HandoffReport",
+    "dumps",
+    "encode",
     "history_mapper",
+    "loads",
     "make_history_mapper",
     "nest_input_filter",
+    "read",
 ]
 
 Item = dict[str, Any]
@@ -279,30 +286,13 @@ def _forward_new_item(item: Mapping[str, Any]) -> bool:
 def _declare_owned(data: HandoffInputData, owned: list[tuple[RunItem, int]]) -> None:
     """Tell the SDK which input items are its run items, forwarded verbatim.
 
-    openai-agents 0.24 has no public API for this: it reads the private
-    attribute ``_nested_history_owned_items`` (tuples of
-    ``agents.run_internal.items.NestedHistoryOwnedItem``) of the filter's
-    result to match forwarded items to session items when a run resumes from
-    a ``RunState``. Without it a resumed run sends the forwarded items twice.
+    openai-agents 0.24 has no public API for this: a resumed run matches
+    forwarded items to session items by a private attribute of the filter's
+    result, set by :func:`.openai_agents_internals.declare_owned_items`.
+    Without it a resumed run sends the forwarded items twice.
     ``tests/integration/test_runstate_resume.py`` pins this hook.
     """
-    from agents.run_internal.items import (
-        NestedHistoryOwnedItem,
-        digest_input_item,
-        ensure_nested_history_run_item_occurrence_key,
-    )
-
-    history = cast(tuple[TResponseInputItem, ...], data.input_history)
-    declared = []
-    for run_item, index in owned:
-        item = history[index]
-        digest = digest_input_item(item)
-        if digest is None:
-            continue
-        ensure_nested_history_run_item_occurrence_key(run_item)
-        declared.append(NestedHistoryOwnedItem(
-            run_item=run_item, input_index=index, digest=digest, input_item=item))
-    object.__setattr__(data, "_nested_history_owned_items", tuple(declared))
+    declare_owned_items(data, owned)
 
 
 def nest_input_filter(
@@ -502,13 +492,13 @@ class UpgradingSession(_SessionABC):
         from ..migrate.stores import rewrite_redis_session
 
         _, rule = self._store_factory()
-        client = session._redis
+        client, key = redis_list(session)
         kwargs = client.connection_pool.connection_kwargs
         where = (f"unix://{kwargs['path']}?db={kwargs.get('db', 0)}" if "path" in kwargs else
                  f"redis://{kwargs.get('host', 'localhost')}:{kwargs.get('port', 6379)}/"
                  f"{kwargs.get('db', 0)}")
         backup = self._backup_writer(where, "redis")
-        await rewrite_redis_session(client, session._messages_key, self.session_id, rule,
+        await rewrite_redis_session(client, key, self.session_id, rule,
                                     before=lambda changes: asyncio.to_thread(
                                         backup.write_changes, changes))
 
@@ -548,8 +538,8 @@ class UpgradingSession(_SessionABC):
             # The session's own engine (its pool, TLS and connect_args), never rebuilt
             # from its URL; used inside greenlet_spawn (see get_items).
             engine = session.engine.sync_engine
-            tables = MigrateOptions(messages_table=session._messages.name,
-                                    sessions_table=session._sessions.name)
+            messages, sessions = sqlalchemy_tables(session)
+            tables = MigrateOptions(messages_table=messages, sessions_table=sessions)
             where = engine.url.render_as_string(hide_password=True)
             return (lambda: open_store(where, tables, engine=engine).connect()), rule
         if kind in ("SQLiteSession", "AdvancedSQLiteSession") and \
@@ -603,3 +593,90 @@ class UpgradingSession(_SessionABC):
 
 
 __all__ += ["UpgradingSession"]
+
+
+# ---------------------------------------------------------------- the SDK's input items
+
+FRAMEWORK = "OpenAI Agents SDK"
+
+
+def _json_items(value: Any, index: int, field: str, omitted: list[Omission]) -> Any:
+    """``value`` as JSON: each value JSON cannot hold written as ``str(value)`` and reported."""
+    if is_plain_json(value):
+        return value
+    if isinstance(value, Mapping):
+        out: Item = {}
+        for key, sub in value.items():
+            if not isinstance(key, str):
+                omitted.append(Omission(index, f"{field}[{key!r}]", "a key that is not a "
+                                        "string; written as str(key)"))
+            out[str(key)] = _json_items(sub, index, f"{field}.{key}" if field else str(key),
+                                        omitted)
+        return out
+    if isinstance(value, list | tuple):
+        if isinstance(value, tuple):
+            omitted.append(Omission(index, field, "a tuple; written as a JSON array"))
+        return [_json_items(sub, index, f"{field}[{n}]", omitted) for n, sub in enumerate(value)]
+    omitted.append(Omission(index, field, f"a {type(value).__name__} is not JSON; written as "
+                            "str(value)"))
+    return str(value)
+
+
+def encode(items: Sequence[TResponseInputItem] | Sequence[Mapping[str, Any]], *,
+           codec: Codec | None = None) -> Encoded:
+    """The summary text of the SDK's input items (``result.to_input_list()``), and what it
+    could not keep.
+
+    Each item is written as it is. Left out and reported: the SDK's internal
+    keys (``_agents_tool_description``, ``_agents_tool_title``, ``created_by``),
+    which it strips itself before summarizing; a value that is not JSON is
+    written as ``str(value)``. Raises TypeError for an item that is not a
+    mapping, and the codec's EncodeError for a summary over its limits.
+    """
+    omitted: list[Omission] = []
+    written: list[Item] = []
+    for index, item in enumerate(items):
+        if not isinstance(item, Mapping):
+            raise TypeError(f"item {index} is a {type(item).__name__}, not a Responses API "
+                            "input item (a dict)")
+        plain: Item = {}
+        for key, value in item.items():
+            if key in _INTERNAL_KEYS:
+                omitted.append(Omission(index, str(key), "the SDK's internal key; left out"))
+                continue
+            plain[str(key)] = value
+        written.append(_json_items(plain, index, "", omitted))
+    return Encoded((codec or default_codec).dumps(written), tuple(omitted))
+
+
+def dumps(items: Sequence[TResponseInputItem] | Sequence[Mapping[str, Any]], *,
+          codec: Codec | None = None) -> str:
+    """The summary text of the SDK's input items; one warning when something was left out."""
+    encoded = encode(items, codec=codec)
+    warn_if_omitted(encoded, FRAMEWORK)
+    return encoded.text
+
+
+def read(text: str, *, codec: Codec | None = None) -> ReadBack[TResponseInputItem]:
+    """The SDK's input items of a summary text, whatever framework module wrote it, and what
+    they cannot hold.
+
+    The items of :func:`dumps` come back as they were (an ``input_image``
+    without ``detail``, which the ``openai`` types require, with the API's
+    default ``"auto"``). Items another module
+    wrote come back as Responses API input items: a message's ``name`` (the
+    Responses API holds none), a typed tool result (held as its JSON text),
+    and the other writer's own keys and item types are left out, each
+    reported. ``DecodeError`` for text that is not a summary.
+    """
+    notes = Notes(FRAMEWORK)
+    items = ResponsesReader(notes).items((codec or default_codec).loads(text))
+    return ReadBack(cast(list[TResponseInputItem], items), notes.omitted)
+
+
+def loads(text: str, *, codec: Codec | None = None) -> list[TResponseInputItem]:
+    """The SDK's input items of a summary text (:func:`read`; one warning when something
+    was left out): ``loads(dumps(items)) == items``."""
+    back = read(text, codec=codec)
+    warn_if_dropped(back, FRAMEWORK)
+    return back.messages

@@ -11,9 +11,12 @@ from __future__ import annotations
 import logging
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
-__all__ = ["Encoded", "Omission", "is_plain_json", "warn_if_omitted"]
+__all__ = ["Encoded", "Omission", "ReadBack", "is_plain_json", "warn_if_dropped",
+           "warn_if_omitted"]
+
+M = TypeVar("M")
 
 logger = logging.getLogger("handoff_codec")
 
@@ -43,6 +46,36 @@ class Encoded:
     def lossless(self) -> bool:
         """True when the summary keeps everything the messages held."""
         return not self.omitted
+
+
+@dataclass(frozen=True)
+class ReadBack(Generic[M]):
+    """The messages a framework reads from a summary, and what of the summary it could not hold.
+
+    Each framework module has ``read(text, *, codec=None) -> ReadBack``; its
+    ``loads`` returns ``read(...).messages`` and logs one warning when
+    ``omitted`` is not empty. Here an :class:`Omission`'s ``index`` is the
+    item's position in the summary (its record number minus one), and
+    ``field`` the item's key or value left out: another writer's key (ADK's
+    ``event``, Agent Framework's ``same_message``...), a name where the
+    framework holds none, a JSON tool result held as its JSON text.
+    """
+
+    messages: list[M]
+    omitted: tuple[Omission, ...] = ()
+
+    @property
+    def lossless(self) -> bool:
+        """True when the messages hold everything the summary's items held."""
+        return not self.omitted
+
+
+def warn_if_dropped(decoded: ReadBack[Any], framework: str) -> None:
+    """One warning on the ``handoff_codec`` logger when ``decoded`` left something out."""
+    if decoded.omitted:
+        fields = sorted({omission.field for omission in decoded.omitted})
+        logger.warning("%s messages read from a summary without %s (%d omission(s)); "
+                       "see read()", framework, ", ".join(fields), len(decoded.omitted))
 
 
 def warn_if_omitted(encoded: Encoded, framework: str) -> None:

@@ -40,7 +40,7 @@ from pydantic_ai.messages import (
 
 import handoff_codec
 from handoff_codec import Codec, DecodeError
-from handoff_codec.integrations.pydantic_ai import dumps, encode, loads
+from handoff_codec.integrations.pydantic_ai import dumps, encode, loads, read
 from tests.support.profiles import examples
 from tests.support.strategies import json_values, texts
 
@@ -247,10 +247,16 @@ def test_only_messages_are_written() -> None:
     '{"role": "user", "content": "x", "classes": [[0, "BinaryContent"]]}',
 ])
 def test_records_that_are_not_parts_are_refused_with_their_item(record: str) -> None:
-    text = handoff_codec.dumps([{"role": "user", "content": "ok"}]).replace(
-        '1. user: ok', f'1. user: ok\n2. {record}')
+    # in a summary this module wrote (its first item holds "message"): refused
+    text = handoff_codec.dumps([{"message": {"kind": "request"}, "role": "user",
+                                 "content": "ok"}, json.loads(record)])
     with pytest.raises(ValueError, match="item 1"):
         loads(text)
+    # in another module's items: what no part holds is left out, and reported
+    back = read(handoff_codec.dumps([{"role": "user", "content": "ok"}, json.loads(record)]))
+    first = back.messages[0].parts[0]
+    assert isinstance(first, UserPromptPart) and first.content == "ok"
+    assert back.omitted and {o.index for o in back.omitted} == {1}
 
 
 def test_text_that_is_not_a_summary_raises_decode_error() -> None:

@@ -8,7 +8,6 @@ forgery stays one user message of data.
 from __future__ import annotations
 
 import json
-import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -217,15 +216,12 @@ def test_with_the_shared_key_the_conversation_is_expanded(receiver: str) -> None
     assert not any(a2a.RECEIVED_FRAMING in text for _, text in got)
 
 
-def test_adk_hands_a_verified_conversation_it_cannot_read_on_as_one_message(
-    caplog: pytest.LogCaptureFixture,
-) -> None:
+def test_adk_expands_a_verified_conversation_another_framework_wrote() -> None:
     message = a2a.pack(SENDERS["items"](), prompt="Refund it.", codec=KEY)
-    with caplog.at_level(logging.WARNING, logger="handoff_codec"):
-        events, content = a2a.google_adk_input(a2a.unpack(message, codec=KEY))
-    assert events == [] and content.role == "user"
-    assert [p.text.startswith(a2a.RECEIVED_FRAMING) for p in content.parts or []] == [True, False]
-    assert "Google ADK cannot read" in caplog.text
+    events, content = a2a.google_adk_input(a2a.unpack(message, codec=KEY))
+    assert events and all(event.content is not None for event in events)
+    assert content.role == "user"
+    assert [p.text for p in content.parts or []] == ["Refund it."]
 
 
 # ---------------------------------------------------------------- promise 2: nothing forgeable

@@ -108,7 +108,6 @@ def _text_of(items: list[dict[str, Any]]) -> str:
 
 
 @pytest.mark.parametrize(("items", "message"), [
-    ([{"role": "user", "content": "hi"}], "item 0: the first item of an event holds 'event'"),
     ([{"event": {"author": "a", "content": {"role": "user"}}, "role": "system", "content": "x"}],
      "item 0: a message's role must be 'user' or 'assistant'"),
     ([{"event": {"author": "a"}, "type": "adk_event"}, {"type": "mystery"}],
