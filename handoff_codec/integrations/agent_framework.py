@@ -1282,6 +1282,13 @@ class HandoffHistoryProvider(ContextProvider):
         :attr:`agent_middleware` wraps this run: it marks the response after the whole agent
         middleware chain)."""
         if context.response is not None and _WRAPPED.get() is not agent:
+            if getattr(agent, "agent_middleware", None) and agent not in _WARNED:
+                _WARNED.add(agent)
+                logger.warning(
+                    "agent_framework handoff: agent %s has agent middleware, which runs after "
+                    "the records of its response are written; list "
+                    "HandoffHistoryProvider.agent_middleware first in its middleware for the "
+                    "records to hold what that middleware changes", agent.name)
             context.response.messages[:] = self._hand_on_run(
                 context.response.messages, agent.name, state, context.input_messages)
 
@@ -1319,6 +1326,8 @@ class HandoffHistoryProvider(ContextProvider):
         return _hand_on(messages, author, self.codec or default_codec, earlier)
 
 
+# The agents already warned that their agent middleware runs after the records are written.
+_WARNED: weakref.WeakSet[object] = weakref.WeakSet()
 PENDING = "pending"
 """The key, in the provider's session state, of the records of a run waiting for approval."""
 # The agent whose run _HandOnMiddleware wraps, so that after_run leaves the marking to it.

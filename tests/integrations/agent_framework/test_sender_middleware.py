@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -89,7 +90,7 @@ class _Redactor(AgentMiddleware):
             context.result.messages[:] = self.edit(list(context.result.messages))
 
 
-def _receiver_sees(edit: str) -> tuple[list[Message], list[Message]]:
+def _receiver_sees(edit: str, ours: bool = True) -> tuple[list[Message], list[Message]]:
     history = quiet()
     scripts = {"a": [Message("assistant", [
         Content.from_text(f"Checking the card {CARD}."),
@@ -100,7 +101,8 @@ def _receiver_sees(edit: str) -> tuple[list[Message], list[Message]]:
     clients = {name: ScriptedChatClient(script) for name, script in scripts.items()}
     agents = [
         Agent(client=clients["a"], name="a", tools=[card_on_file], context_providers=[history],
-              middleware=[history.agent_middleware, _Redactor(EDITS[edit])],
+              middleware=[*([history.agent_middleware] if ours else []),
+                          _Redactor(EDITS[edit])],
               require_per_service_call_history_persistence=True),
         Agent(client=clients["b"], name="b", context_providers=[history],
               require_per_service_call_history_persistence=True)]
@@ -123,3 +125,12 @@ def test_the_records_hold_the_response_as_the_senders_agent_middleware_left_it(
         assert [c.call_id for c in contents(read, "function_call")] == ["t1", "h1"]
         assert [c.call_id for c in contents(read, "function_result")] == ["t1", "h1"]
         assert any(af.is_summary(m) for m in request)
+
+
+@pytest.mark.parametrize("ours", [True, False], ids=["listed first", "not listed"])
+def test_an_agent_middleware_the_records_come_before_is_warned_of(
+        ours: bool, caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING, logger="handoff_codec"):
+        _receiver_sees("in place", ours)
+    warned = [r for r in caplog.records if "agent_middleware first" in r.getMessage()]
+    assert bool(warned) is not ours
