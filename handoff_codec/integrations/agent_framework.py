@@ -21,24 +21,30 @@
     other agents' messages, ONE summary of what a model is sent of them
     (:func:`model_items`). Only the model's request changes.
 
-    The records are sealed (HMAC-SHA256, the codec's key or a key drawn at
-    import) over themselves and the message they ride on: a message a client
-    sends, of any role and with any fields, stands for itself, and so does a
-    message the app's middleware edited, as edited::
+    The records travel as their JSON text, sealed (HMAC-SHA256 under a key
+    derived for that purpose from the codec's key or a key drawn at import)
+    over themselves and the message they ride on, and are read by content: a
+    message a client sends, of any role and with any fields, stands for
+    itself, and so does a message the app's middleware edited, as edited. An
+    agent middleware that edits the response after the run needs
+    ``history.agent_middleware`` listed before it::
 
         history = HandoffHistoryProvider()
         triage = Agent(client=..., name="triage", context_providers=[history],
+                       middleware=[history.agent_middleware],
                        require_per_service_call_history_persistence=True)
 
 Tested with agent-framework-core 1.26 and agent-framework-orchestrations 1.4.
 Public API only: ``ContextProvider``, ``SessionContext.extend_middleware``,
-``ChatMiddleware`` and ``clean_conversation_for_handoff``; the import checks
-that each is there.
+``ChatMiddleware``, ``AgentMiddleware`` and ``clean_conversation_for_handoff``;
+the import checks that each is there.
 """
 
 from __future__ import annotations
 
+import contextvars
 import copy
+import functools
 import hashlib
 import hmac
 import inspect
@@ -51,13 +57,16 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..format import Codec, default_codec
+from ..format import Codec, EncodeError, default_codec
 from ._common_items import NAME_CARRIER, Notes, media_type
 from .report import Encoded, Omission, ReadBack, is_plain_json, warn_if_dropped, warn_if_omitted
 
 TESTED = "agent-framework-core 1.26 and agent-framework-orchestrations 1.4"
 try:
     from agent_framework import (
+        AgentContext,
+        AgentMiddleware,
+        AgentResponse,
         AgentSession,
         ChatContext,
         ChatMiddleware,
@@ -585,6 +594,7 @@ def read(text: str, *, codec: Codec | None = None) -> ReadBack[Message]:
 # Content a provider is never sent: token counts, and approvals the framework resolves itself
 # (its chat clients skip them).
 NOT_SENT = frozenset({"usage", "function_approval_request", "function_approval_response"})
+CALL_ITEMS = frozenset({"function_call", "function_call_output"})
 # Keys of Content.to_dict() that are the framework's or the provider's, never the model's.
 BOOKKEEPING = frozenset({"type", "additional_properties", "raw_representation", "annotations"})
 
@@ -704,7 +714,7 @@ def model_items(messages: Iterable[Message], *, codec: Codec | None = None) -> l
     report = _Report()
     codec = codec or default_codec
     return [item for message in messages
-            for item in _handed(message, codec) or _visible(message, report)]
+            for item in copy.deepcopy(_handed(message, codec)) or _visible(message, report)]
 
 
 # ------------------------------------------------------------------ marks only our code writes
@@ -713,53 +723,80 @@ MARK = "handoff_codec"
 _PROCESS_KEY = secrets.token_bytes(32)
 
 
-_RECORDS = b"handoff_codec.agent_framework records\x00"
-"""What a seal over records starts with, so no other HMAC this module writes can pass for one."""
+_RECORDS = b"handoff_codec.agent_framework records v2\x00"
+"""What a seal over records starts with."""
+_SUMMARY = b"handoff_codec.agent_framework summary v2\x00"
+"""What a summary's tag starts with."""
+_KEY_LABEL = b"handoff_codec.agent_framework key\x00"
 
 
-def _handed_form(message: Message) -> list[Item]:
-    """What the framework hands the other agents of ``message`` (its
-    ``clean_conversation_for_handoff`` copy), as a model reads it."""
-    cleaned = clean_conversation_for_handoff([message])
-    return _visible(cleaned[0], _Report()) if cleaned else []
+@functools.lru_cache(maxsize=64)
+def _purpose_key(master: bytes, purpose: bytes) -> bytes:
+    """The key of one purpose (``_RECORDS`` or ``_SUMMARY``) derived from ``master``.
+
+    Each kind of MAC this module writes is under its own key, and no HMAC under
+    ``master`` is written anywhere (the core's signature line is HMAC(master,
+    its own domain + text), never one of these labels), so no MAC anyone can
+    read passes for another kind: a records seal is no summary tag, a signature
+    line neither.
+    """
+    return hmac.new(master, _KEY_LABEL + purpose, hashlib.sha256).digest()
 
 
-def _records_seal(key: bytes, carrier: bool, form: list[Item], items: Any) -> str:
-    """The HMAC-SHA256 that binds ``items`` to the message they ride on (``form``)."""
-    body = json.dumps([carrier, form, items], ensure_ascii=False, sort_keys=True,
-                      separators=(",", ":"), allow_nan=False)
-    return hmac.new(key, _RECORDS + body.encode("utf-8", "surrogatepass"),
-                    hashlib.sha256).hexdigest()
+def _masters(codec: Codec) -> tuple[bytes, ...]:
+    """The keys a mark may be under: the codec's key (or this process's), its verify_keys."""
+    return (codec.key or _PROCESS_KEY, *codec.verify_keys)
 
 
-# The seals this process wrote lately, with what each covers (key, records, form, carrier,
-# and the fingerprint of the copy the framework hands on): the copies share the records
-# list with the message sealed, so reading them needs no second HMAC. Bounded; an entry
-# only saves work.
-_SEALED_HERE: dict[str, tuple[bytes, list[Item], list[Item], bool,
-                              tuple[Any, ...] | None]] = {}
-_SEALED_HERE_MAX = 4096
+def _bound(message: Message) -> tuple[str, str | None, tuple[str, ...]]:
+    """What records are bound to of the message they ride on: its role, author and
+    non-empty texts, which is what ``clean_conversation_for_handoff`` hands on of a
+    message that is not the user's."""
+    return (message.role, message.author_name,
+            tuple(c.text for c in message.contents if c.type == "text" and c.text))
 
 
-def _seal_records(message: Message, items: list[Item], codec: Codec, *,
-                  carrier: bool = False, cleaned: Message | None = None) -> Message:
-    """A copy of ``message`` carrying ``items`` under a seal only this module writes
-    (``cleaned``: the copy the framework hands on of ``message``, when known)."""
-    key = codec.key or _PROCESS_KEY
-    if cleaned is None:
-        form = _handed_form(message)
-        fingerprint = None
-    else:
-        form = _visible(cleaned, _Report())
-        fingerprint = _fingerprint(cleaned)
-    seal = _records_seal(key, carrier, form, items)
-    _SEALED_HERE[seal] = (key, items, form, carrier, fingerprint)
-    while len(_SEALED_HERE) > _SEALED_HERE_MAX:
+def _records_seal(key: bytes, carrier: bool, by: str | None,
+                  bound: tuple[str, str | None, tuple[str, ...]], records: str) -> str:
+    """The HMAC-SHA256 that binds ``records`` (their JSON text), written for agent ``by``, to
+    the message they ride on."""
+    head = json.dumps([carrier, by, bound[0], bound[1], list(bound[2])], ensure_ascii=False,
+                      separators=(",", ":"))  # one line: JSON escapes every line break
+    data = _RECORDS + head.encode("utf-8", "surrogatepass") + b"\n" + records.encode(
+        "utf-8", "surrogatepass")
+    return hmac.new(_purpose_key(key, _RECORDS), data, hashlib.sha256).hexdigest()
+
+
+# What this process verified (or sealed) lately: everything a seal covers, by value (the
+# key, the seal, the carrier flag, what it is bound to, the records' JSON text), to the
+# records read from it. Keyed by content, never by object: a message edited in any way
+# is looked up afresh and verified. Bounded; an entry only saves work.
+_VERIFIED: dict[tuple[Any, ...], list[Item]] = {}
+_VERIFIED_MAX = 4096
+
+
+def _remember(key: tuple[Any, ...], records: list[Item]) -> None:
+    _VERIFIED[key] = records
+    while len(_VERIFIED) > _VERIFIED_MAX:
         try:
-            del _SEALED_HERE[next(iter(_SEALED_HERE))]
+            del _VERIFIED[next(iter(_VERIFIED))]
         except (KeyError, RuntimeError, StopIteration):  # another thread evicted it
             break
-    mark: Item = {"items": items, "seal": seal}
+
+
+def _seal_records(message: Message, items: list[Item], codec: Codec, *, by: str | None,
+                  carrier: bool = False) -> Message:
+    """A copy of ``message`` carrying ``items`` under a seal only this module writes.
+
+    The records travel as their JSON text: a copy that nothing shares with the
+    response's contents, and that no one can edit in place.
+    """
+    key = codec.key or _PROCESS_KEY
+    records = json.dumps(items, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    bound = _bound(message)
+    seal = _records_seal(key, carrier, by, bound, records)
+    _remember((key, seal, carrier, by, bound, records), json.loads(records))
+    mark: Item = {"items": records, "seal": seal, "by": by}
     if carrier:
         mark["carrier"] = True
     copied = copy.copy(message)
@@ -767,38 +804,43 @@ def _seal_records(message: Message, items: list[Item], codec: Codec, *,
     return copied
 
 
-def _sealed(message: Message, codec: Codec) -> tuple[list[Item], bool] | None:
-    """The records ``message`` carries and whether it is a carrier, when :func:`hand_on`
+def _sealed(message: Message, codec: Codec) -> tuple[list[Item], bool, str | None] | None:
+    """The records ``message`` carries, whether it is a carrier and the agent whose response
+    they are, when :func:`hand_on`
     sealed them on this very message (its role, author and the text the framework hands
     on) under ``codec``'s key, one of its ``verify_keys``, or this process's key; else None.
 
     A user message never carries any, and nothing a client sends can: a forged, copied or
-    edited mark fails the seal, and the message stands for itself.
+    edited mark fails the seal, and the message stands for itself. The records returned
+    are shared: read them, never change them.
     """
     mark = message.additional_properties.get(MARK) if message.role != "user" else None
     if not isinstance(mark, Mapping):
         return None
-    items, seal, carrier = mark.get("items"), mark.get("seal"), mark.get("carrier", False)
-    if (not isinstance(items, list) or not isinstance(seal, str) or type(carrier) is not bool
-            or not all(isinstance(item, dict) for item in items)):
+    records, seal, carrier = mark.get("items"), mark.get("seal"), mark.get("carrier", False)
+    by = mark.get("by")
+    if (not isinstance(records, str) or not isinstance(seal, str) or not seal.isascii()
+            or type(carrier) is not bool or not (by is None or isinstance(by, str))):
         return None
-    keys = (codec.key or _PROCESS_KEY, *codec.verify_keys)
-    here = _SEALED_HERE.get(seal)
-    if here is not None and here[1] is items and here[3] is carrier and here[0] in keys:
-        # The copy the framework hands on, as sealed: the same role, author and texts.
-        fingerprint = _fingerprint(message)
-        if fingerprint is not None and fingerprint == here[4]:
-            return items, carrier
-    form = _handed_form(message)
-    if here is not None and here[1] is items and here[3] is carrier and here[0] in keys:
-        return (items, carrier) if here[2] == form else None
-    for key in keys:
+    bound = _bound(message)
+    for key in _masters(codec):
+        entry = (key, seal, carrier, by, bound, records)
+        found = _VERIFIED.get(entry)
+        if found is not None:
+            return found, carrier, by
         try:
-            expected = _records_seal(key, carrier, form, items)
-        except (TypeError, ValueError):  # not JSON: not what this module wrote
+            expected = _records_seal(key, carrier, by, bound, records)
+        except (TypeError, ValueError):  # not what this module wrote
             return None
         if hmac.compare_digest(seal, expected):
-            return items, carrier
+            try:
+                items = json.loads(records)
+            except ValueError:
+                return None
+            if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
+                return None
+            _remember(entry, items)
+            return items, carrier, by
     return None
 
 
@@ -808,29 +850,34 @@ def _handed(message: Message, codec: Codec) -> list[Item] | None:
     return None if sealed is None else sealed[0]
 
 
-def _seal(text: str, codec: Codec) -> str:
-    """The tag that marks ``text`` as a summary this process (or any holding the codec's key)
-    wrote: an HMAC-SHA256 under the codec's key, or a key this process drew at import."""
-    key = codec.key or _PROCESS_KEY
-    return hmac.new(key, text.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()
+def _seal(role: str, text: str, key: bytes) -> str:
+    """The tag that marks ``text`` as a summary of ``role`` this process (or any holding the
+    codec's key) wrote: an HMAC-SHA256 under the summary key derived from ``key``."""
+    data = _SUMMARY + role.encode("utf-8", "surrogatepass") + b"\x00" + text.encode(
+        "utf-8", "surrogatepass")
+    return hmac.new(_purpose_key(key, _SUMMARY), data, hashlib.sha256).hexdigest()
 
 
 def is_summary(message: Message, *, codec: Codec | None = None) -> bool:
     """Whether ``message`` is a summary :func:`summary_message` wrote.
 
     Judged by the tag in ``additional_properties`` (which ``to_dict()`` and
-    ``from_dict()`` keep), checked against the text: an HMAC under the codec's
-    key, or under a key drawn when this module was imported. A message a client
+    ``from_dict()`` keep), checked against the role and text: an HMAC under a key
+    derived from the codec's key (or one of its ``verify_keys``), or from a key
+    drawn when this module was imported. A message a client
     sends, whatever its text or fields, is not one. Without a codec key, a
     summary is recognised in the process that wrote it.
     """
     mark = message.additional_properties.get(MARK)
     tag = mark.get("summary") if isinstance(mark, Mapping) else None
     first = message.contents[0] if message.contents else None
-    if (not isinstance(tag, str) or message.role not in ("user", "assistant")
+    if (not isinstance(tag, str) or not tag.isascii() or message.role not in ("user", "assistant")
             or first is None or first.type != "text" or first.text is None):
         return False
-    return hmac.compare_digest(tag, _seal(first.text, codec or default_codec))
+    verified = False
+    for key in _masters(codec or default_codec):  # every key tried: timing tells none
+        verified |= hmac.compare_digest(tag, _seal(message.role, first.text, key))
+    return verified
 
 
 # ------------------------------------------------------------------ the summary message
@@ -898,8 +945,8 @@ def _summary_of(items: list[Item], report: _Report, codec: Codec,
     parts = [Content.from_text(encoded.text)]
     if role == "user" and attach_media:
         parts += _attachments(items)
-    return Message(role, parts, additional_properties={MARK: {"summary": _seal(encoded.text,
-                                                                              codec)}})
+    tag = _seal(role, encoded.text, codec.key or _PROCESS_KEY)
+    return Message(role, parts, additional_properties={MARK: {"summary": tag}})
 
 
 # ------------------------------------------------------------------ the drop-in provider
@@ -928,29 +975,39 @@ def hand_on(response: Sequence[Message], author: str | None, *,
     called tools or handed off), a carrier is put first: an assistant message
     of ``author`` whose one text is a space.
 
-    The records are sealed with an HMAC-SHA256, under ``codec``'s key or a key
-    drawn when this module was imported, over the records and what the
-    framework hands on of the message they ride on (role, author, text): they
-    are read only while that message is as this function left it.
+    The records travel as their JSON text, sealed with an HMAC-SHA256 under a
+    key derived from ``codec``'s key (or a key drawn when this module was
+    imported) over that text and what the framework hands on of the message
+    they ride on (role, author, non-empty texts): they are read only while
+    that message and they are as this function left them.
     """
-    codec = codec or default_codec
+    return _hand_on(response, author, codec or default_codec, [])
+
+
+def _hand_on(response: Sequence[Message], author: str | None, codec: Codec,
+             earlier: list[Item]) -> list[Message]:
+    """:func:`hand_on`, with ``earlier`` records (of runs that were waiting for an approval)
+    carried first."""
     report = _Report()
     records = [_visible(message, report) for message in response]
-    kept, cleaned = _kept(response)
+    if records:
+        records[0] = [*earlier, *records[0]]
+    elif earlier:
+        records = [earlier]
+    kept, _ = _kept(response)
     if not kept:
         carried = [item for items in records for item in items]
         if not carried:
             return list(response)
         space = Message("assistant", [" "], author_name=author)
-        carrier = _seal_records(space, carried, codec, carrier=True, cleaned=space)
+        carrier = _seal_records(space, carried, codec, by=author, carrier=True)
         return [carrier, *response]
     out = list(response)
     for n, index in enumerate(kept):
         start = 0 if n == 0 else index
         end = kept[n + 1] if n + 1 < len(kept) else len(response)
         out[index] = _seal_records(response[index], [item for items in records[start:end]
-                                                     for item in items], codec,
-                                   cleaned=cleaned[n])
+                                                     for item in items], codec, by=author)
     return out
 
 
@@ -987,26 +1044,22 @@ _WRITTEN: weakref.WeakKeyDictionary[Message, dict[tuple[Any, ...], Message]] = (
 
 @dataclass
 class _Reading:
-    """What one message stood for when last read, and what that reading rests on."""
+    """What a message of text parts only stood for when last read without records."""
 
-    codec: Codec
     fingerprint: tuple[Any, ...]
-    mark: Any  # held, so that its id is not another object's while the entry lives
-    items: Any
     records: list[Item]
     written_from: str
-    omitted: list[tuple[str, str]]
 
 
-# What each message stood for when last read for a summary: a model call sends its session's
-# history again, as the same message objects, so each is read (its seal checked) once while
-# it stays as it was. A cache, not the conversation's state, like _WRITTEN.
+# What each message of text parts only stood for when last read without records: a model
+# call sends its session's history again, as the same message objects. Checked by value
+# (role, author, texts) on each read. A cache, not the conversation's state, like _WRITTEN.
 _READ: weakref.WeakKeyDictionary[Message, _Reading] = weakref.WeakKeyDictionary()
 
 
 def _fingerprint(message: Message) -> tuple[Any, ...] | None:
-    """What :func:`_read` of ``message`` depends on beyond its mark, for a message of text
-    parts only (what the framework hands on of another agent's turn); None for others."""
+    """What a model is sent of ``message`` depends on, for a message of text parts only
+    (what the framework hands on of another agent's turn); None for others."""
     texts = []
     for content in message.contents:
         if content.type != "text":
@@ -1015,33 +1068,26 @@ def _fingerprint(message: Message) -> tuple[Any, ...] | None:
     return message.role, message.author_name, tuple(texts)
 
 
-def _read(message: Message, codec: Codec) -> tuple[list[Item], str, list[tuple[str, str]]]:
+def _read(message: Message, codec: Codec
+          ) -> tuple[list[Item], str, list[tuple[str, str]], bool]:
     """What ``message`` stands for in a summary: the records it carries while their seal
     holds, else what a model is sent of it; with what identifies that reading (the seal,
-    or those items as JSON) and what could not be written as JSON (field, reason)."""
-    props = message.additional_properties
-    mark = props.get(MARK) if props else None
-    items = mark.get("items") if isinstance(mark, Mapping) else None
+    or those items as JSON), what could not be written as JSON (field, reason) and whether
+    the records were read."""
+    sealed = _sealed(message, codec)
+    if sealed is not None:
+        return sealed[0], str(message.additional_properties[MARK]["seal"]), [], True
     fingerprint = _fingerprint(message)
-    if fingerprint is not None and isinstance(mark, Mapping):
-        fingerprint += (mark.get("seal"), mark.get("carrier"))
     cached = _READ.get(message) if fingerprint is not None else None
-    if (cached is not None and cached.codec is codec and cached.fingerprint == fingerprint
-            and cached.mark is mark and cached.items is items):
-        return cached.records, cached.written_from, cached.omitted
-    records = _handed(message, codec)
-    omitted: list[tuple[str, str]] = []
-    if records is not None:
-        written_from = str(message.additional_properties[MARK]["seal"])
-    else:
-        report = _Report()
-        records = _visible(message, report)
-        omitted = [(o.field, o.reason) for o in report.omitted]
-        written_from = json.dumps(records, ensure_ascii=False, sort_keys=True, default=repr)
+    if cached is not None and cached.fingerprint == fingerprint:
+        return cached.records, cached.written_from, [], False
+    report = _Report()
+    records = _visible(message, report)
+    omitted = [(o.field, o.reason) for o in report.omitted]
+    written_from = json.dumps(records, ensure_ascii=False, sort_keys=True, default=repr)
     if fingerprint is not None:
-        _READ[message] = _Reading(codec, fingerprint, mark, items, records, written_from,
-                                  omitted)
-    return records, written_from, omitted
+        _READ[message] = _Reading(fingerprint, records, written_from)
+    return records, written_from, omitted, False
 
 
 class _SummaryMiddleware(ChatMiddleware):
@@ -1090,6 +1136,12 @@ class HandoffHistoryProvider(ContextProvider):
     everything the framework keeps: the session's history, the workflow's state
     and its outputs. Give ``codec=Codec(key=...)`` for records to be read in
     another process (a checkpoint restored after a restart).
+
+    An agent middleware that edits the response after the run runs after
+    ``after_run``: list :attr:`agent_middleware` first in that agent's
+    ``middleware`` for the records to be of the response as it left it. A run
+    that waits for a function approval keeps its records in the session's
+    state until the run after the approval hands them on.
     """
 
     def __init__(
@@ -1115,17 +1167,63 @@ class HandoffHistoryProvider(ContextProvider):
         out: list[Message] = []
         run: list[Message] = []
         summarized = False
+        codec = self.codec or default_codec
         for message in [*messages, None]:
             if message is not None and message.role != "user" and (
-                    message.author_name not in (None, agent)):
+                    message.author_name not in (None, agent) or self._by_other(message, agent,
+                                                                               codec)):
                 run.append(message)
                 continue
             if run:
-                out.append(self._summary(run))
+                out += self._summaries(run)
                 run, summarized = [], True
             if message is not None:
                 out.append(message)
         return out if summarized else None
+
+    @staticmethod
+    def _by_other(message: Message, agent: str | None, codec: Codec) -> bool:
+        """Whether ``message``, named as ``agent``'s own (or not named), carries records our
+        code sealed as another agent's response (a model's reply may carry any name)."""
+        if MARK not in message.additional_properties:
+            return False
+        sealed = _sealed(message, codec)
+        return sealed is not None and sealed[2] is not None and sealed[2] != agent
+
+    def _summaries(self, run: Sequence[Message]) -> list[Message]:
+        """The summary of ``run``; when one of its messages cannot be written (arguments
+        nested deeper than the codec's ``max_depth``, a surrogate pair as two code
+        points), that message as the framework hands it on (its text; calls and results
+        left out together) between the summaries of the rest, and a warning."""
+        try:
+            return [self._summary(run)]
+        except EncodeError:
+            pass
+        codec = self.codec or default_codec
+        bad: list[int] = []
+        for index, message in enumerate(run):
+            try:
+                codec.dumps(_read(message, codec)[0])
+            except EncodeError:
+                bad.append(index)
+        if not bad:  # the run as a whole is too large for the codec's limits
+            bad = list(range(len(run)))
+        out: list[Message] = []
+        start = 0
+        for index in [*bad, len(run)]:
+            if start < index:
+                try:
+                    out.append(self._summary(run[start:index]))
+                except EncodeError:
+                    out += clean_conversation_for_handoff(list(run[start:index]))
+            if index < len(run):
+                message = run[index]
+                logger.warning("agent_framework handoff: a message of %s could not be written "
+                               "into the summary; it is sent as the framework hands it on "
+                               "(its text only)", message.author_name or message.role)
+                out += clean_conversation_for_handoff([message])
+            start = index + 1
+        return out
 
     def _summary(self, run: Sequence[Message]) -> Message:
         """The summary of ``run``, written once for the same content (see ``_WRITTEN``).
@@ -1138,10 +1236,19 @@ class HandoffHistoryProvider(ContextProvider):
         report = _Report()
         items: list[Item] = []
         same: list[str] = []  # what the summary is written from, message by message
+        carried: list[Item] = []  # the calls and results records brought
         for index, message in enumerate(run):
             report.index = index
-            records, written_from, omitted = _read(message, codec)
+            records, written_from, omitted, sealed = _read(message, codec)
             report.omitted += [Omission(index, field, reason) for field, reason in omitted]
+            if sealed:
+                carried += [item for item in records if item.get("type") in CALL_ITEMS]
+            elif carried:
+                # A message the records already brought (a workflow that hands on the
+                # whole response, not the framework's cleaned copy): a call or result
+                # exactly as carried is not sent twice.
+                records = [item for item in records
+                           if item.get("type") not in CALL_ITEMS or item not in carried]
             items.extend(records)
             same.append(written_from)
         key = (tuple(same), self.codec, self.role, self.attach_media)
@@ -1171,7 +1278,84 @@ class HandoffHistoryProvider(ContextProvider):
         context: SessionContext,
         state: dict[str, Any],
     ) -> None:
-        """Mark the response so the messages the framework hands on carry all of it."""
-        if context.response is not None:
-            context.response.messages[:] = hand_on(context.response.messages, agent.name,
-                                                   codec=self.codec)
+        """Mark the response so the messages the framework hands on carry all of it (unless
+        :attr:`agent_middleware` wraps this run: it marks the response after the whole agent
+        middleware chain)."""
+        if context.response is not None and _WRAPPED.get() is not agent:
+            if getattr(agent, "agent_middleware", None) and agent not in _WARNED:
+                _WARNED.add(agent)
+                logger.warning(
+                    "agent_framework handoff: agent %s has agent middleware, which runs after "
+                    "the records of its response are written; list "
+                    "HandoffHistoryProvider.agent_middleware first in its middleware for the "
+                    "records to hold what that middleware changes", agent.name)
+            context.response.messages[:] = self._hand_on_run(
+                context.response.messages, agent.name, state, context.input_messages)
+
+    @property
+    def agent_middleware(self) -> AgentMiddleware:
+        """An agent middleware that marks each response after every agent middleware listed
+        after it: put it first in ``Agent(middleware=[...])`` when another agent middleware
+        edits the response after the run (a redaction), so that the records are of the
+        response as that middleware left it."""
+        return _HandOnMiddleware(self)
+
+    def _hand_on_run(self, messages: Sequence[Message], author: str | None,
+                     state: dict[str, Any], inputs: Sequence[Message]) -> list[Message]:
+        """:func:`hand_on` of one run's response. A response that waits for a function
+        approval is not handed on by the framework: its records wait in the session's state
+        for the run that goes on after the approval, so that every call travels with its
+        result and the text said with it."""
+        report = _Report()
+        if any(c.type == "function_approval_request" for m in messages for c in m.contents):
+            state[PENDING] = [*state.get(PENDING, []),
+                              *(item for m in messages for item in _visible(m, report))]
+            return list(messages)
+        earlier = list(state.pop(PENDING, None) or [])
+        called = {item.get("call_id") for item in earlier if item.get("type") == "function_call"}
+        called |= {c.call_id for m in messages for c in m.contents if c.type == "function_call"}
+        for message in inputs:  # the approved calls, when the state did not keep them
+            for content in message.contents:
+                call = getattr(content, "function_call", None)
+                if (content.type == "function_approval_response" and isinstance(call, Content)
+                        and call.call_id not in called):
+                    item = _visible_item(call, "function_call", report)
+                    if item is not None:
+                        earlier.append(item)
+                        called.add(call.call_id)
+        return _hand_on(messages, author, self.codec or default_codec, earlier)
+
+
+# The agents already warned that their agent middleware runs after the records are written.
+_WARNED: weakref.WeakSet[object] = weakref.WeakSet()
+PENDING = "pending"
+"""The key, in the provider's session state, of the records of a run waiting for approval."""
+# The agent whose run _HandOnMiddleware wraps, so that after_run leaves the marking to it.
+_WRAPPED: contextvars.ContextVar[object] = contextvars.ContextVar(
+    "handoff_codec_agent_framework_wrapped", default=None)
+
+
+class _HandOnMiddleware(AgentMiddleware):
+    """Marks an agent's response after the agent middleware listed after it."""
+
+    def __init__(self, provider: HandoffHistoryProvider) -> None:
+        self.provider = provider
+
+    async def process(self, context: AgentContext,
+                      call_next: Callable[[], Awaitable[None]]) -> None:
+        if context.stream or self.provider not in getattr(context.agent, "context_providers",
+                                                          ()):
+            await call_next()  # streamed: after_run marks it as the stream ends
+            return
+        token = _WRAPPED.set(context.agent)
+        try:
+            await call_next()
+        finally:
+            _WRAPPED.reset(token)
+        result = context.result
+        if isinstance(result, AgentResponse):
+            session = context.session
+            state = ({} if session is None
+                     else session.state.setdefault(self.provider.source_id, {}))
+            result.messages[:] = self.provider._hand_on_run(
+                result.messages, getattr(context.agent, "name", None), state, context.messages)
