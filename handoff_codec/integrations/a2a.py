@@ -562,29 +562,27 @@ def pack(
     codec = codec or default_codec
     items = to_items(conversation, framework=framework, include_instructions=include_instructions)
     summary = codec.dumps(items)
-    for text in (summary, prompt or "", agent or "", context_id or ""):
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError as exc:
-            raise EncodeError(
-                f"A2A carries UTF-8 text; {text[max(exc.start - 20, 0) : exc.end + 20]!r} "
-                f"holds {exc.object[exc.start : exc.end]!r}, which UTF-8 cannot encode"
-            ) from exc
     data: Item = {"schema": ITEMS_SCHEMA, "version": ITEMS_VERSION, "agent": agent, "items": items}
-    parts = [
-        Part(text=SENT_FRAMING.format(agent=agent or "another agent"), media_type=FRAMING_TYPE),
-        Part(text=summary, media_type=SUMMARY_TYPE),
-        new_data_part(data, ITEMS_TYPE),
-    ]
-    if prompt is not None:
-        parts.append(Part(text=prompt, media_type="text/plain"))
-    message = Message(
-        message_id=message_id or str(uuid.uuid4()),
-        context_id=context_id or "",
-        task_id=task_id or "",
-        role=Role.ROLE_USER,
-        parts=parts,
-    )
+    try:
+        parts = [
+            Part(text=SENT_FRAMING.format(agent=agent or "another agent"), media_type=FRAMING_TYPE),
+            Part(text=summary, media_type=SUMMARY_TYPE),
+            new_data_part(data, ITEMS_TYPE),
+        ]
+        if prompt is not None:
+            parts.append(Part(text=prompt, media_type="text/plain"))
+        message = Message(
+            message_id=message_id or str(uuid.uuid4()),
+            context_id=context_id or "",
+            task_id=task_id or "",
+            role=Role.ROLE_USER,
+            parts=parts,
+        )
+    except UnicodeEncodeError as exc:  # protobuf strings are UTF-8
+        raise EncodeError(
+            f"A2A carries UTF-8 text, which cannot hold {exc.object[exc.start : exc.end]!r} "
+            f"(a lone surrogate) in {exc.object[max(exc.start - 20, 0) : exc.end + 20]!r}"
+        ) from exc
     if codec.key is not None:
         seal = _seal(codec.key, _binding(message, summary))
         message.parts.append(Part(text=seal, media_type=BINDING_TYPE))
