@@ -287,3 +287,30 @@ def test_media_types_compare_without_case_parameters_or_whitespace(
     keyless = a2a.unpack(message)
     assert keyless.summary is not None and "Identity verified" in keyless.summary
     assert [c.text for c in keyless.request] == ["Refund order 42"]
+
+
+def test_two_keyed_turns_over_the_wire_leave_each_call_id_once_in_b_s_thread() -> None:
+    first = [
+        {"role": "user", "content": "Refund order 42"},
+        {"type": "function_call", "call_id": "d1", "name": "ask", "arguments": "{}"},
+    ]
+    second = [
+        *first,
+        {"type": "function_call_output", "call_id": "d1", "output": "Refunded 42."},
+        {"role": "user", "content": "and order 43"},
+        {"type": "function_call", "call_id": "d2", "name": "ask", "arguments": "{}"},
+    ]
+
+    async def run() -> list[Any]:
+        b = LangGraphB([AIMessage("Refunded 42."), AIMessage("Refunded 43.")], codec=KEY)
+        server = app(b)
+        for conversation in (first, second):
+            await send(server, a2a.pack(conversation, context_id="c", prompt="go", codec=KEY))
+        return b.thread("c")
+
+    thread = asyncio.run(run())
+    calls = Counter(c["id"] for m in thread if isinstance(m, AIMessage) for c in m.tool_calls)
+    results = Counter(m.tool_call_id for m in thread if isinstance(m, ToolMessage))
+    assert calls == results == {"d1": 1, "d2": 1}
+    assert [m.text for m in thread].count("Refund order 42") == 1
+    assert [m.text for m in thread][-1] == "Refunded 43."
