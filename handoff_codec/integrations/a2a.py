@@ -16,9 +16,13 @@ message, in parts any agent can read::
 * a data part (:data:`ITEMS_TYPE`): ``{"schema": "handoff-codec.items",
   "version": 1, "agent": ..., "items": [...]}``, the same items as
   Responses-API input items, for agents that read structured data;
-* the request, a plain text part, when ``prompt`` is given.
+* the request, a plain text part, when ``prompt`` is given;
+* with a key, the binding (:data:`BINDING_TYPE`): an HMAC under the key that
+  ties the signed summary to this message's ``contextId``, id, role and
+  request, so it expands nowhere else.
 
-No part and not the message carries metadata: only what a model may be sent.
+No part and not the message carries metadata: only what a model may be sent,
+by an allow-list (:func:`model_visible`).
 
 On the receiving side :func:`unpack` reads a message into an :class:`Unpacked`,
 and one function per framework gives its native input: :func:`langgraph_messages`,
@@ -28,10 +32,14 @@ caller's conversation reaches the receiver's model as ONE user message: the
 receiver's own framing (:data:`RECEIVED_FRAMING`, data from another agent, no
 instruction) and the summary text as the caller sent it, never as the
 receiver's own turns. Only when the receiver's codec holds a key
-(``Codec(key=...)``, shared with the caller) and the summary part's signature
-verifies under it is the conversation expanded into native messages. The data
-part is never read for that: what a caller sends in it, in metadata or in a
-text part of any other type stays text in that one message, or in the request.
+(``Codec(key=...)``, shared with the caller), the summary part's signature
+verifies under it and its binding holds for this message is the conversation
+expanded into native messages: plain content messages only (no removals, no
+caller-chosen ids, no metadata), the caller's instructions as data
+(:data:`CALLER_INSTRUCTIONS`); :meth:`Unpacked.new_to` leaves out what the
+receiver's thread already holds. The data part is never read for that: what a
+caller sends in it, in metadata or in a text part of any other type stays text
+in that one message, or in the request.
 
 This module imports ``a2a-sdk`` when it is imported; each framework's
 function imports that framework's integration module when it is called.
