@@ -17,6 +17,8 @@ from a2a.types import Message, Part, Role
 from agent_framework import Content as AFContent
 from agent_framework import Message as AFMessage
 from google.protobuf.json_format import MessageToJson
+from hypothesis import given
+from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, ChatMessage, HumanMessage
 from pydantic_ai import messages as pai
 
@@ -24,6 +26,7 @@ import handoff_codec
 from handoff_codec import EncodeError
 from handoff_codec.integrations import a2a
 from tests.integrations.a2a.wire import adk_b, app, send
+from tests.support.profiles import examples
 
 S = "SECRET-5e1d"
 
@@ -290,3 +293,46 @@ def test_adk_own_executor_with_the_converter_answers_a_url_with_no_media_type() 
     )
     assert asyncio.run(send(app(executor), message)) == "answer"
     assert len(llm.sent) == 1
+
+
+_KEYS = st.text(min_size=1, max_size=10).filter(
+    lambda k: k not in {"role", "name", "content", "type", "call_id", "arguments", "output", "text"}
+)
+
+
+@examples(100)
+@given(
+    extra=st.lists(st.tuples(st.integers(0, 4), _KEYS), max_size=6),
+    role=st.sampled_from(["user", "assistant", "User", "ASSISTANT"]),
+)
+def test_no_field_outside_the_allow_list_goes_over_the_wire(
+    extra: list[tuple[int, str]], role: str
+) -> None:
+    """Whatever keys a framework adds to an item or a content part, only the model-visible
+    fields travel, and the content does."""
+    items: list[dict[str, Any]] = [
+        {"role": role, "content": [{"type": "input_text", "text": "hello"}]},
+        {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "c1", "output": "r"},
+        {"type": "reasoning", "summary": [{"type": "summary_text", "text": "why"}]},
+        {"role": "assistant", "content": "bye"},
+    ]
+    for at, key in extra:
+        target = (
+            items[at]["content"][0]
+            if at == 0
+            else items[at]["summary"][0]
+            if at == 3
+            else items[at]
+        )
+        target[key] = S
+    wire = MessageToJson(a2a.pack(items, prompt="p"))
+    assert S not in wire
+    kept = handoff_codec.loads(a2a.pack(items).parts[1].text)
+    assert kept[0] == {"role": role.lower(), "content": [{"type": "input_text", "text": "hello"}]}
+    assert [k.get("type") for k in kept[1:4]] == [
+        "function_call",
+        "function_call_output",
+        "reasoning",
+    ]
+    assert kept[4] == {"role": "assistant", "content": "bye"}

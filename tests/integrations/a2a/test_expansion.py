@@ -16,12 +16,15 @@ from typing import Any
 import pytest
 from a2a.types import Message, Part, Role
 from google.protobuf.json_format import MessageToJson, Parse
+from hypothesis import given
+from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, HumanMessage, RemoveMessage, ToolMessage
 
 from handoff_codec import Codec
 from handoff_codec.integrations import a2a
 from tests.integrations.a2a.test_pack import RECEIVERS
 from tests.integrations.a2a.wire import LangGraphB, PydanticAIB, app, send
+from tests.support.profiles import examples
 
 KEY = Codec(key=b"shared-secret-0123456789abcdef")
 CONVERSATION = [
@@ -314,3 +317,36 @@ def test_two_keyed_turns_over_the_wire_leave_each_call_id_once_in_b_s_thread() -
     assert calls == results == {"d1": 1, "d2": 1}
     assert [m.text for m in thread].count("Refund order 42") == 1
     assert [m.text for m in thread][-1] == "Refunded 43."
+
+
+_TEXT = st.text(max_size=12)
+
+
+@examples(100)
+@given(
+    texts=st.lists(_TEXT, min_size=1, max_size=3),
+    prompt=_TEXT,
+    change=st.sampled_from(["none", "context_id", "message_id", "role", "request", "extra"]),
+    value=st.text(min_size=1, max_size=8),
+)
+def test_a_signed_summary_expands_in_its_own_message_only(
+    texts: list[str], prompt: str, change: str, value: str
+) -> None:
+    """Any change to what the binding covers keeps the conversation one data message."""
+    items = [{"role": "user", "content": text} for text in texts]
+    message = a2a.pack(items, context_id="ctx", prompt=prompt, codec=KEY, message_id="m1")
+    if change == "context_id":
+        message.context_id += value
+    elif change == "message_id":
+        message.message_id += value
+    elif change == "role":
+        message.role = Role.ROLE_AGENT
+    elif change == "request":
+        (request,) = [p for p in message.parts if p.media_type == "text/plain"]
+        request.text += value
+    elif change == "extra":
+        message.parts.insert(0, Part(text=value))
+    unpacked = a2a.unpack(Parse(MessageToJson(message), Message()), codec=KEY)
+    assert unpacked.verified == (change == "none")
+    if change != "none":
+        assert unpacked.summary is not None and unpacked.summary.startswith(a2a.RECEIVED_FRAMING)
