@@ -43,6 +43,7 @@ PUBLIC_MODULES = (
     "handoff_codec.integrations",
     "handoff_codec.integrations.report",
     "handoff_codec.integrations.openai_agents",
+    "handoff_codec.integrations.openai_agents_internals",
     "handoff_codec.integrations.langgraph",
     "handoff_codec.integrations.google_adk",
     "handoff_codec.integrations.google_adk_internals",

@@ -26,42 +26,22 @@ import textwrap
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
+from ._exits import (
+    EXIT_CODES,
+    EXIT_INTERRUPTED,
+    EXIT_LOSSY,
+    EXIT_OK,
+    EXIT_PROBLEMS,
+    EXIT_UNREACHABLE,
+    EXIT_USAGE,
+    CliError,
+)
+from ._io import report_error, safe_streams
+
 __all__ = ["EXIT_CODES", "EXIT_INTERRUPTED", "EXIT_LOSSY", "EXIT_OK", "EXIT_PROBLEMS",
            "EXIT_UNREACHABLE", "EXIT_USAGE", "CliError", "main"]
 
 COMMANDS = ("encode", "decode", "validate", "migrate", "replay")
-#: The exit codes, as ``EXIT_CODES`` words them.
-EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, EXIT_LOSSY, EXIT_UNREACHABLE = 0, 1, 2, 3, 4
-#: Ctrl-C: 128 + SIGINT, as a shell reports a process that SIGINT stopped.
-EXIT_INTERRUPTED = 130
-
-#: The exit-code table ``--help`` prints: one row per kind of outcome (a code may have several).
-EXIT_CODES: tuple[tuple[int, str], ...] = (
-    (EXIT_OK, "ok: encode wrote the summary; decode read it losing nothing; validate found "
-              "no error; replay wrote the request; migrate left every summary current (a dry "
-              "run: would)"),
-    (EXIT_PROBLEMS, "invalid input: binary, not UTF-8, empty or over 64 MiB; not JSON (an "
-                    "integer of more than 4,300 digits included); a duplicate JSON key; not a "
-                    "summary; items that cannot be encoded, or a summary stdout cannot hold; "
-                    "or an error no subcommand foresaw (unexpected TypeError: ...)"),
-    (EXIT_PROBLEMS, "problems found: validate or replay found an error; migrate left a row "
-                    "untouched or saw one change under it, or refused (open writers, a lock) "
-                    "or failed, and wrote nothing"),
-    (EXIT_USAGE, "usage, refused before anything is touched: an unknown flag or subcommand "
-                 "(flags are never abbreviated), a bad value, a FILE or STORE that does not "
-                 "exist, is a directory or is no store (a text file), a flag only server "
-                 "stores take given with a file, an unknown URL scheme or URL option, a "
-                 "missing driver, a bad JOB_COMPLETION_INDEX, a backup file that exists; and, "
-                 "once connected, a missing table or a shard another run holds"),
-    (EXIT_LOSSY, "lossy read: decode read the summary but information is missing (the items "
-                 "are printed all the same; --allow-loss exits 0)"),
-    (EXIT_UNREACHABLE, "store unreachable: migrate could not reach the store's server; this "
-                       "attempt changed nothing; retry later (with --resume if a run had "
-                       "started)"),
-    (EXIT_INTERRUPTED, "interrupted (Ctrl-C); migrate says how to continue (the --resume "
-                       "command)"),
-)
-
 # The forms of migrate's STORE, for the top-level help (a test checks the schemes
 # against the registered stores).
 STORE_FORMS = ("a JSONL file of items, a SQLiteSession database, or a URL: postgresql://, "
@@ -70,19 +50,6 @@ STORE_FORMS = ("a JSONL file of items, a SQLiteSession database, or a URL: postg
 # The positional arguments that name an input, checked before a subcommand runs.
 _PATH_ARGUMENTS = ("file", "path")
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
-
-
-class CliError(Exception):
-    """A one-line error for the user; ``main`` prints it and exits with ``code``.
-
-    ``usage``: argparse's usage line, printed before the error (usage errors).
-    """
-
-    def __init__(self, message: str, code: int = EXIT_PROBLEMS, *,
-                 usage: str | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.usage = usage
 
 
 class _Parser(argparse.ArgumentParser):
@@ -127,7 +94,8 @@ def _parser() -> _Parser:
         epilog=_epilog(),
         formatter_class=_Formatter,
     )
-    parser.add_argument("--version", action="version", version=f"handoff-codec {__version__}")
+    parser.add_argument("-V", "--version", action="version",
+                        version=f"handoff-codec {__version__}")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
                                        parser_class=_Parser)
     for name in COMMANDS:
@@ -154,21 +122,8 @@ def _check_paths(args: argparse.Namespace) -> None:
             raise CliError(f"{value}: no such file", EXIT_USAGE)
 
 
-def report_error(message: str, code: int, *, as_json: bool) -> int:
-    """Print an error (one line on stderr; with ``as_json`` also JSON on stdout); ``code``."""
-    from ._io import write_json
-
-    line = " ".join(message.splitlines()) or "error"
-    print(f"handoff-codec: error: {line}", file=sys.stderr)
-    if as_json:
-        write_json({"error": {"exit": code, "message": line}}, indent=None)
-    return code
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI and return its exit code."""
-    from ._io import safe_streams
-
     arguments = list(sys.argv[1:] if argv is None else argv)
     as_json = "--json" in arguments
     with safe_streams():

@@ -1,7 +1,10 @@
 """``handoff-codec decode``: a summary (text or message JSON) to items.
 
-The items go to stdout as JSON. On stderr: ``FILE: format: F`` and one line
-per recovery the lenient reader made, ``FILE:LINE: KIND: MESSAGE``. A read
+The items go to stdout as JSON. On stderr: ``FILE: current format``, or for an
+older one the writers the text allows and how many things they could not
+record (once, in words; ``--json`` has the ``format`` label, the ``writers``
+and the ``unkept`` list), then one line per recovery the lenient reader
+made, ``FILE:LINE: KIND: MESSAGE``. A read
 that lost information (a recovery with ``lost``, or a line read into no item)
 exits 3 unless ``--allow-loss``; the items are printed either way.
 
@@ -9,9 +12,7 @@ exits 3 unless ``--allow-loss``; the items are printed either way.
 "kind", "message", "lost"}, ...], "writers": [...], "unkept": [...],
 "candidates": [{"reading", "items"}, ...]}`` and the keys of every report
 (``_report``: each recovery is a problem, an ``error`` when it makes the read
-lossy) instead of the bare items. For a text outside the current format,
-stderr names the writers the text allows (``FILE: written by: ...``) and what
-they could not keep (``FILE: cannot hold: ...``), and each other reading an
+lossy) instead of the bare items. Stderr also names each other reading an
 ``ambiguous`` recovery stands for. On stderr the report ends with its counts,
 ``FILE: N items; R recoveries (L lost)``, and after a lossy read the command
 that accepts it (``next:``).
@@ -26,7 +27,7 @@ import sys
 from typing import Any
 
 from ..format import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START, DecodeError, RecoveryKind
-from . import EXIT_LOSSY, EXIT_OK, CliError
+from ._exits import EXIT_LOSSY, EXIT_OK, CliError
 from ._io import add_input_argument, add_json_argument, load_json, read_text, write_json
 from ._options import add_codec_options, codec_from
 from ._report import next_line, problem, shape
@@ -79,6 +80,20 @@ def _accept_command(args: argparse.Namespace) -> str:
     return shlex.join(words)
 
 
+def about_the_writer(decoded: Any) -> list[str]:
+    """Who wrote the text and what it could not record, said once, in a user's words."""
+    if decoded.format.value == "current":
+        return ["current format"]
+    lines = ["an older format" + (f", written by {'; or '.join(decoded.writers)}"
+                                  if decoded.writers else "")]
+    if decoded.unkept:
+        count = len(decoded.unkept)
+        things = "1 thing" if count == 1 else f"{count} things"
+        lines.append(f"{things} that writer could not record are not in the text (--json "
+                     "lists them as \"unkept\"); the lines below say where that matters")
+    return lines
+
+
 def run(args: argparse.Namespace) -> int:
     codec = codec_from(args)
     name = "<stdin>" if args.file == "-" else args.file
@@ -87,11 +102,8 @@ def run(args: argparse.Namespace) -> int:
         decoded = codec.decode(text, strict=args.strict)
     except DecodeError as exc:
         raise CliError(f"{name}:{exc.line}:{exc.column}: {exc.msg}") from None
-    print(f"{name}: format: {decoded.format.value}", file=sys.stderr)
-    if decoded.writers:
-        print(f"{name}: written by: {'; or '.join(decoded.writers)}", file=sys.stderr)
-    for unkept in decoded.unkept:
-        print(f"{name}: cannot hold: {unkept}", file=sys.stderr)
+    for line in about_the_writer(decoded):
+        print(f"{name}: {line}", file=sys.stderr)
     problems = []
     for recovery in decoded.recoveries:
         print(f"{name}:{recovery.line}: {recovery.kind.value}: {recovery.message}",

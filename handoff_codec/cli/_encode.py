@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 
 from ..format import EncodeError
-from . import CliError
+from ._exits import CliError
 from ._io import add_input_argument, add_json_argument, read_items, write_json, write_text
 from ._options import add_codec_options, codec_from
 

@@ -25,7 +25,7 @@ from typing import Any, BinaryIO, TextIO
 
 from ..format import DEFAULT_END, DEFAULT_START
 from ..format.write import SURROGATE
-from . import EXIT_USAGE, CliError
+from ._exits import EXIT_USAGE, CliError
 
 __all__ = [
     "MAX_INPUT_BYTES",
@@ -34,6 +34,7 @@ __all__ = [
     "load_json",
     "read_items",
     "read_text",
+    "report_error",
     "safe_streams",
     "write_json",
     "write_text",
@@ -301,3 +302,12 @@ def safe_streams() -> Iterator[None]:
         for stream, errors in saved:
             with suppress(ValueError, OSError):
                 stream.reconfigure(errors=errors)
+
+
+def report_error(message: str, code: int, *, as_json: bool) -> int:
+    """Print an error (one line on stderr; with ``as_json`` also JSON on stdout); ``code``."""
+    line = " ".join(message.splitlines()) or "error"
+    print(f"handoff-codec: error: {line}", file=sys.stderr)
+    if as_json:
+        write_json({"error": {"exit": code, "message": line}}, indent=None)
+    return code

@@ -33,15 +33,9 @@ from pathlib import Path
 from typing import Any
 
 from ..format import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START
-from . import (
-    EXIT_INTERRUPTED,
-    EXIT_PROBLEMS,
-    EXIT_UNREACHABLE,
-    EXIT_USAGE,
-    CliError,
-    _migrate_server,
-    report_error,
-)
+from . import _migrate_server
+from ._exits import EXIT_INTERRUPTED, EXIT_PROBLEMS, EXIT_UNREACHABLE, EXIT_USAGE, CliError
+from ._io import report_error
 from ._options import add_codec_options, at_least, codec_from, listed, where
 from ._report import next_line, problem, shape
 from ._restored import placeholder_lines
@@ -345,10 +339,20 @@ def _write(text: str) -> None:
     buffer.flush()
 
 
+# The format labels of a report (--json keeps them), in a user's words for the text.
+_WRITTEN_BY = {
+    "legacy-0.6-0.17.0": "written by openai-agents 0.6 to 0.17.0",
+    "legacy-0.17.1-0.19": "written by openai-agents 0.17.1 to 0.19",
+    "legacy": "written by an older writer the text does not pin down",
+    "current": "in the current format (openai-agents 0.20 or later)",
+}
+
+
 def _by_format(counts: dict[str, int]) -> str:
     if not counts:
         return ""
-    return " (" + ", ".join(f"{name}: {n}" for name, n in sorted(counts.items())) + ")"
+    return " (" + "; ".join(
+        f"{_WRITTEN_BY.get(name, name)}: {n}" for name, n in sorted(counts.items())) + ")"
 
 
 def _noun(report: Any) -> str | None:
@@ -367,7 +371,9 @@ def _summary(report: Any) -> str:
     """The text report, one shape for every store (server stores add shards and swaps)."""
     dry = report.dry_run
     shards = report.shards if report.server else None
-    header = f"{report.path} ({report.store}" + (f", shards {', '.join(shards)}" if shards
+    # A run of the whole store is shard 0/1: said only when the run is one of several.
+    parts = [shard for shard in shards or () if shard != "0/1"]
+    header = f"{report.path} ({report.store}" + (f", shards {', '.join(parts)}" if parts
                                                   else "")
     header += ", dry run: nothing written)" if dry else ")"
     fields: list[tuple[str, object]] = []

@@ -15,7 +15,7 @@ import os
 import re
 from typing import Any
 
-from . import EXIT_PROBLEMS, EXIT_UNREACHABLE, EXIT_USAGE, CliError
+from ._exits import EXIT_PROBLEMS, EXIT_UNREACHABLE, EXIT_USAGE, CliError
 from ._options import at_least
 
 __all__ = ["INDEX_VARIABLE", "add_options", "driver_error", "exit_code", "forget_summary", "is_url",

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from ..format import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START, Codec
-from . import EXIT_USAGE, CliError
+from ._exits import EXIT_USAGE, CliError
 
 T = TypeVar("T")
 LIST_LIMIT = 20  # rows listed in a text summary; --json lists them all

@@ -1,17 +1,27 @@
-"""``handoff-codec replay``: items to the request body a provider's own API takes."""
+"""``handoff-codec replay``: items to the request body a provider's own API takes.
+
+``replay`` and ``validate`` give one verdict (:func:`check`): exit 0 when the
+items replay to the target as they are. When the request needed repairs (a
+null turn filled, a name dropped, ...: ``Conversion.repairs``), ``replay``
+still prints it, lists each repair on stderr and exits 1.
+"""
 
 from __future__ import annotations
 
 import argparse
 import base64
 import sys
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from . import EXIT_USAGE, CliError
+from ._exits import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, CliError
 from ._io import add_input_argument, add_json_argument, read_items, write_json
 
+if TYPE_CHECKING:
+    from ..replay import Conversion, Problem
+
 # The targets of ``to_provider``; kept here so that --help loads no converter.
-PROVIDERS = ("chat_completions", "anthropic", "gemini", "bedrock")
+PROVIDERS = ("chat_completions", "anthropic", "gemini", "bedrock", "mistral")
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -20,18 +30,55 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         usage="%(prog)s --target T [options] [FILE]",
         description="Print the native request body (JSON) for the target: messages and "
                     "system for anthropic and bedrock, contents and system_instruction for "
-                    "gemini. Notes on merged turns go to stderr. Exit 1 with the problem "
-                    "when the items cannot be replayed; 2 for usage errors. With --json, "
-                    "errors too come as JSON on stdout. Summary text is not items: "
-                    "handoff-codec decode reads it into items first.")
+                    "gemini, messages for chat_completions and mistral. Notes on merged "
+                    "turns go to stderr. Exit 0 when the items replay as they are; exit 1 "
+                    "when they cannot be replayed, or when the request needed repairs (it is "
+                    "printed all the same, each repair listed on stderr, as validate lists "
+                    "them); 2 for usage errors. With --json, errors too come as JSON on "
+                    "stdout. Summary text is not items: handoff-codec decode reads it into "
+                    "items first.")
     add_input_argument(parser)
     parser.add_argument("--target", choices=PROVIDERS, required=True,
                         help="the provider API to write for")
     parser.add_argument("--placeholder", default=None,
                         help="text for an empty turn the target rejects (default: '.')")
-    parser.add_argument("--quiet", action="store_true", help="do not print notes on stderr")
+    parser.add_argument("--names", choices=("drop", "inline"), default="drop",
+                        help="a message name the target does not take: drop it, or write it "
+                             "in front of the text as '[name] ' (default: drop)")
+    parser.add_argument("--quiet", action="store_true",
+                        help="do not print notes on stderr (repairs are always listed)")
     add_json_argument(parser, "the request body (as without it)")
     parser.set_defaults(func=run)
+
+
+@dataclass(frozen=True)
+class Check:
+    """What replaying ``items`` to a target gives: the request, or why there is none."""
+
+    conversion: Conversion | None
+    error: Problem | None
+
+    @property
+    def repairs(self) -> list[Problem]:
+        return [] if self.conversion is None else self.conversion.repairs
+
+    @property
+    def exit_code(self) -> int:
+        """0 when the items replay as they are; 1 when they cannot, or needed repairs."""
+        return EXIT_OK if self.error is None and not self.repairs else EXIT_PROBLEMS
+
+
+def check(items: Any, target: str, *, placeholder: str | None = None,
+          names: str = "drop") -> Check:
+    """The one verdict of ``replay`` and ``validate`` at the command line."""
+    from ..replay import Problem, ReplayError, to_provider
+
+    try:
+        conversion = to_provider(items, target, placeholder=placeholder,
+                                 names=names)  # type: ignore[arg-type]
+    except ReplayError as exc:
+        return Check(None, Problem(index=exc.index, code="cannot-replay", message=exc.msg))
+    return Check(conversion, None)
 
 
 def _bytes_as_base64(value: Any) -> Any:
@@ -40,19 +87,31 @@ def _bytes_as_base64(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 
-def run(args: argparse.Namespace) -> int:
-    from ..replay import ReplayError, to_provider
+def _where(note: Problem) -> str:
+    return "-" if note.index is None else f"item {note.index}"
 
+
+def run(args: argparse.Namespace) -> int:
     items = read_items(args.file, then=f"handoff-codec replay --target {args.target}")
     try:
-        conversion = to_provider(items, args.target, placeholder=args.placeholder)
-    except ReplayError as exc:
-        raise CliError(f"{args.file}: {exc}") from None
+        result = check(items, args.target, placeholder=args.placeholder, names=args.names)
     except ValueError as exc:  # a placeholder the target rejects
         raise CliError(str(exc), EXIT_USAGE) from None
-    if not args.quiet:
-        for note in conversion.notes:
-            where = "-" if note.index is None else f"item {note.index}"
-            print(f"handoff-codec: note: {where}: {note.code}: {note.message}", file=sys.stderr)
-    write_json(conversion.request, default=_bytes_as_base64)
-    return 0
+    if result.conversion is None:
+        assert result.error is not None
+        raise CliError(f"{args.file}: item {result.error.index}: {result.error.message}")
+    repairs = result.repairs
+    for note in result.conversion.notes:
+        if note in repairs:
+            print(f"handoff-codec: repair: {_where(note)}: {note.code}: {note.message}",
+                  file=sys.stderr)
+        elif not args.quiet:
+            print(f"handoff-codec: note: {_where(note)}: {note.code}: {note.message}",
+                  file=sys.stderr)
+    write_json(result.conversion.request, default=_bytes_as_base64)
+    if repairs:
+        count = len(repairs)
+        print(f"handoff-codec: {count} repair{'s' if count != 1 else ''}: the items do not "
+              f"replay to {args.target} as they are; the request above is the repaired one",
+              file=sys.stderr)
+    return result.exit_code

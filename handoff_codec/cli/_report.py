@@ -4,10 +4,11 @@ In ``--json`` every report has these keys beside the command's own:
 
 * ``ok`` (bool) and ``exit`` (the exit code);
 * ``counts``: an object of integers; ``items`` (items read, checked or
-  scanned), ``errors``, ``warnings`` and ``infos`` (problems by severity)
-  in every report, and the command's own counts after them;
+  scanned), ``errors``, ``repairs``, ``warnings`` and ``infos`` (problems
+  by severity) in every report, and the command's own counts after them;
 * ``problems``: a list of ``{"where", "code", "message", "severity"}``
-  (``severity`` one of ``error``, ``warning``, ``info``), with the fields
+  (``severity`` one of ``error``, ``repair`` (what ``replay`` had to change
+  for the target: ``validate``), ``warning``, ``info``), with the fields
   that place the problem (``line``, ``index``, ``row``, ``key``) kept;
 * ``next``: the command to run next, or null.
 
@@ -22,7 +23,7 @@ from typing import Any
 
 __all__ = ["SEVERITIES", "next_line", "problem", "shape"]
 
-SEVERITIES = ("error", "warning", "info")
+SEVERITIES = ("error", "repair", "warning", "info")
 
 
 def problem(where: str, code: str, message: str, severity: str, **place: Any) -> dict[str, Any]:

@@ -8,11 +8,13 @@ a :class:`TrustDecision`: whether it was expanded, and the :class:`Reason`.
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from enum import Enum
 
 from .content import as_text_message
 from .errors import DecodeError
 from .report import RecoveryKind
+from .write import not_a_list
 
 TYPE_CHECKING = False  # typing is not imported at run time (see .models)
 if TYPE_CHECKING:
@@ -106,9 +108,14 @@ def flatten_report(codec: Codec, items: Iterable[Mapping[str, Any]], *, trust: T
     keys = codec._keys
     if trust == "signed" and not keys:
         raise ValueError("trust='signed' needs a Codec with key or verify_keys")
+    if isinstance(items, (Mapping, str, bytes)):
+        raise TypeError(f"flatten: {not_a_list(items)}")
     flat: list[Item] = []
     decisions: list[TrustDecision] = []
     for index, item in enumerate(items):
+        if not isinstance(item, Mapping):
+            raise TypeError(f"flatten: item {index} is a {type(item).__name__}, not a mapping "
+                            '(an item is a dict such as {"role": "user", "content": "hi"})')
         if codec.is_summary(message := as_text_message(item)):
             text = message["content"]
             if trust == "any":

@@ -76,7 +76,7 @@ def parser(name: str, *, literals: tuple[tuple[str, str], ...]) -> Lark:
 def terminal(name: str, grammar: str = "summary") -> re.Pattern[str]:
     """The compiled regular expression of terminal ``name``, with its named groups.
 
-    The pattern Lark compiles for it, from the generated ``_terminals`` module
+    The pattern Lark compiles for it, from the generated ``terminals`` module
     (``python tools/generate_terminals.py`` rewrites it from the grammar).
     """
     try:

@@ -191,6 +191,15 @@ def _escaped(match: re.Match[str]) -> str:
     return f"\\u{ord(match.group()):04x}"
 
 
+def not_a_list(items: object) -> str:
+    """What to say when a list of items was expected and ``items`` came instead."""
+    if isinstance(items, Mapping):
+        return ("expected a list of items, got one item (a mapping): wrap it in a list, "
+                "[item]")
+    return (f"expected a list of items (mappings such as {{\"role\": \"user\", "
+            f"\"content\": \"hi\"}}), got a {type(items).__name__}")
+
+
 def encode_records(
     items: Iterable[Mapping[str, Any]], max_depth: int = limits.DEFAULT_MAX_DEPTH
 ) -> list[str]:
@@ -202,6 +211,8 @@ def encode_records(
     deeper than ``max_depth``, which a reader would refuse. A lone surrogate
     is written as a ``\\uXXXX`` escape, so the text is always valid UTF-8.
     """
+    if isinstance(items, (Mapping, str, bytes)):
+        raise EncodeError(not_a_list(items))
     lines: list[str] = []
     append, to_json = lines.append, _json_writer()
     for number, item in enumerate(items, 1):
@@ -219,7 +230,8 @@ def encode_records(
                     append(f"{number}. {_json_record(item, number - 1, max_depth, to_json)}")
                     continue
         if type(item) is not dict and not isinstance(item, Mapping):
-            raise EncodeError(f"item {number - 1} is a {type(item).__name__}, not a mapping")
+            raise EncodeError(f"item {number - 1} is a {type(item).__name__}, not a mapping "
+                              '(an item is a dict such as {"role": "user", "content": "hi"})')
         body = plain_line(item)
         if body is None:
             body = _json_record(item, number - 1, max_depth, to_json)

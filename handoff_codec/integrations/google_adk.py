@@ -28,15 +28,22 @@
     (:func:`summary_message`): ADK's preamble, then between ADK's quote
     markers the records of what those events show a model (text, calls with
     ids and JSON arguments, results, thoughts where ADK passes them on), with
-    their images, files and code as parts of the message. Nothing ADK keeps
+    their images, files and code as parts of the message. A rendering is
+    known by where it came from (ADK's renderer records the event on it, see
+    the internals module), never by its text, so the plugin changes only what
+    ADK rendered in that request: what ADK leaves out (rewound events, the
+    history before the turn with ``include_contents='none'``, other branches)
+    stays out, and a user's message stays the user's whatever it holds. Quote
+    markers inside the records are elided as ADK elides them. Nothing ADK keeps
     for itself (event ids, timestamps, node info, actions, usage and other
     response metadata, thought signatures) is written. The session's events
     are not changed: the summary is in the request only. Each event is
     encoded once per invocation, cached in the session's state under
     :data:`STATE_KEY`. :func:`read_summary` reads such a message back.
 
-Private use: :mod:`handoff_codec.integrations.google_adk_internals`, checked
-when this module is imported (see there).
+Private use: :mod:`handoff_codec.integrations.google_adk_internals` (ADK's
+renderer and its request builder's use of it), checked when this module is
+imported (see there).
 
 This module imports ``google.adk`` when it is imported.
 """
@@ -68,7 +75,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess by th
 
 from ..format import Codec, default_codec
 from ._common_items import NAME_CARRIER, Notes, arguments_object, call_names, media_type
-from .google_adk_internals import TESTED, framing, render
+from .google_adk_internals import TESTED, framing, provenance, render
 from .report import Encoded, Omission, ReadBack, is_plain_json, warn_if_dropped, warn_if_omitted
 
 __all__ = [
@@ -763,6 +770,29 @@ def _tool_item(part: types.Part, position: int, omitted: list[tuple[str, str]]) 
     return item
 
 
+def _elided(value: Any, clashes: list[str]) -> Any:
+    """``value`` with ADK's quote markers elided in every string and key, as ADK does.
+
+    ADK replaces either quote marker in the text it relays with its elided
+    marker, so that relayed text can never close the quoted block and go on
+    as instructions; the summary's records sit in one such block. A key that
+    becomes another key of its object is named in ``clashes`` (the last value
+    is kept).
+    """
+    if isinstance(value, str):
+        return framing.elide(value)
+    if isinstance(value, dict):
+        out = {framing.elide(key) if isinstance(key, str) else key: _elided(item, clashes)
+               for key, item in value.items()}
+        if len(out) < len(value):
+            clashes += [key for key in value if isinstance(key, str)
+                        and framing.elide(key) != key]
+        return out
+    if isinstance(value, list):
+        return [_elided(item, clashes) for item in value]
+    return value
+
+
 def _visible(event: Event, attach: bool) -> _Visible:
     """The items of what ``event`` shows a model, one a part (see the module docstring)."""
     parts = event.content.parts if event.content is not None and event.content.parts else []
@@ -802,14 +832,17 @@ def _visible(event: Event, attach: bool) -> _Visible:
                 omitted.append((f"content.parts[{position}]", f"{', '.join(sorted(rest))}: "
                                 f"{_NOT_RELAYED}"))
             continue
-        items.append(item)
+        clashes: list[str] = []
+        items.append(_elided(item, clashes))
+        omitted += [(f"content.parts[{position}]", f"key {key!r}: its quote marker elided, "
+                     "it is another key of its object") for key in clashes]
     return _Visible(tuple(items), frozenset(thoughts), tuple(thought_parts), frozenset(attached),
                     tuple(attachments), tuple(omitted))
 
 
 def _with_author(item: Item, author: str) -> Item:
     key = _AUTHOR_KEYS["message" if "role" in item else "other"]
-    return {**item, key: author}
+    return {**item, key: framing.elide(author)}
 
 
 def _shifted(item: Item, offset: int) -> Item:
@@ -950,17 +983,16 @@ class HistoryReport:
 
 ReportCallback = Callable[[HistoryReport], None]
 _THOUGHT_DROPPED = "a thought, dropped (include_thoughts=False)"
-Texts = tuple[str | None, ...]
 
 
 class _Entry:
-    """One event's work, kept for the invocation: ADK's rendering and what it shows a model."""
+    """One event's work, kept for the invocation: whether ADK shows it, what it shows a model."""
 
-    __slots__ = ("event", "rendered", "visible")
+    __slots__ = ("event", "shown", "visible")
 
     def __init__(self, event: Event) -> None:
         self.event = event  # held, so that its id() names no other event meanwhile
-        self.rendered: dict[bool, tuple[types.Content, Texts] | None] = {}
+        self.shown: dict[bool, bool] = {}
         self.visible: dict[bool, _Visible] = {}
 
 
@@ -968,14 +1000,24 @@ class _Cache:
     """The plugin's cache for one conversation, in its session's state (:data:`STATE_KEY`).
 
     Only this class's instances are read there: a value a client sends in a
-    state delta is JSON, never one of these, and is replaced.
+    state delta is JSON, never one of these, and is replaced. Besides each
+    event's work, it indexes the session's events as they grow: each event's
+    position (by identity and by ADK's event id), the provenance records found
+    on the events' own contents (a rendering a user sent back as a message,
+    in process: never taken for ADK's) and whether any event rewinds.
     """
 
-    __slots__ = ("encoded", "entries", "reused")
+    __slots__ = ("by_id", "encoded", "entries", "events", "positions", "reused", "rewinds",
+                 "stale")
 
     def __init__(self) -> None:
         self.entries: dict[int, _Entry] = {}
         self.encoded = self.reused = 0
+        self.events: list[Event] = []
+        self.positions: dict[int, int] = {}
+        self.by_id: dict[str, int] = {}
+        self.stale: set[int] = set()
+        self.rewinds = False
 
     def entry(self, event: Event) -> _Entry:
         entry = self.entries.get(id(event))
@@ -983,14 +1025,13 @@ class _Cache:
             entry = self.entries[id(event)] = _Entry(event)
         return entry
 
-    def rendered(self, event: Event, adk_thoughts: bool) -> tuple[types.Content, Texts] | None:
-        """ADK's rendering of another agent's ``event``, and its texts; None if ADK shows none."""
+    def shown(self, event: Event, adk_thoughts: bool) -> bool:
+        """Whether ADK's rendering of another agent's ``event`` shows anything."""
         entry = self.entry(event)
-        if adk_thoughts not in entry.rendered:
+        if adk_thoughts not in entry.shown:
             adk = render(event, include_thoughts=adk_thoughts)
-            entry.rendered[adk_thoughts] = (None if adk is None or adk.content is None
-                                            else (adk.content, _texts_of(adk.content)))
-        return entry.rendered[adk_thoughts]
+            entry.shown[adk_thoughts] = adk is not None and adk.content is not None
+        return entry.shown[adk_thoughts]
 
     def visible(self, event: Event, attach: bool) -> _Visible:
         entry = self.entry(event)
@@ -1001,6 +1042,39 @@ class _Cache:
         else:
             self.reused += 1
         return visible
+
+    def index(self, events: Sequence[Event]) -> None:
+        """Index ``events`` (the session's): only the events added since the last call."""
+        known = len(self.events)
+        if known > len(events) or any(events[n] is not self.events[n]
+                                      for n in {0, known - 1} if 0 <= n < known):
+            self.events, self.positions, self.by_id = [], {}, {}
+            self.stale, self.rewinds, known = set(), False, 0
+        for position in range(known, len(events)):
+            event = events[position]
+            self.events.append(event)
+            self.positions[id(event)] = position
+            self.by_id.setdefault(event.id, position)
+            record = provenance(event.content)
+            if record is not None:
+                self.stale.add(id(record))
+            self.rewinds = self.rewinds or bool(
+                event.actions and event.actions.rewind_before_invocation_id)
+
+    def source(self, content: types.Content) -> int | None:
+        """The position of the event ADK rendered ``content`` from, if ADK did in this session."""
+        record = provenance(content)
+        if record is None or id(record) in self.stale:
+            return None
+        position = self.positions.get(id(record.event))
+        if position is not None and self.events[position] is record.event:
+            return position
+        # Not the session's object (a request and events read back, as rewrite() may be
+        # given): the session's event with the same id, if it is equal.
+        position = self.by_id.get(record.event.id)
+        if position is not None and self.events[position] == record.event:
+            return position
+        return None
 
 
 def _cache_in(state: MutableMapping[str, Any] | None) -> _Cache:
@@ -1014,119 +1088,118 @@ def _cache_in(state: MutableMapping[str, Any] | None) -> _Cache:
     return cache
 
 
-def _other_agents(events: Sequence[Event], agent: str) -> list[bool]:
-    """Whether ADK presents each event to ``agent`` as another agent's (its rule, in 2.13)."""
-    callers: dict[str, str] = {}
-    for event in events:
-        for call in event.get_function_calls():
-            if call.id:
-                callers[call.id] = event.author
-    flags = []
-    for event in events:
-        other = bool(agent) and event.author not in (agent, "user")
-        if not other:
-            other = any(callers.get(result.id or "") not in (None, agent, "user")
-                        for result in event.get_function_responses())
-        flags.append(other)
-    return flags
+def _rewound(events: Sequence[Event]) -> set[int]:
+    """The positions of the events a rewind annulled.
 
-
-Run = list[tuple[int, int | None]]
-
-
-def _texts_of(content: types.Content | None) -> Texts:
-    return tuple(part.text for part in content.parts or ()) if content is not None else ()
-
-
-class _Placer:
-    """Finds contents in a request, in order: each search starts after the last find."""
-
-    def __init__(self, contents: Sequence[types.Content]) -> None:
-        self.contents = contents
-        self.cursor = 0
-        # Where each content's texts are, to find one without comparing it to every content.
-        self.positions: dict[Texts, list[int]] = {}
-        for position, content in enumerate(contents):
-            self.positions.setdefault(_texts_of(content), []).append(position)
-
-    def find(self, content: types.Content, texts: Texts) -> int | None:
-        found = next((position for position in self.positions.get(texts, ())
-                      if position >= self.cursor and self.contents[position] == content), None)
-        if found is not None:
-            self.cursor = found + 1
-        return found
-
-
-def _mimics_adk(content: types.Content | None) -> bool:
-    """Whether ``content`` opens as ADK's rendering of another agent's event does."""
-    return bool(content and content.parts and content.parts[0].text == framing.preamble)
-
-
-def _runs(contents: Sequence[types.Content], events: Sequence[Event], agent: str,
-          adk_thoughts: bool, cache: _Cache) -> tuple[list[Run], list[int]]:
-    """Each run of other agents' events with ADK's renderings of them in ``contents``.
-
-    A run holds (event index, content index) pairs; the content index is None
-    for an event ADK left out (all thoughts, or whitespace), which joins the
-    run it is next to when it is on the same branch. Runs are cut at the
-    user's and the agent's own events. A user's message that reads as one of
-    ADK's renderings is found in its place, so that no rendering is looked
-    for before it. Also the indices of events ADK left out that join no run.
+    ADK's rule (``google/adk/events/_rewind_events.py``, google-adk 2.13), on
+    public fields: walking back, an event with
+    ``actions.rewind_before_invocation_id == X`` drops itself and every event
+    back to the first event of invocation X.
     """
-    runs: list[Run] = []
-    unplaced: list[int] = []
-    run: Run = []
-    pending: list[int] = []
-    branch: str | None = None
-    placer = _Placer(contents)
+    first: dict[str, int] = {}
+    for position, event in enumerate(events):
+        if event.invocation_id and event.invocation_id not in first:
+            first[event.invocation_id] = position
+    dropped: set[int] = set()
+    position = len(events) - 1
+    while position >= 0:
+        target = events[position].actions.rewind_before_invocation_id \
+            if events[position].actions else None
+        if target:
+            start = first.get(target)
+            dropped.add(position)
+            if start is not None and start < position:
+                dropped.update(range(start, position))
+                position = start
+        position -= 1
+    return dropped
 
-    def close() -> None:
-        nonlocal run, pending
-        if run:
-            runs.append(run)
-        unplaced.extend(pending)
-        run, pending = [], []
 
-    for index, (event, other) in enumerate(zip(events, _other_agents(events, agent), strict=True)):
-        if not other:
-            close()
-            if event.author == "user" and _mimics_adk(event.content):
-                assert event.content is not None
-                placer.find(event.content, _texts_of(event.content))
-            continue
-        if event.content is None or not event.content.parts:
-            continue
-        rendered = cache.rendered(event, adk_thoughts)
-        if rendered is None:
-            if run and event.branch == branch:
-                run.append((index, None))
+class _Runs:
+    """The runs of ADK's renderings in one request, with their events.
+
+    A run is a stretch of consecutive contents that ADK rendered from other
+    agents' events in this session (by provenance, never by text). Each run
+    also takes the other agents' events ADK rendered as nothing (only
+    thoughts, or whitespace) right next to its events in the session: same
+    branch and scope, no other event between, none annulled by a rewind, and
+    none before the run's first event when the request opens with the run.
+    """
+
+    def __init__(self, contents: Sequence[types.Content], events: Sequence[Event], agent: str,
+                 adk_thoughts: bool, cache: _Cache) -> None:
+        self.events, self.agent, self.adk_thoughts, self.cache = events, agent, adk_thoughts, cache
+        self.rewound: set[int] | None = None
+        self.used: set[int] = set()  # each event in one summary only
+        self.runs: list[tuple[list[int], list[int]]] = []  # (content positions, event indices)
+        run: list[tuple[int, int]] = []
+        for position, content in enumerate(contents):
+            source = cache.source(content)
+            if source is None:
+                self._close(run)
+                run = []
             else:
-                pending.append(index)
-            continue
-        found = placer.find(*rendered)
-        if found is None:  # not in this request (another branch, outside the window)
-            unplaced.extend(pending)
-            pending = []
-            continue
-        branch = event.branch
-        unplaced.extend(i for i in pending if events[i].branch != branch)
-        run += [(i, None) for i in pending if events[i].branch == branch]
-        run.append((index, found))
-        pending = []
-    close()
-    return runs, sorted(unplaced)
+                run.append((position, source))
+        self._close(run)
+
+    def _close(self, run: list[tuple[int, int]]) -> None:
+        if not run:
+            return
+        sources = [source for _, source in run]
+        indices: list[int] = []
+        for number, source in enumerate(sources):
+            previous = sources[number - 1] if number else None
+            # Before the run's first event only when ADK put something before it in the
+            # request: a request that opens with the run (include_contents='none', whose
+            # turn starts at that event) holds nothing of what came before.
+            reached = self._walk(source, -1, previous) if number or run[0][0] else []
+            if previous is not None and previous < source:
+                reached = sorted({*self._walk(previous, 1, source), *reached})
+            indices += [*(i for i in reached if i not in indices and i not in self.used),
+                        source]
+        indices += [i for i in self._walk(sources[-1], 1, None) if i not in self.used]
+        self.used.update(indices)
+        self.runs.append(([position for position, _ in run], indices))
+
+    def _walk(self, start: int, step: int, stop: int | None) -> list[int]:
+        """The events ADK left out next to ``start`` in the direction ``step``, in order."""
+        found: list[int] = []
+        reference = self.events[start]
+        index = start + step
+        while 0 <= index < len(self.events) and index != stop and self._left_out(index, reference):
+            found.append(index)
+            index += step
+        return found if step > 0 else found[::-1]
+
+    def _left_out(self, index: int, reference: Event) -> bool:
+        event = self.events[index]
+        if (event.author in ("user", self.agent) or event.content is None
+                or not event.content.parts or event.branch != reference.branch
+                or getattr(event, "isolation_scope", None)
+                != getattr(reference, "isolation_scope", None)
+                or self.cache.shown(event, self.adk_thoughts)):
+            return False
+        if self.cache.rewinds:
+            if self.rewound is None:
+                self.rewound = _rewound(self.events)
+            return index not in self.rewound
+        return True
 
 
 class HandoffHistoryPlugin(BasePlugin):
     """Hands other agents' events to the next agent as one summary in ADK's framing.
 
-    Before each model call, each run of consecutive contents that ADK rendered
-    from other agents' events (``[agent] said: ...``) is replaced by one user
-    message (:func:`summary_message`): ADK's preamble, then between ADK's
-    quote markers the records of what those events show a model, then, with
-    ``attach_media``, their images, files and code as parts. An event ADK left
-    out of the request because it held only thoughts or whitespace joins the
-    run next to it. The session's events stay as they are.
+    Before each model call, each run of consecutive contents that ADK's
+    request builder rendered from other agents' events of the session
+    (``[agent] said: ...``; known by the record ADK's renderer leaves on
+    them, never by text) is replaced by one user message
+    (:func:`summary_message`): ADK's preamble, then between ADK's quote
+    markers the records of what those events show a model, quote markers in
+    them elided as ADK does, then, with ``attach_media``, their images, files
+    and code as parts. Nothing else in the request changes. An event of
+    another agent that ADK rendered as nothing (only thoughts or whitespace)
+    joins a run when it sits right next to the run's events in the session,
+    on their branch and not rewound. The session's events stay as they are.
 
     ``include_thoughts``: keep other agents' thoughts in the summary; None
     (the default) follows ``RunConfig.include_thoughts_from_other_agents``.
@@ -1199,24 +1272,24 @@ class HandoffHistoryPlugin(BasePlugin):
         """The request contents for ``agent`` with other agents' renderings summarized.
 
         ``contents`` is the request ADK built from ``events`` (the session's)
-        with ``adk_thoughts`` as ``include_thoughts_from_other_agents``.
+        with ``adk_thoughts`` as ``include_thoughts_from_other_agents``: its
+        renderings of other agents' events carry the record of their event
+        (a request and events read back from storage are matched by event id
+        and equal fields); a content without one is left as it is.
         ``state`` is where the conversation's cache is kept (the session's
         state; None: no cache). Raises the codec's EncodeError for a summary
         over its limits.
         """
         cache = _cache_in(state)
-        runs, unplaced = _runs(contents, events, agent, adk_thoughts, cache)
+        cache.index(events)
         replaced: dict[int, types.Content | None] = {}
-        omitted = [Omission(index, "event", "left out of the request by ADK (only thoughts or "
-                            "whitespace) and next to no other agent's event in it")
-                   for index in unplaced]
+        omitted: list[Omission] = []
         summarized = thoughts = 0
-        for run in runs:
+        for positions, indices in _Runs(contents, events, agent, adk_thoughts, cache).runs:
             summary = _Summary([], [], [])
-            for index, _ in run:
+            for index in indices:
                 summary.add(index, events[index], cache.visible(events[index], self.attach_media),
                             include_thoughts)
-            positions = [position for _, position in run if position is not None]
             omitted += summary.omitted
             if not summary.events:  # only thoughts, dropped: ADK's renderings of them go too
                 replaced.update(dict.fromkeys(positions))

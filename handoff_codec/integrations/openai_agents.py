@@ -86,6 +86,7 @@ from ._history import (
     read_history,
     warn_if_degraded,
 )
+from .openai_agents_internals import declare_owned_items, redis_list, sqlalchemy_tables
 from .report import Encoded, Omission, ReadBack, is_plain_json, warn_if_dropped, warn_if_omitted
 
 __all__ = [
@@ -285,30 +286,13 @@ def _forward_new_item(item: Mapping[str, Any]) -> bool:
 def _declare_owned(data: HandoffInputData, owned: list[tuple[RunItem, int]]) -> None:
     """Tell the SDK which input items are its run items, forwarded verbatim.
 
-    openai-agents 0.24 has no public API for this: it reads the private
-    attribute ``_nested_history_owned_items`` (tuples of
-    ``agents.run_internal.items.NestedHistoryOwnedItem``) of the filter's
-    result to match forwarded items to session items when a run resumes from
-    a ``RunState``. Without it a resumed run sends the forwarded items twice.
+    openai-agents 0.24 has no public API for this: a resumed run matches
+    forwarded items to session items by a private attribute of the filter's
+    result, set by :func:`.openai_agents_internals.declare_owned_items`.
+    Without it a resumed run sends the forwarded items twice.
     ``tests/integration/test_runstate_resume.py`` pins this hook.
     """
-    from agents.run_internal.items import (
-        NestedHistoryOwnedItem,
-        digest_input_item,
-        ensure_nested_history_run_item_occurrence_key,
-    )
-
-    history = cast(tuple[TResponseInputItem, ...], data.input_history)
-    declared = []
-    for run_item, index in owned:
-        item = history[index]
-        digest = digest_input_item(item)
-        if digest is None:
-            continue
-        ensure_nested_history_run_item_occurrence_key(run_item)
-        declared.append(NestedHistoryOwnedItem(
-            run_item=run_item, input_index=index, digest=digest, input_item=item))
-    object.__setattr__(data, "_nested_history_owned_items", tuple(declared))
+    declare_owned_items(data, owned)
 
 
 def nest_input_filter(
@@ -508,13 +492,13 @@ class UpgradingSession(_SessionABC):
         from ..migrate.stores import rewrite_redis_session
 
         _, rule = self._store_factory()
-        client = session._redis
+        client, key = redis_list(session)
         kwargs = client.connection_pool.connection_kwargs
         where = (f"unix://{kwargs['path']}?db={kwargs.get('db', 0)}" if "path" in kwargs else
                  f"redis://{kwargs.get('host', 'localhost')}:{kwargs.get('port', 6379)}/"
                  f"{kwargs.get('db', 0)}")
         backup = self._backup_writer(where, "redis")
-        await rewrite_redis_session(client, session._messages_key, self.session_id, rule,
+        await rewrite_redis_session(client, key, self.session_id, rule,
                                     before=lambda changes: asyncio.to_thread(
                                         backup.write_changes, changes))
 
@@ -554,8 +538,8 @@ class UpgradingSession(_SessionABC):
             # The session's own engine (its pool, TLS and connect_args), never rebuilt
             # from its URL; used inside greenlet_spawn (see get_items).
             engine = session.engine.sync_engine
-            tables = MigrateOptions(messages_table=session._messages.name,
-                                    sessions_table=session._sessions.name)
+            messages, sessions = sqlalchemy_tables(session)
+            tables = MigrateOptions(messages_table=messages, sessions_table=sessions)
             where = engine.url.render_as_string(hide_password=True)
             return (lambda: open_store(where, tables, engine=engine).connect()), rule
         if kind in ("SQLiteSession", "AdvancedSQLiteSession") and \

@@ -29,11 +29,14 @@
     prompt in place of its own and A's turns as B's own. ``delegate`` runs B
     with its own system prompt and instructions and without A's, and adds
     :class:`HandoffHistory`, a per-run capability, which hands B's model the
-    conversation as ONE user message just before the delegated prompt: a
-    framing text saying it is another agent's record, to read as data; the
-    summary text (``handoff_codec.loads`` reads it back); and the images and
-    files it refers to as ``{"type": "attached_media", "index": k}``. The
-    summary holds what a model is sent of those messages: user prompts, text,
+    conversation as ONE user message part just before the delegated prompt
+    (at the end of B's first request, without one): a framing text saying it
+    is another agent's record, to read as data; the summary text
+    (``handoff_codec.loads`` reads it back); and the images and files it
+    refers to as ``{"type": "attached_media", "index": k}``. The capability's
+    model wrapper puts it in each request after every history processor has
+    run, so none loses it or writes it into B's history. The summary holds
+    what a model is sent of those messages: user prompts, text,
     thinking, every tool call with its id and arguments, each paired with its
     result. A call without a result yet gets a placeholder result: the
     delegating call itself ``IN_PROGRESS``, any other (a call running beside
@@ -48,7 +51,8 @@ from __future__ import annotations
 import dataclasses
 import logging
 import warnings
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -81,7 +85,15 @@ try:
         UserPromptPart,
         is_multi_modal_content,
     )
-    from pydantic_ai.models import ModelRequestContext
+    from pydantic_ai.models import (
+        Model,
+        ModelRequestContext,
+        ModelRequestParameters,
+        StreamedResponse,
+    )
+    from pydantic_ai.models.wrapper import WrapperModel
+    from pydantic_ai.settings import ModelSettings
+    from pydantic_ai.usage import RequestUsage
 except ImportError as exc:  # pragma: no cover - exercised in a subprocess by the tests
     raise ImportError(
         "handoff_codec.integrations.pydantic_ai needs PydanticAI (pydantic-ai-slim), which "
@@ -708,11 +720,17 @@ class HandoffHistory(AbstractCapability[Any]):
 
     Build it with :meth:`from_context` in the delegating tool and pass it to
     that one run of the delegate (``agent.run(..., capabilities=[history])``,
-    ``run_stream``, ``iter``); :func:`delegate` does both. Before each model
-    request of that run it puts ONE user message in the request, just before
-    the run's first user prompt: :data:`FRAMING`, the summary text, then the
-    media the summary refers to. The request only: the run's messages, and so
-    ``result.all_messages()``, stay the delegate's own thread.
+    ``run_stream``, ``iter``); :func:`delegate` does both. Each model request
+    of that run is sent with ONE more user message part: :data:`FRAMING`, the
+    summary text, then the media the summary refers to. It goes just before
+    the run's first user prompt (after the run's first request's other parts
+    when the run has no prompt; when a history processor has taken that
+    request out of the list, into the first request of the run still in it,
+    or else the first request). It is put in by the model wrapper the
+    capability gives (``get_wrapper_model``), after every
+    ``before_model_request`` hook and history processor has run, so those
+    never see it, never drop it and never write it back to the run's
+    history: ``result.all_messages()`` stays the delegate's own thread.
     """
 
     items: list[Item] = field(default_factory=list)
@@ -721,7 +739,7 @@ class HandoffHistory(AbstractCapability[Any]):
     codec: Codec | None = None
     framing: str = FRAMING
     report: DelegationReport | None = None
-    anchor: ModelRequest | None = field(default=None, init=False, repr=False, compare=False)
+    anchor: _Anchor | None = field(default=None, init=False, repr=False, compare=False)
 
     @classmethod
     def from_context(cls, ctx: RunContext[Any], *, codec: Codec | None = None,
@@ -767,32 +785,126 @@ class HandoffHistory(AbstractCapability[Any]):
 
     async def for_run(self, ctx: RunContext[Any]) -> HandoffHistory:
         """A copy for the run, so that one instance given to two runs keeps them apart."""
-        return dataclasses.replace(self)  # the anchor is not copied
+        run = dataclasses.replace(self)
+        run.anchor = _Anchor(ctx.run_id)
+        return run
 
     async def before_model_request(self, ctx: RunContext[Any],
                                    request_context: ModelRequestContext) -> ModelRequestContext:
-        """Put the summary before the run's first user prompt, in this request only."""
-        messages = list(request_context.messages)
-        if self.anchor is None:  # the first request: the run's prompt is in its last message
-            self.anchor = next((m for m in reversed(messages) if isinstance(m, ModelRequest)
-                                and any(isinstance(p, UserPromptPart) for p in m.parts)), None)
-        at = next((n for n, m in enumerate(messages) if m is self.anchor), None)
-        if at is None:
-            return request_context
-        request = messages[at]
+        """Note the run's first request and prompt (at its first model request); change nothing."""
+        if self.anchor is None:  # given to a run without for_run: this instance is the run's
+            self.anchor = _Anchor(ctx.run_id)
+        if not self.anchor.noted:
+            self.anchor.note(request_context.messages)
+        return request_context
+
+    def get_wrapper_model(self, model: Model) -> Model | None:
+        """The model wrapper that puts the summary in each request it sends (see the class)."""
+        return _WithSummary(model, self)
+
+    def with_summary(self, messages: Sequence[ModelMessage]) -> list[ModelMessage]:
+        """``messages`` as the delegate's model is sent them: the summary part put in its place.
+
+        New request objects where the part goes; ``messages`` and the
+        messages in it are not changed.
+        """
+        out = list(messages)
+        anchor = self.anchor or _Anchor(None)
+        found = anchor.find(out)
+        if found is None:
+            return out
+        at, before = found
+        request = out[at]
         assert isinstance(request, ModelRequest)
         parts = list(request.parts)
-        head = next((n for n, part in enumerate(parts) if isinstance(part, UserPromptPart)),
-                    len(parts))
-        parts.insert(head, self.message_part())
-        messages[at] = dataclasses.replace(request, parts=parts)
-        request_context.messages = messages
-        return request_context
+        parts.insert(len(parts) if before is None else before, self.message_part())
+        out[at] = dataclasses.replace(request, parts=parts)
+        return out
 
     @classmethod
     def get_serialization_name(cls) -> str | None:
         """None: built per run from a tool's context, never from an agent spec."""
         return None
+
+
+@dataclass
+class _Anchor:
+    """Where one run's summary goes: the run's first request and its prompt, as first seen.
+
+    A history processor may rebuild the list from new objects, so the request
+    is found by identity, else by its prompt part (equal fields), else by the
+    run's id on a request, else it is the list's first request.
+    """
+
+    run_id: str | None
+    noted: bool = False
+    request: ModelRequest | None = None
+    prompt: UserPromptPart | None = None
+
+    def note(self, messages: Sequence[ModelMessage]) -> None:
+        self.noted = True
+        self.request = next((m for m in reversed(messages) if isinstance(m, ModelRequest)), None)
+        if self.request is not None:
+            self.prompt = next((p for p in self.request.parts if isinstance(p, UserPromptPart)),
+                               None)
+
+    def find(self, messages: Sequence[ModelMessage]) -> tuple[int, int | None] | None:
+        """(message index, part index to insert before, or None for the end), or None."""
+        requests = [(n, m) for n, m in enumerate(messages) if isinstance(m, ModelRequest)]
+        if not requests:
+            return None
+        for n, request in requests:
+            if request is self.request:
+                return n, self._before(request)
+        if self.prompt is not None:
+            for n, request in requests:
+                if any(part is self.prompt or part == self.prompt for part in request.parts):
+                    return n, self._before(request)
+        at, request = next(((n, m) for n, m in requests
+                            if self.run_id is not None and m.run_id == self.run_id), requests[0])
+        return at, self._first_prompt(request)
+
+    def _before(self, request: ModelRequest) -> int | None:
+        if self.prompt is not None:
+            at = next((n for n, part in enumerate(request.parts)
+                       if part is self.prompt or part == self.prompt), None)
+            if at is not None:
+                return at
+        return self._first_prompt(request)
+
+    @staticmethod
+    def _first_prompt(request: ModelRequest) -> int | None:
+        return next((n for n, part in enumerate(request.parts)
+                     if isinstance(part, UserPromptPart)), None)
+
+
+class _WithSummary(WrapperModel):
+    """The delegate's model, sent each request with the run's summary in it."""
+
+    def __init__(self, wrapped: Model, history: HandoffHistory) -> None:
+        super().__init__(wrapped)
+        self.history = history
+
+    async def request(self, messages: list[ModelMessage], model_settings: ModelSettings | None,
+                      model_request_parameters: ModelRequestParameters) -> ModelResponse:
+        return await super().request(self.history.with_summary(messages), model_settings,
+                                     model_request_parameters)
+
+    async def count_tokens(self, messages: list[ModelMessage],
+                           model_settings: ModelSettings | None,
+                           model_request_parameters: ModelRequestParameters) -> RequestUsage:
+        return await super().count_tokens(self.history.with_summary(messages), model_settings,
+                                          model_request_parameters)
+
+    @asynccontextmanager
+    async def request_stream(self, messages: list[ModelMessage],
+                             model_settings: ModelSettings | None,
+                             model_request_parameters: ModelRequestParameters,
+                             run_context: RunContext[Any] | None = None
+                             ) -> AsyncIterator[StreamedResponse]:
+        async with super().request_stream(self.history.with_summary(messages), model_settings,
+                                          model_request_parameters, run_context) as stream:
+            yield stream
 
 
 async def delegate(agent: Agent[_Deps, Any], ctx: RunContext[Any],
@@ -806,7 +918,10 @@ async def delegate(agent: Agent[_Deps, Any], ctx: RunContext[Any],
     of ``ctx`` added to its capabilities, and ``usage=ctx.usage`` unless given,
     so the delegate's usage counts toward the delegating run's. The delegate
     runs with its own system prompt and instructions; pass ``message_history``
-    only for the delegate's own earlier thread. ``on_report`` gets the
+    only for the delegate's own earlier thread. Without ``user_prompt`` the
+    delegate is handed the conversation all the same (at the end of its
+    first request); it needs a system prompt or instructions then, as
+    ``Agent.run`` does. ``on_report`` gets the
     :class:`DelegationReport`.
     """
     history = HandoffHistory.from_context(ctx, codec=codec, include_thinking=include_thinking,

@@ -1,8 +1,10 @@
 """Migrate stored items: the per-item rule, and the stores that hold them.
 
-    >>> from handoff_codec.migrate import migrate_items
-    >>> migrate_items([{"role": "user", "content": "hi"}]).status.value
+    >>> from handoff_codec.migrate import migrate_item, migrate_items
+    >>> migrate_item({"role": "user", "content": "hi"}).status.value
     'not_summary'
+    >>> [result.status.value for result in migrate_items([{"role": "user", "content": "hi"}])]
+    ['not_summary']
 
 ``handoff_codec.migrate.stores`` rewrites whole stores (JSONL files, SQLite
 session databases).

@@ -1,6 +1,6 @@
 """Rewrite legacy summary messages to the canonical current format, one item at a time.
 
-    >>> from handoff_codec import migrate_item
+    >>> from handoff_codec.migrate import migrate_item
     >>> migrate_item({"role": "user", "content": "hi"}).status
     <MigrationStatus.NOT_SUMMARY: 'not_summary'>
 

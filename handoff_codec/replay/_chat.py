@@ -169,6 +169,14 @@ def _message(item: Mapping[str, Any], kind: Any) -> Piece:
     if is_easy_message(item) or (kind == "message" and role in ("user", "system", "developer")):
         if "content" not in item:
             raise Unconvertible("missing-field", f"{role} message without 'content'")
+        if role == "assistant" and _has_output_parts(item["content"]):
+            # The SDK reads output_text and refusal parts only in an output message (type
+            # "message" and an id); without them those parts are unknown input parts.
+            missing = " and ".join(([] if kind == "message" else ["'type': 'message'"])
+                                   + ["an 'id'"])
+            raise Unconvertible("missing-field",
+                                "an assistant message with output_text or refusal parts is an "
+                                f"output message: it needs {missing}")
         content = content_of(item["content"], role, role)
         return Piece("message", {"role": role, "content": content}, notes=_part_notes(item, role))
     if kind == "message" and role == "assistant" and "id" in item and "content" in item:
@@ -186,12 +194,19 @@ def _message(item: Mapping[str, Any], kind: Any) -> Piece:
     if "name" in item and is_easy_message({k: v for k, v in item.items() if k != "name"}):
         raise Unconvertible("name-key",
                             "a 'name' key on a message is rejected by the Agents SDK converter; "
-                            "replayable(names='drop' or 'inline') removes it")
+                            "replayable(names='drop' or 'inline'), or handoff-codec replay "
+                            "--names drop or inline, removes it")
     if "type" in item:
         raise Unconvertible("unsupported-item", "'type' must be 'message' or absent, not None")
     extra = sorted(set(item) - EASY_KEYS)
     raise Unconvertible("unsupported-item",
                         f"keys {extra} are not accepted on a message without 'type': 'message'")
+
+
+def _has_output_parts(content: Any) -> bool:
+    return isinstance(content, (list, tuple)) and any(
+        isinstance(part, Mapping) and part.get("type") in ("output_text", "refusal")
+        for part in content)
 
 
 def _output_message(item: Mapping[str, Any]) -> Piece:

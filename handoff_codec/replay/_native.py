@@ -29,7 +29,16 @@ from ._lenient import Names, named, read
 from ._problems import Problem, Severity
 from .errors import ReplayError
 
-__all__ = ["Conversion", "convert", "native_problems", "sdk_installed"]
+__all__ = ["REPAIRS", "Conversion", "convert", "native_problems", "sdk_installed"]
+
+REPAIRS = frozenset({
+    "null-as-empty", "name-dropped", "name-inlined", "empty-turn", "leading-user-turn",
+    "empty-system", "tool-id-rewritten", "parts-dropped", "tool-output-omitted",
+})
+"""The note codes that say the request differs from what the items say: something was
+filled in, dropped or rewritten so that the target takes it. (``merged`` and
+``system-moved`` regroup what the items say, and are no repair; nor is
+``reasoning-dropped``: a provider's reasoning is never replayed, to any target.)"""
 
 _TOOL_ID = re.compile(r"^[a-zA-Z0-9_-]+$")
 
@@ -65,6 +74,12 @@ class Conversion(BaseModel):
     def merges(self) -> list[Problem]:
         """One note per turn merged into the turn before it."""
         return [note for note in self.notes if note.code == "merged"]
+
+    @property
+    def repairs(self) -> list[Problem]:
+        """The notes of :data:`REPAIRS`: empty when the items replay to the target as they
+        are (the CLI's ``replay`` and ``validate`` exit 1 otherwise)."""
+        return [note for note in self.notes if note.code in REPAIRS]
 
 
 # ---------------------------------------------------------------- the pipeline

@@ -9,8 +9,9 @@ from typing import Any
 from ._lenient import Names, named, read, without_text
 from ._native import Conversion, convert
 from ._problems import Problem
+from ._profiles import check_placeholder, profile_for
 from ._targets import PROVIDERS, Provider, dialect_for
-from ._validate import validated
+from ._validate import replayable, validated
 from .errors import ReplayError
 
 __all__ = ["PROVIDERS", "Provider", "dialect_for", "to_provider"]
@@ -22,6 +23,8 @@ CHAT_SCHEMA = "openai.types.chat.ChatCompletionMessageParam"
 _CHAT_NAME = re.compile(r"^[a-zA-Z0-9_-]+$")
 _CHAT_SHAPE = ("a Chat Completions message takes a name matching ^[a-zA-Z0-9_-]+$ "
                "(https://platform.openai.com/docs/api-reference/chat/create)")
+_MISTRAL_SHAPE = ("a Mistral user, assistant or system message is role and content only "
+                  "(https://docs.mistral.ai/api/#tag/chat/operation/chat_completion_v1_chat_completions_post)")
 
 
 def to_provider(items: str | Iterable[Mapping[str, Any]], target: str, *,
@@ -29,7 +32,9 @@ def to_provider(items: str | Iterable[Mapping[str, Any]], target: str, *,
     """Convert Responses-API input items to ``target``'s own request body.
 
     Targets: ``anthropic`` (Messages API), ``gemini`` (``generateContent``),
-    ``bedrock`` (Converse) and ``chat_completions``. Returns a
+    ``bedrock`` (Converse), ``chat_completions`` and ``mistral`` (Chat
+    Completions messages with Mistral's rules: no ``name``, and an empty
+    assistant turn carries the placeholder). Returns a
     :class:`Conversion`: ``.request`` is the body (turns and system prompt),
     ``.notes`` says each merge, moved system message, filled empty turn and
     dropped reasoning item, naming the item. Takes what ``loads`` returns:
@@ -56,8 +61,11 @@ def to_provider(items: str | Iterable[Mapping[str, Any]], target: str, *,
     listed: list[Any] = ([{"role": "user", "content": items}] if isinstance(items, str)
                          else list(items))
     reading = read(listed)
-    readable, name_notes, kept = named(reading, names=names, provider="Chat Completions",
-                                       why=_CHAT_SHAPE, keep=_chat_keeps)
+    mistral = target == "mistral"
+    readable, name_notes, kept = named(
+        reading, names=names, provider="Mistral" if mistral else "Chat Completions",
+        why=_MISTRAL_SHAPE if mistral else _CHAT_SHAPE,
+        keep=(lambda item, name: False) if mistral else _chat_keeps)
     notes = [*reading.notes, *name_notes]
     for index, item in enumerate(readable):
         if without_text(item):  # Chat Completions needs content here, and takes ""
@@ -66,7 +74,10 @@ def to_provider(items: str | Iterable[Mapping[str, Any]], target: str, *,
             notes.append(Problem(index=index, code="empty-turn", severity="info",
                                  message="assistant output message with no text: sent with "
                                          "content \"\", as Chat Completions needs content"))
-    report, origins = validated(readable, target="chat_completions")
+    if mistral:
+        readable, filled = _filled(readable, target, placeholder)
+        notes += filled
+    report, origins = validated(readable, target=target)
     for problem in report.errors:
         raise ReplayError(problem.message, index=problem.index or 0)
     messages = report.messages
@@ -77,6 +88,20 @@ def to_provider(items: str | Iterable[Mapping[str, Any]], target: str, *,
                    key=lambda note: -1 if note.index is None else note.index)
     return Conversion(target=target, request={"messages": messages}, notes=notes,
                       checked_with=CHAT_SCHEMA)
+
+
+def _filled(items: list[Any], target: str, placeholder: str | None,
+            ) -> tuple[list[Any], list[Problem]]:
+    """``items`` with the empty text ``target`` rejects filled with the placeholder, and a
+    note for each item filled."""
+    filler = check_placeholder(profile_for(target), placeholder)
+    fixed = replayable(items, target=target, placeholder=filler)
+    provider = profile_for(target).provider
+    notes = [Problem(index=index, code="empty-turn", severity="info",
+                     message=f"{item.get('role')} turn with no text: {provider} rejects empty "
+                             f"text, so it carries the placeholder {filler!r}")
+             for index, (item, new) in enumerate(zip(items, fixed, strict=True)) if new != item]
+    return list(fixed), notes
 
 
 def _chat_keeps(item: Mapping[str, Any], name: Any) -> bool:

@@ -11,13 +11,14 @@ from ._dialect import Dialect
 
 __all__ = ["PROVIDERS", "Provider", "dialect_for"]
 
-Provider = Literal["chat_completions", "anthropic", "gemini", "bedrock"]
+Provider = Literal["chat_completions", "anthropic", "gemini", "bedrock", "mistral"]
 PROVIDERS: tuple[Provider, ...] = get_args(Provider)
 """The targets ``to_provider`` converts to: Chat Completions and each native request body."""
 
 
 def dialect_for(target: str) -> Dialect | None:
-    """The native dialect of ``target``; None for ``chat_completions``; else ValueError."""
+    """The native dialect of ``target``; None for the Chat Completions shape
+    (``chat_completions``, ``mistral``); else ValueError."""
     if target == "anthropic":
         from ._anthropic import Anthropic
 
@@ -30,6 +31,6 @@ def dialect_for(target: str) -> Dialect | None:
         from ._bedrock import Bedrock
 
         return Bedrock()
-    if target == "chat_completions":
+    if target in ("chat_completions", "mistral"):
         return None
     raise ValueError(f"unknown target {target!r}; expected one of {', '.join(PROVIDERS)}")

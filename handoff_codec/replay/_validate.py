@@ -104,7 +104,7 @@ def validated(items: str | Iterable[Mapping[str, Any]], *, target: str = "chat_c
     pieces: list[Piece] = []
     unread: set[Any] = set()  # call ids of function calls that cannot be read
     for index, item in enumerate(listed):
-        piece, found = _piece(item, reading.items[index], index)
+        piece, found = _piece(item, reading.items[index], index, profile)
         problems.extend(found)
         if piece is None:
             if isinstance(item, Mapping) and item.get("type") == "function_call":
@@ -136,7 +136,8 @@ def validated(items: str | Iterable[Mapping[str, Any]], *, target: str = "chat_c
     return report, origins
 
 
-def _piece(item: Any, lenient: Any, index: int) -> tuple[Piece | None, list[Problem]]:
+def _piece(item: Any, lenient: Any, index: int,
+           profile: Profile) -> tuple[Piece | None, list[Problem]]:
     """``item``'s piece and the converter's objections; read on past a name or null content."""
     problems: list[Problem] = []
     current = item
@@ -144,7 +145,14 @@ def _piece(item: Any, lenient: Any, index: int) -> tuple[Piece | None, list[Prob
         try:
             return piece_of(current), problems
         except Unconvertible as exc:
-            problems.append(Problem(index=index, code=exc.code, message=exc.msg))
+            message = exc.msg
+            role = item.get("role") if isinstance(item, Mapping) else None
+            if exc.code == "null-content" and rejects_text(profile, role, ""):
+                # "" is no answer where the target rejects empty text too.
+                message = (f"{role} content is null, and {profile.provider} rejects empty "
+                           f"text too: give the turn text, or let replayable() or handoff-codec "
+                           f"replay fill in {profile.placeholder!r}")
+            problems.append(Problem(index=index, code=exc.code, message=message))
             if exc.code == "name-key":
                 current = {key: value for key, value in current.items() if key != "name"}
             elif exc.code in _READ_ON and lenient is not item and current is not lenient:

@@ -87,3 +87,13 @@ def test_bad_input_is_one_line_and_exit_1(args: list[str], stdin: str, message: 
 @pytest.mark.parametrize("args", [[], ["bogus"], ["decode", "--no-such-flag"]])
 def test_usage_errors_exit_2(args: list[str]) -> None:
     assert run(*args).returncode == 2
+
+
+def test_dash_v_prints_the_version(capsys: pytest.CaptureFixture[str]) -> None:
+    from importlib.metadata import version
+
+    for flag in ("-V", "--version"):
+        with pytest.raises(SystemExit) as exit_:
+            main([flag])
+        assert exit_.value.code == 0
+        assert capsys.readouterr().out == f"handoff-codec {version('handoff-codec')}\n"

@@ -310,9 +310,9 @@ SHAPE = {"ok", "exit", "counts", "problems", "next"}
 def _problem_keys(report: dict[str, Any]) -> None:
     for problem in report["problems"]:
         assert {"where", "code", "message", "severity"} <= set(problem)
-        assert problem["severity"] in ("error", "warning", "info")
+        assert problem["severity"] in ("error", "repair", "warning", "info")
     counts = report["counts"]
-    for severity in ("error", "warning", "info"):
+    for severity in ("error", "repair", "warning", "info"):
         assert counts[f"{severity}s"] == sum(p["severity"] == severity
                                              for p in report["problems"])
 
@@ -320,7 +320,8 @@ def _problem_keys(report: dict[str, Any]) -> None:
 def test_decode_validate_and_migrate_report_in_one_shape(tmp_path: Path,
                                                          here: Path) -> None:
     (tmp_path / "lossy.txt").write_text(LOSSY)
-    (tmp_path / "empty.json").write_text(json.dumps([{"role": "user", "content": ""}]))
+    (tmp_path / "empty.json").write_text(json.dumps(
+        [{"type": "function_call", "call_id": "a", "name": "f", "arguments": "{}"}]))
     (tmp_path / "untouched.jsonl").write_text(json.dumps(UNREADABLE) + "\n")
     reports = {}
     for name, argv, code in [

@@ -42,14 +42,17 @@ def test_problems_print_as_a_table_and_exit_1(tmp_path: Path,
     assert code == 1
     lines = out.splitlines()
     assert lines[0].split() == ["INDEX", "SEVERITY", "CODE", "MESSAGE"]
-    assert lines[1].split()[:3] == ["1", "error", "empty-text"]
-    assert lines[2].split()[:3] == ["2", "error", "blank-text"]
+    # Anthropic rejects the empty and the blank text: replay fills both, a repair each.
+    assert lines[1].split()[:3] == ["1", "repair", "empty-turn"]
+    assert lines[2].split()[:3] == ["2", "repair", "empty-turn"]
     # Aligned: every column starts at the same offset on every row.
     for column in ("SEVERITY", "CODE", "MESSAGE"):
         offset = lines[0].index(column)
         assert all(line[offset - 2:offset] == "  " and line[offset] != " "
                    for line in lines[1:3]), column
-    assert lines[-1] == "2 errors: 3 items, target anthropic"
+    assert lines[-2] == ("2 repairs needed (replay writes the repaired request, lists them "
+                         "and exits 1): 3 items, target anthropic")
+    assert lines[-1].startswith("next: handoff-codec replay --target anthropic ")
 
 
 def test_same_file_is_fine_for_openai(tmp_path: Path,
@@ -76,15 +79,30 @@ def test_json_lines_and_json_output(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert code == 1
     report = json.loads(out)
     assert report["ok"] is False and report["target"] == "bedrock"
-    assert [p["code"] for p in report["problems"]] == ["empty-text", "blank-text"]
+    assert [(p["code"], p["severity"]) for p in report["problems"]] == [
+        ("empty-turn", "repair"), ("empty-turn", "repair")]
+    assert report["counts"]["repairs"] == 2
 
 
 def test_unconvertible_items_are_errors(tmp_path: Path,
                                         capsys: pytest.CaptureFixture[str]) -> None:
-    items = [{"role": "user", "name": "bob", "content": "x"}]
+    items = [{"role": "user", "content": "x"},
+             {"type": "function_call", "call_id": "a", "name": "f", "arguments": "{}"}]
     code, out, _ = run(capsys, write(tmp_path, items))
     assert code == 1
-    assert out.splitlines()[1].split()[:3] == ["0", "error", "name-key"]
+    assert out.splitlines()[1].split()[:3] == ["1", "error", "unanswered-tool-call"]
+
+
+def test_a_name_is_what_replay_does_with_it(tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    # Chat Completions takes the name "bob" as it is; "Triage Agent" it does not.
+    code, out, _ = run(capsys, write(tmp_path, [{"role": "user", "name": "bob", "content": "x"}]))
+    assert (code, out.splitlines()[0]) == (0, "ok: 1 item, target chat_completions")
+    items = [{"role": "user", "name": "Triage Agent", "content": "x"}]
+    code, out, _ = run(capsys, write(tmp_path, items))
+    assert code == 1
+    assert out.splitlines()[1].split()[:3] == ["0", "repair", "name-dropped"]
+    assert "replayable(" not in out
 
 
 def test_bad_input_and_bad_target(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -99,4 +117,4 @@ def test_console_entry_point(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-m", "handoff_codec.cli", "validate", path,
                            "--target", "anthropic"], capture_output=True, text=True)
     assert done.returncode == 1
-    assert "empty-text" in done.stdout
+    assert "empty-turn" in done.stdout

@@ -159,7 +159,7 @@ def test_server_and_file_reports_have_one_shape(tmp_path: Path) -> None:
         assert any(line.startswith(label + ":") for line in url_text.splitlines()), label
     assert f"next: handoff-codec migrate sqlite:///{db}\n" in url_text
     by_format = [line for line in url_text.splitlines() if "would migrate" in line]
-    assert by_format and "legacy-" in by_format[0]
+    assert by_format and "written by openai-agents 0.6 to 0.17.0: " in by_format[0]
 
 
 KEY_ENV = "HANDOFF_CODEC_TEST_FILE_KEY"

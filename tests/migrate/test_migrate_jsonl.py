@@ -128,7 +128,8 @@ def test_clean_file_exits_0(tmp_path: Path) -> None:
     path = tmp_path / "ok.jsonl"
     path.write_text(json.dumps(NONCANONICAL_CURRENT) + "\n" + json.dumps(PLAIN[0]) + "\n")
     result = run_cli(str(path), check_code=0)
-    assert re.search(r"^  migrated: +1 \(current: 1\)$", result.stdout, re.M), result.stdout
+    assert re.search(r"^  migrated: +1 \(in the current format \(openai-agents 0.20 or later\): "
+                     r"1\)$", result.stdout, re.M), result.stdout
     assert re.search(r"^  left untouched: +0$", result.stdout, re.M), result.stdout
 
 

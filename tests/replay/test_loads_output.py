@@ -25,7 +25,8 @@ NATIVE = ("anthropic", "gemini", "bedrock")
 SCHEMAS = {"anthropic": "anthropic.types.MessageParam",
            "gemini": "google.genai.types.Content",
            "bedrock": "types_boto3_bedrock_runtime.type_defs.MessageTypeDef",
-           "chat_completions": "openai.types.chat.ChatCompletionMessageParam"}
+           "chat_completions": "openai.types.chat.ChatCompletionMessageParam",
+           "mistral": "openai.types.chat.ChatCompletionMessageParam"}
 
 
 def codes(items: list[Any], target: str, **options: Any) -> list[tuple[int | None, str]]:

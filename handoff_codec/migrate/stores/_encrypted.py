@@ -3,7 +3,9 @@
 ``EncryptedSession`` (openai-agents 0.24) stores each item as the envelope
 ``{"__enc__": 1, "v": 1, "kid": "hkdf-v1", "payload": <Fernet token>}`` in the
 session it wraps, with a Fernet key derived per session by HKDF from the user's
-key. This rule uses the SDK's own derivation and JSON helpers, decrypts a
+key. This rule uses the SDK's own derivation and envelope test (through
+``integrations.openai_agents_internals``, the one module that reaches the
+SDK's private names), decrypts a
 token, applies the per-row rule to the plaintext, and encrypts the new
 plaintext *at the token's original timestamp*, so the SDK's TTL check expires
 the item exactly when it would have. The plaintext goes through the one
@@ -46,14 +48,17 @@ class EncryptedRule:
                  restore_empty: bool = False, accept_ambiguous: bool = False,
                  rule: RowRule | None = None) -> None:
         try:
-            from agents.extensions.memory import encrypt_session as sdk
             from cryptography.fernet import InvalidToken
+
+            from ...integrations.openai_agents_internals import encryption
+
+            sdk = encryption()
         except ImportError as exc:
-            raise StoreError("encrypted sessions need openai-agents with its 'encrypt' extra "
-                             "(cryptography)") from exc
+            raise StoreError(f"encrypted sessions need openai-agents with its 'encrypt' extra "
+                             f"(cryptography): {exc}") from exc
         self._sdk = sdk
         self._invalid_token = InvalidToken
-        self._master = sdk._ensure_fernet_key_bytes(encryption_key)
+        self._master = sdk.master_key(encryption_key)
         self._rule = rule or RowRule(codec, restore_empty=restore_empty,
                                      accept_ambiguous=accept_ambiguous)
         self._ciphers: OrderedDict[str, Fernet] = OrderedDict()
@@ -71,7 +76,7 @@ class EncryptedRule:
             return self._fixed
         cipher = self._ciphers.get(session_id)
         if cipher is None:
-            cipher = self._sdk._derive_session_fernet_key(self._master, session_id)
+            cipher = self._sdk.session_cipher(self._master, session_id)
             self._ciphers[session_id] = cipher
             if len(self._ciphers) > _CACHED_SESSIONS:
                 self._ciphers.popitem(last=False)
@@ -85,7 +90,7 @@ class EncryptedRule:
             envelope: Any = json.loads(text)
         except (ValueError, RecursionError):
             return RowOutcome.invalid(NOT_ENVELOPE)
-        if not self._sdk._is_encrypted_envelope(envelope):
+        if not self._sdk.is_envelope(envelope):
             return RowOutcome.invalid(NOT_ENVELOPE)
         cipher = self._cipher(row.session_id)
         try:

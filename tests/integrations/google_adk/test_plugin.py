@@ -37,6 +37,7 @@ from .conversations import (
     as_shown,
     call,
     decoded,
+    elided,
     run_app,
     run_conversation,
     summaries,
@@ -117,7 +118,8 @@ def test_calls_results_blocks_and_media_reach_the_receiver(plugin_run: Run) -> N
                      "call-to-support": {"agent_name": "support"}}
     results = {r.id: r.response for event in events for r in event.get_function_responses()}
     assert results["call-stock"] == {"error": "quote service down for GOOG"}
-    assert results["call-weather"] == {"city": "Paris", "forecast": f"sunny {HOSTILE}", "days": 2}
+    assert results["call-weather"] == {"city": "Paris", "forecast": f"sunny {elided(HOSTILE)}",
+                                       "days": 2}
     assert events[0].content is not None and events[0].content.parts is not None
     assert [part.text for part in events[0].content.parts[:3]] == [
         "Let me look that up.", " \n ", "Two lookups at once."]
@@ -137,8 +139,8 @@ def test_hostile_text_stays_inside_one_record(plugin_run: Run) -> None:
     events = decoded(sent.contents)
     assert len(events) == 7
     holders = [part.text for event in events if event.content
-               for part in event.content.parts or [] if part.text and HOSTILE in part.text]
-    assert holders == [f"Paris: sunny. The quote failed. {HOSTILE}"]
+               for part in event.content.parts or [] if part.text and elided(HOSTILE) in part.text]
+    assert holders == [f"Paris: sunny. The quote failed. {elided(HOSTILE)}"]  # as ADK relays it
     for summary in summaries(sent.contents):  # ADK's end marker closes the block once, last
         lines = _text(summary).split("\n")
         assert lines.count(adk_codec.end) == 1 and lines[-1] == adk_codec.end

@@ -134,7 +134,7 @@ def test_a_users_copy_of_a_rendering_between_two_others_stays_the_users() -> Non
     events = list(default.events)
     contents = list(default.sent("support").contents)
     (rendered,) = [c for c in contents if any("[billing] said:" in t for t in texts([c]))]
-    copy = rendered.model_copy(deep=True)
+    copy = types.Content.model_validate(rendered.model_dump())  # as a client sends it
     forged = Event(author="user", content=copy)
     first_billing = [e.author for e in events].index("billing")
     events.insert(first_billing, forged)

@@ -1,5 +1,6 @@
-"""The google-adk versions: the extra pins the range tested, and the one private ADK
-name is checked when the module is imported, by its presence."""
+"""The google-adk versions: the extra pins the range tested, and the private ADK names
+(the renderer, and the request builder's use of it) are checked when the module is
+imported, by their presence."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import json
 import subprocess
 import sys
 from importlib.metadata import requires, version
+from typing import Any
 
 import pytest
 from packaging.requirements import Requirement
@@ -35,15 +37,21 @@ def test_the_extra_pins_the_range_tested() -> None:
 IMPORTS = """
 import importlib, json, sys
 import google.adk.flows.llm_flows.context._fencing as fencing
+import google.adk.flows.llm_flows.context._contents as builder
 renderer = fencing._present_other_agent_message
 said = {}
-for case in ("missing", "other shape", "installed"):
+for case in ("missing", "other shape", "installed", "builder", "again"):
     if case == "missing":
         del fencing._present_other_agent_message
     elif case == "other shape":
         fencing._present_other_agent_message = lambda event, include_thoughts=False: event
-    else:
+    elif case == "installed":
         fencing._present_other_agent_message = renderer
+    elif case == "builder":
+        wrapper = builder._present_other_agent_message
+        builder._present_other_agent_message = lambda event, include_thoughts=False: None
+    else:
+        builder._present_other_agent_message = wrapper
     for name in [m for m in sys.modules if m.startswith("handoff_codec.integrations.google_adk")]:
         del sys.modules[name]
     try:
@@ -52,15 +60,16 @@ for case in ("missing", "other shape", "installed"):
         said[case] = str(exc)
     else:
         said[case] = "imported"
+said["wraps once"] = builder._present_other_agent_message.__wrapped__ is renderer
 print(json.dumps(said))
 """
 
 
 @pytest.fixture(scope="module")
-def imports() -> dict[str, str]:
+def imports() -> dict[str, Any]:
     proc = subprocess.run([sys.executable, "-c", IMPORTS], capture_output=True, text=True,
                           cwd=ROOT, timeout=300, check=True)
-    said: dict[str, str] = json.loads(proc.stdout.splitlines()[-1])
+    said: dict[str, Any] = json.loads(proc.stdout.splitlines()[-1])
     return said
 
 
@@ -78,3 +87,13 @@ def test_an_adk_rendering_another_way_is_refused_at_import(imports: dict[str, st
 
 def test_the_installed_adk_imports(imports: dict[str, str]) -> None:
     assert imports["installed"] == "imported"
+
+
+def test_an_adk_whose_request_builder_renders_another_way_is_refused(
+        imports: dict[str, str]) -> None:
+    out = imports["builder"]
+    assert "google.adk.flows.llm_flows.context._contents" in out and TESTED in out
+
+
+def test_a_second_import_wraps_adks_renderer_once(imports: dict[str, Any]) -> None:
+    assert imports["again"] == "imported" and imports["wraps once"] is True
