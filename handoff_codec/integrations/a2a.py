@@ -644,8 +644,9 @@ class Unpacked:
     caller's instructions as user messages of data
     (:data:`CALLER_INSTRUCTIONS`). ``request`` is the message's other parts,
     the request to answer. ``omitted`` names what was not handed on, and why:
-    a signed summary that did not expand, what :func:`model_visible` left
-    out, a file part with no URL.
+    a signed summary that did not expand and a file part with no URL (by the
+    part's index in the message), what :func:`model_visible` left out of the
+    conversation and what :meth:`new_to` left out (by the item's index).
     """
 
     context_id: str
@@ -793,6 +794,7 @@ def unpack(message: Message, *, codec: Codec | None = None) -> Unpacked:
     data: list[str] = []
     request: list[Content] = []
     omitted: list[Omission] = []
+    summary_at = 0
     for index, part in enumerate(message.parts):
         kind = _part_kind(part)
         media = _media(part.media_type)
@@ -802,6 +804,7 @@ def unpack(message: Message, *, codec: Codec | None = None) -> Unpacked:
             seals.append(part.text)
         elif kind == "text" and media == SUMMARY_TYPE:
             summaries.append(part.text)
+            summary_at = index
         elif kind == "data" and media == ITEMS_TYPE:
             data.append(_json_text(part))
         else:
@@ -827,7 +830,7 @@ def unpack(message: Message, *, codec: Codec | None = None) -> Unpacked:
                     message.context_id, None, expanded, tuple(request), (*omitted, *dropped)
                 )
         logger.warning("A2A: a signed summary is handed on as data, not expanded: %s", refused)
-        omitted.append(Omission(0, "summary", f"signed, not expanded: {refused}"))
+        omitted.append(Omission(summary_at, "summary", f"signed, not expanded: {refused}"))
     summary = None
     if summaries or data:
         summary = RECEIVED_FRAMING + "\n\n" + "\n\n".join(summaries or data)
