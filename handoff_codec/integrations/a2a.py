@@ -200,12 +200,13 @@ _PART_FIELDS: dict[str, frozenset[str]] = {
     "file": _MEDIA_BLOCK,
     "audio": _MEDIA_BLOCK,
     "video": _MEDIA_BLOCK,
+    "text-plain": _MEDIA_BLOCK | {"text"},
     "reasoning": frozenset({"reasoning"}),
     "thinking": frozenset({"thinking"}),
 }
 # Content blocks that repeat what an item of their own carries (a LangChain AIMessage's
 # provider blocks for its ``tool_calls``): left out of the content without a report.
-_REPEATED_BLOCKS = frozenset({"tool_use", "tool_call", "function_call", "server_tool_use"})
+_REPEATED_BLOCKS = frozenset({"tool_use", "tool_call", "function_call"})
 # The fields of each item a model is sent, by item type; "message" for a role's message.
 _ITEM_FIELDS: dict[str, frozenset[str]] = {
     "message": frozenset({"role", "name", "content"}),
