@@ -64,6 +64,7 @@ def test_parts_carry_model_visible_content_only(sender: str, codec: str) -> None
         a2a.SUMMARY_TYPE,
         a2a.ITEMS_TYPE,
         "text/plain",
+        *([a2a.BINDING_TYPE] if codec == "key" else []),
     ]
     assert not any(p.HasField("metadata") for p in message.parts)
     wire = MessageToJson(message)

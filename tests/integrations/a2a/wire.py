@@ -149,10 +149,9 @@ class PydanticAIB(_Receiver):
         self.threads: dict[str, list[ModelMessage]] = {}
 
     async def run(self, unpacked: a2a.Unpacked, context_id: str) -> str:
-        history, prompt = a2a.pydantic_ai_input(unpacked)
-        result = await self.agent.run(
-            prompt, message_history=[*self.threads.get(context_id, []), *history] or None
-        )
+        thread = self.threads.get(context_id, [])
+        history, prompt = a2a.pydantic_ai_input(unpacked.new_to(a2a.to_items(thread)))
+        result = await self.agent.run(prompt, message_history=[*thread, *history] or None)
         self.threads[context_id] = result.all_messages()
         return result.output
 
@@ -173,13 +172,15 @@ class LangGraphB(_Receiver):
 
     async def run(self, unpacked: a2a.Unpacked, context_id: str) -> str:
         config = {"configurable": {"thread_id": context_id}}
-        state = await self.graph.ainvoke({"messages": a2a.langgraph_messages(unpacked)}, config)
+        held = a2a.to_items(self.thread(context_id))
+        messages = a2a.langgraph_messages(unpacked.new_to(held))
+        state = await self.graph.ainvoke({"messages": messages}, config)
         return str(state["messages"][-1].text)
 
     def thread(self, context_id: str) -> list[BaseMessage]:
         """The thread a UI reads: ``get_state(...).values["messages"]``."""
         config = {"configurable": {"thread_id": context_id}}
-        return list(self.graph.get_state(config).values["messages"])
+        return list(self.graph.get_state(config).values.get("messages", []))
 
 
 def adk_b(
