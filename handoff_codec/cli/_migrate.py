@@ -148,7 +148,7 @@ _SERVER_ONLY = (("pause", 0.0), ("shard", None), ("shard_from_env", False), ("sh
 _RUN_ONLY = (("resume", False), ("shard", None), ("shard_from_env", False), ("shards", None),
              ("workers", 1), ("backup_file", None), ("backup", True), ("legacy_only", False),
              ("restore_empty", False), ("accept_ambiguous", False), ("list", False),
-             ("pause", 0.0), ("lock_ttl", 60.0))
+             ("pause", 0.0))
 # Flags that apply to some kinds of store only, by the kind that does not take them.
 _NOT_FOR = {
     "jsonl": (("workers", 1), ("sessions_table", "agent_sessions"),

@@ -217,7 +217,7 @@ def test_ctrl_c_prints_the_resume_command_which_finishes_the_run(tmp_path: Path)
     result = interrupt_migration(tmp_path)
     assert result.returncode == 130
     (line,) = result.stderr.splitlines()
-    command = line.split("to continue: ", 1)[1]
+    command = line.split("to go on: ", 1)[1].split("; to undo: ", 1)[0]
     assert command.endswith(" --resume")
     argv = shlex.split(command)
     assert argv[:2] == ["handoff-codec", "migrate"]

@@ -41,8 +41,7 @@ CASES: list[tuple[frozenset[str], tuple[str, ...], dict[str, str]]] = [
     *[(ALL, ("--restore", "BACKUP", *flag), {}) for flag in (
         ("--resume",), ("--shard", "0/2"), ("--shard-from-env", "--shards", "2"),
         ("--workers", "2"), ("--backup-file", "NEW"), ("--no-backup",), ("--restore-empty",),
-        ("--legacy-only",), ("--accept-ambiguous",), ("--list",), ("--pause", "1"),
-        ("--lock-ttl", "30"))],
+        ("--legacy-only",), ("--accept-ambiguous",), ("--list",), ("--pause", "1"))],
     *[(ALL, ("--forget", *flag), {}) for flag in (
         ("--resume",), ("--workers", "2"), ("--backup-file", "NEW"), ("--shard", "1/2"),
         ("--restore-empty",))],
@@ -51,8 +50,7 @@ CASES: list[tuple[frozenset[str], tuple[str, ...], dict[str, str]]] = [
     # flags this kind of store does not take
     *[(FILES, flag, {}) for flag in (
         ("--resume",), ("--shard", "0/2"), ("--shard-from-env", "--shards", "2"),
-        ("--pause", "1"), ("--backup-file", "NEW"), ("--key-prefix", "p"),
-        ("--lock-ttl", "30"))],
+        ("--pause", "1"), ("--key-prefix", "p"), ("--lock-ttl", "30"))],
     *[(frozenset({"jsonl"}), flag, {}) for flag in (
         ("--workers", "2"), ("--messages-table", "m"), ("--sessions-table", "s"),
         ("--encryption-key-env", "SOME_KEY"))],
@@ -69,7 +67,7 @@ CASES: list[tuple[frozenset[str], tuple[str, ...], dict[str, str]]] = [
         ("--batch-size", "x"), ("--workers", "100000"), ("--workers", "0"),
         ("--shards", "1000000", "--shard-from-env"), ("--shard", "0/1000000"))],
     # backup files and the state directory
-    *[(SERVERS, flag, {}) for flag in (
+    *[(ALL, flag, {}) for flag in (
         ("--backup-file", "TAKEN"), ("--backup-file", "MISSING/b.jsonl"),
         ("--backup-file", "FILE/b.jsonl"), ("--backup-file", "RO/b.jsonl"),
         ("--workers", "2", "--backup-file", "RO/b.jsonl"),
