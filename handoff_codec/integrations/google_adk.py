@@ -75,7 +75,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess by th
 
 from ..format import Codec, default_codec
 from ._common_items import NAME_CARRIER, Notes, arguments_object, call_names, media_type
-from .google_adk_internals import TESTED, framing, provenance, render
+from .google_adk_internals import TESTED, framing, provenance, render, unedited
 from .report import Encoded, Omission, ReadBack, is_plain_json, warn_if_dropped, warn_if_omitted
 
 __all__ = [
@@ -968,7 +968,10 @@ class HistoryReport:
     ``include_thoughts=False`` included. ``encoded`` counts the events
     encoded for this request, ``reused`` those taken from the conversation's
     cache (encoded for an earlier request of the invocation). ``fallback``
-    says why the request was left as ADK built it, if it was.
+    says why the request was left as ADK built it, if it was. ``edited``
+    lists the events (their positions in ``session.events``) whose rendering
+    in the request something changed before the plugin ran (a plugin before
+    it, in place or by a copy): those contents are left as they were found.
     """
 
     agent: str
@@ -979,6 +982,7 @@ class HistoryReport:
     fallback: str | None = None
     encoded: int = 0
     reused: int = 0
+    edited: tuple[int, ...] = ()
 
 
 ReportCallback = Callable[[HistoryReport], None]
@@ -1132,9 +1136,13 @@ class _Runs:
         self.rewound: set[int] | None = None
         self.used: set[int] = set()  # each event in one summary only
         self.runs: list[tuple[list[int], list[int]]] = []  # (content positions, event indices)
+        self.edited: list[int] = []  # the events whose rendering was changed: kept as it is
         run: list[tuple[int, int]] = []
         for position, content in enumerate(contents):
             source = cache.source(content)
+            if source is not None and not unedited(content):
+                self.edited.append(source)
+                source = None
             if source is None:
                 self._close(run)
                 run = []
@@ -1285,7 +1293,8 @@ class HandoffHistoryPlugin(BasePlugin):
         replaced: dict[int, types.Content | None] = {}
         omitted: list[Omission] = []
         summarized = thoughts = 0
-        for positions, indices in _Runs(contents, events, agent, adk_thoughts, cache).runs:
+        runs = _Runs(contents, events, agent, adk_thoughts, cache)
+        for positions, indices in runs.runs:
             summary = _Summary([], [], [])
             for index in indices:
                 summary.add(index, events[index], cache.visible(events[index], self.attach_media),
@@ -1309,5 +1318,6 @@ class HandoffHistoryPlugin(BasePlugin):
         report = HistoryReport(agent, summaries=sum(1 for c in replaced.values() if c is not None),
                                events=summarized, thoughts=thoughts,
                                omitted=tuple(sorted(omitted, key=lambda o: o.index)),
-                               encoded=cache.encoded, reused=cache.reused)
+                               encoded=cache.encoded, reused=cache.reused,
+                               edited=tuple(runs.edited))
         return out, report
