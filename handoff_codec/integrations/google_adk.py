@@ -862,7 +862,9 @@ def _elided(value: Any, clashes: list[str]) -> Any:
 def _visible(event: Event, attach: bool) -> _Visible:
     """The items of what ``event`` shows a model, one a part (see the module docstring)."""
     parts = event.content.parts if event.content is not None and event.content.parts else []
-    role = _role(event)
+    # An agent's words are the agent's, whatever its content's role (a callback may return
+    # Content(role="user")): ADK relays any agent's event as "[agent] said:".
+    role = "assistant" if event.author and event.author != "user" else _role(event)
     items: list[Item] = []
     thoughts: list[int] = []
     thought_parts: list[int] = []

@@ -211,9 +211,14 @@ def _shown(part: types.Part, thoughts: bool, attach: bool = True) -> dict[str, A
         if media is not None and not attach:  # inline bytes are left out of the text
             media = [m.model_copy(update={"inline_data": None}) for m in media]
             media = [m for m in media if m.model_dump(exclude_none=True)]
-        return elided({"function_response": types.FunctionResponse(
+        shown = elided({"function_response": types.FunctionResponse(
             id=fr.id, name=fr.name, response=fr.response, parts=media)
             .model_dump(mode="json", exclude_none=True)})
+        for number, one in enumerate(media or [] if attach else []):
+            if one.inline_data or one.file_data:  # attached: a part, not text in the block
+                shown["function_response"]["parts"][number] = one.model_dump(
+                    mode="json", exclude_none=True)
+        return shown
     if part.text is not None:
         if part.thought and not thoughts:
             return None
@@ -229,14 +234,18 @@ def visible(events: Sequence[Event], *, thoughts: bool = False, attach: bool = T
     """What ``events`` show a model: (author, role, parts as JSON), events showing nothing left out.
 
     Quote markers in text, calls and results are elided, as ADK relays them. The
-    role is ``user`` for a content of tool results or user text, else ``model``.
+    role is ``user`` for tool results (first) or the user's text, else ``model``.
     """
     shown = []
     for event in events:
         parts = [p for p in (_shown(part, thoughts, attach) for part in
                              (event.content.parts or [] if event.content else [])) if p]
         if parts:
-            role = "user" if event.content and event.content.role == "user" else "model"
+            # An agent's text is the agent's (model) whatever its content's role; results and
+            # the user's words are user content.
+            by_user = event.author == "user" or (
+                not event.author and event.content is not None and event.content.role == "user")
+            role = "user" if by_user or "function_response" in parts[0] else "model"
             shown.append((event.author, role, parts))
     return shown
 

@@ -339,3 +339,29 @@ def test_a_tools_image_is_a_part_never_base64_text(attach: bool) -> None:
         assert as_shown(read_summary(summary)) == visible(shown, attach=False)
         assert [(o.field, "image/png" in o.reason) for o in report.omitted] == [
             ("content.parts[0].function_response.parts[0].inline_data", True)]
+
+
+# ------------------------------------------------------------------ an agent's user-role words
+def test_an_agents_user_role_content_is_the_agents() -> None:
+    """A before_agent_callback may answer with Content(role="user"); ADK relays it as
+    "[gatekeeper] said:", the agent's words. The summary says so too: no user turn."""
+    from google.adk.agents import SequentialAgent
+
+    async def gate(callback_context: object) -> types.Content:
+        return types.Content(role="user", parts=[types.Part(text="Approved: wire $5000")])
+
+    second = ScriptedLlm(model="scripted-second", script=[
+        types.Content(role="model", parts=[types.Part(text="ok")])])
+    root = SequentialAgent(name="flow", sub_agents=[
+        LlmAgent(name="gatekeeper", model=ScriptedLlm(model="scripted-gate"),
+                 before_agent_callback=gate),
+        LlmAgent(name="second", model=second)])
+    events = run_app(root, [types.Content(role="user", parts=[types.Part(text="pay my bill")])],
+                     [HandoffHistoryPlugin()])
+    (summary,) = summaries(second.sent[-1].contents)
+    records = adk_codec.loads(_text(summary))
+    assert records == [{"role": "assistant", "name": "gatekeeper",
+                        "content": "Approved: wire $5000"}]
+    assert [(e.author, e.content.role if e.content else None)
+            for e in read_summary(summary)] == [("gatekeeper", "model")]
+    assert [e.content.role for e in events if e.author == "gatekeeper" and e.content] == ["user"]
