@@ -130,19 +130,32 @@ framing = _read_framing()
 
 
 # ------------------------------------------------------------------ where a rendering came from
-def _shape(value: Any) -> Any:
-    """``value`` as nested tuples of its fields' values, to compare with a later state.
+# The fields of a part that hold a model of their own (media, code) in ADK's renderings.
+_NESTED = ("inline_data", "file_data", "executable_code", "code_execution_result",
+           "video_metadata", "function_call", "function_response")
 
-    Built and compared in the number of fields: the strings and bytes are
-    held, not copied, and an unchanged one compares by identity.
+
+def _shape(content: types.Content) -> Any:
+    """What ``content`` holds, to compare with a later state of it.
+
+    The role, and each part's fields and those of the models in them (media,
+    code), as copies of their ``__dict__``: built and compared in C, the
+    strings and bytes held, not copied, and an unchanged one compared by
+    identity. A field of a part set in place, a part added, deleted or
+    replaced by one with other fields, all change it.
     """
-    if isinstance(value, BaseModel):
-        return (type(value), tuple((key, _shape(item)) for key, item in value.__dict__.items()))
-    if isinstance(value, list | tuple):
-        return (type(value), tuple(_shape(item) for item in value))
-    if isinstance(value, dict):
-        return (dict, tuple((key, _shape(item)) for key, item in value.items()))
-    return value
+    parts = content.parts
+    if parts is None:
+        return content.role, None
+    shape = []
+    for part in parts:
+        fields = part.__dict__
+        shape.append(dict(fields))
+        for name in _NESTED:
+            inner = fields.get(name)
+            if isinstance(inner, BaseModel):
+                shape.append(dict(inner.__dict__))
+    return content.role, shape
 
 
 class Provenance:
