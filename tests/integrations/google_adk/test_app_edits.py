@@ -152,3 +152,38 @@ def test_edits_before_the_plugin_reach_the_model(edit: str) -> None:
     assert [event.author for event in shown] and all(
         SECRET not in "".join(texts([event.content])) for event in shown if event.content)
     assert report.events == len(shown)
+
+
+class Blur(BasePlugin):
+    """An app's plugin: replaces the bytes of every image in the request, in place."""
+
+    def __init__(self) -> None:
+        super().__init__("blur")
+
+    async def before_model_callback(self, *, callback_context: CallbackContext,
+                                    llm_request: LlmRequest) -> LlmResponse | None:
+        for content in llm_request.contents:
+            for part in content.parts or []:
+                if part.inline_data is not None:
+                    part.inline_data.data = b"blurred"
+        return None
+
+
+@pytest.mark.parametrize("blur_first", [True, False])
+def test_an_image_edited_in_place_reaches_the_model_edited(blur_first: bool) -> None:
+    photo = b"\x89PNG\r\n\x1a\n" + bytes(range(64))
+    first = ScriptedLlm(model="scripted-first", script=[types.Content(role="model", parts=[
+        types.Part(text="Your ID photo:"),
+        types.Part(inline_data=types.Blob(data=photo, mime_type="image/png")),
+        call("transfer_to_agent", {"agent_name": "second"}, "c-to")])])
+    second = ScriptedLlm(model="scripted-second", script=[
+        types.Content(role="model", parts=[types.Part(text="ok")])])
+    root = LlmAgent(name="first", model=first, sub_agents=[LlmAgent(name="second", model=second)])
+    reports: list[HistoryReport] = []
+    handoff = HandoffHistoryPlugin(on_report=reports.append)
+    run_app(root, [types.Content(role="user", parts=[types.Part(text="hi")])],
+            [Blur(), handoff] if blur_first else [handoff, Blur()])
+    sent = second.sent[-1].contents
+    images = [p.inline_data.data for c in sent for p in c.parts or [] if p.inline_data]
+    assert images == [b"blurred"]
+    assert (len(reports[-1].edited) == 1) is blur_first
