@@ -75,7 +75,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess by th
 
 from ..format import Codec, default_codec
 from ._common_items import NAME_CARRIER, Notes, arguments_object, call_names, media_type
-from .google_adk_internals import TESTED, framing, provenance, render
+from .google_adk_internals import TESTED, framing, provenance, render, unedited
 from .report import Encoded, Omission, ReadBack, is_plain_json, warn_if_dropped, warn_if_omitted
 
 __all__ = [
@@ -376,12 +376,32 @@ def _tool_keys(value_key: str, adk_key: str) -> tuple[tuple[str, str], ...]:
     return ("call_id", "id"), ("name", "name"), (value_key, adk_key)
 
 
-def _call_part(item: Mapping[str, Any], field: str, value_key: str, adk_key: str) -> Json:
+def _attached_result_parts(parts: Any, attachments: Sequence[types.Part]) -> list[Json]:
+    """A tool result's parts, the attached ones read from ``attachments``."""
+    _expect(isinstance(parts, list), "'function_response.parts' must be a list")
+    out: list[Json] = []
+    for element in parts:
+        if isinstance(element, dict) and element.get("type") == ATTACHED:
+            rest = _rest(element)
+            media = _attached({key: element[key] for key in element if key != "part"},
+                              attachments)
+            for key, value in media.items():
+                rest = _with(rest, key, value)
+            out.append(rest)
+        else:
+            out.append(element)
+    return out
+
+
+def _call_part(item: Mapping[str, Any], field: str, value_key: str, adk_key: str,
+               attachments: Sequence[types.Part] | None = None) -> Json:
     keys = {"type", "call_id", "name", value_key, field, "part"}
     _expect(set(item) <= keys, f"unexpected keys in a {item['type']} item: {sorted(item)}")
     inner = item.get(field, {})
     _expect(isinstance(inner, dict), f"'{field}' must be a JSON object")
     inner = dict(inner)
+    if attachments is not None and "parts" in inner:
+        inner["parts"] = _attached_result_parts(inner["parts"], attachments)
     if value_key == "output" and "output" in item and not isinstance(item["output"], dict):
         item = {**item, "output": {"result": item["output"]}}  # as ADK wraps it
     for ours, theirs in _tool_keys(value_key, adk_key):
@@ -398,7 +418,7 @@ def _item_parts(item: Mapping[str, Any], attachments: Sequence[types.Part] | Non
     if kind is None and "role" in item:
         return _message_parts(item, attachments)
     if kind in _TOOL_ITEMS:
-        return [_call_part(item, *_TOOL_ITEMS[kind])]
+        return [_call_part(item, *_TOOL_ITEMS[kind], attachments)]
     if kind == "reasoning":
         _expect(set(item) <= {"type", "summary", "part"}, f"unexpected keys: {sorted(item)}")
         summary = item.get("summary")
@@ -746,7 +766,52 @@ def _as_json(value: Any) -> Any:
     return value if is_plain_json(value) else str(value)
 
 
-def _tool_item(part: types.Part, position: int, omitted: list[tuple[str, str]]) -> Item:
+def _result_parts(parts: Sequence[types.FunctionResponsePart], where: str,
+                  attachments: list[types.Part] | None, omitted: list[tuple[str, str]]
+                  ) -> list[Json]:
+    """The records of a tool result's own parts (``FunctionResponse.parts``).
+
+    Its images and files are attached (``attachments``, None: not attached):
+    each record is then ``{"type": "attached_part", "index": k}``, with its
+    other fields under ``"part"``. Unattached, a file reference stays in the
+    record and inline bytes are left out and reported: never base64 in text.
+    """
+    records: list[Json] = []
+    for number, response_part in enumerate(parts):
+        dumped: Json = response_part.model_dump(mode="json", exclude_none=True)
+        blob, file = response_part.inline_data, response_part.file_data
+        if blob is None and file is None:
+            records.append(dumped)
+            continue
+        rest = {key: value for key, value in dumped.items()
+                if key not in ("inline_data", "file_data")}
+        if attachments is not None:
+            attachments.append(
+                types.Part(inline_data=types.Blob(
+                    data=blob.data, mime_type=blob.mime_type, display_name=blob.display_name))
+                if blob is not None else types.Part(file_data=types.FileData(
+                    file_uri=file.file_uri if file else None,
+                    mime_type=file.mime_type if file else None,
+                    display_name=file.display_name if file else None)))
+            element: Json = {"type": ATTACHED, "index": len(attachments) - 1}
+            if rest:
+                element["part"] = rest
+            records.append(element)
+        elif blob is not None:
+            size = len(blob.data or b"")
+            omitted.append((f"{where}.parts[{number}].inline_data",
+                            f"{blob.mime_type or 'media'} of {size} bytes in a tool result, "
+                            "not attached (attach_media=False)"))
+            if file is not None or rest:
+                records.append({key: value for key, value in dumped.items()
+                                if key != "inline_data"})
+        else:
+            records.append(dumped)
+    return records
+
+
+def _tool_item(part: types.Part, position: int, omitted: list[tuple[str, str]],
+               attachments: list[types.Part] | None = None) -> Item:
     """The ``function_call`` or ``function_call_output`` item of a call or result part."""
     call: types.FunctionCall | types.FunctionResponse
     if part.function_call is not None:
@@ -759,8 +824,9 @@ def _tool_item(part: types.Part, position: int, omitted: list[tuple[str, str]]) 
         item = {"type": "function_call_output"}
         value_key, value, field = "output", call.response, "function_response.response"
         if call.parts:  # a multimodal result: its parts, under ADK's name
-            item["function_response"] = {"parts": [
-                p.model_dump(mode="json", exclude_none=True) for p in call.parts]}
+            where = f"content.parts[{position}].function_response"
+            item["function_response"] = {"parts": _result_parts(call.parts, where, attachments,
+                                                                omitted)}
     if call.id is not None:
         item["call_id"] = call.id
     if call.name is not None:
@@ -796,7 +862,9 @@ def _elided(value: Any, clashes: list[str]) -> Any:
 def _visible(event: Event, attach: bool) -> _Visible:
     """The items of what ``event`` shows a model, one a part (see the module docstring)."""
     parts = event.content.parts if event.content is not None and event.content.parts else []
-    role = _role(event)
+    # An agent's words are the agent's, whatever its content's role (a callback may return
+    # Content(role="user")): ADK relays any agent's event as "[agent] said:".
+    role = "assistant" if event.author and event.author != "user" else _role(event)
     items: list[Item] = []
     thoughts: list[int] = []
     thought_parts: list[int] = []
@@ -806,7 +874,10 @@ def _visible(event: Event, attach: bool) -> _Visible:
     for position, part in enumerate(parts):
         item: Item | None
         if part.function_call is not None or part.function_response is not None:
-            item = _tool_item(part, position, omitted)
+            count = len(attachments)
+            item = _tool_item(part, position, omitted, attachments if attach else None)
+            if len(attachments) > count:
+                attached.append(len(items))
         elif part.thought and part.text is not None:
             thoughts.append(len(items))
             thought_parts.append(position)
@@ -846,10 +917,16 @@ def _with_author(item: Item, author: str) -> Item:
 
 
 def _shifted(item: Item, offset: int) -> Item:
-    """A message item whose attached parts are numbered from ``offset``."""
-    content = [{"type": ATTACHED, "index": element["index"] + offset}
-               if element.get("type") == ATTACHED else element for element in item["content"]]
-    return {**item, "content": content}
+    """An item whose attached parts (a message's, a tool result's) are numbered from ``offset``."""
+
+    def shift(elements: list[Json]) -> list[Json]:
+        return [{**element, "index": element["index"] + offset}
+                if element.get("type") == ATTACHED else element for element in elements]
+
+    if "content" in item:
+        return {**item, "content": shift(item["content"])}
+    response = item["function_response"]
+    return {**item, "function_response": {**response, "parts": shift(response["parts"])}}
 
 
 @dataclass
@@ -894,8 +971,11 @@ def summary_message(messages: Iterable[Event], *, codec: Codec | None = None,
     parts in order, its first record naming its author (a message's
     ``name``, any other record's ``agent``). With ``attach_media``, each image,
     file or code part follows the text as a part of its own, and the text
-    holds ``{"type": "attached_part", "index": k}`` in its place (k from 0);
-    without, media are ``data:`` URLs in the text. Also the text and what the
+    holds ``{"type": "attached_part", "index": k}`` in its place (k from 0),
+    and so do the images and files a tool returned (its result's
+    ``function_response.parts``); without, a message's media are ``data:``
+    URLs in the text and a tool result's inline bytes are left out (reported:
+    a tool's screenshot is no text for a model). Also the text and what the
     events hold that a model is shown and the summary does not keep (a value
     that is not JSON, written as ``str(value)``; a part ADK does not relay;
     a thought, without ``include_thoughts``).
@@ -968,7 +1048,10 @@ class HistoryReport:
     ``include_thoughts=False`` included. ``encoded`` counts the events
     encoded for this request, ``reused`` those taken from the conversation's
     cache (encoded for an earlier request of the invocation). ``fallback``
-    says why the request was left as ADK built it, if it was.
+    says why the request was left as ADK built it, if it was. ``edited``
+    lists the events (their positions in ``session.events``) whose rendering
+    in the request something changed before the plugin ran (a plugin before
+    it, in place or by a copy): those contents are left as they were found.
     """
 
     agent: str
@@ -979,6 +1062,7 @@ class HistoryReport:
     fallback: str | None = None
     encoded: int = 0
     reused: int = 0
+    edited: tuple[int, ...] = ()
 
 
 ReportCallback = Callable[[HistoryReport], None]
@@ -1132,9 +1216,13 @@ class _Runs:
         self.rewound: set[int] | None = None
         self.used: set[int] = set()  # each event in one summary only
         self.runs: list[tuple[list[int], list[int]]] = []  # (content positions, event indices)
+        self.edited: list[int] = []  # the events whose rendering was changed: kept as it is
         run: list[tuple[int, int]] = []
         for position, content in enumerate(contents):
             source = cache.source(content)
+            if source is not None and not unedited(content):
+                self.edited.append(source)
+                source = None
             if source is None:
                 self._close(run)
                 run = []
@@ -1196,10 +1284,11 @@ class HandoffHistoryPlugin(BasePlugin):
     (:func:`summary_message`): ADK's preamble, then between ADK's quote
     markers the records of what those events show a model, quote markers in
     them elided as ADK does, then, with ``attach_media``, their images, files
-    and code as parts. Nothing else in the request changes. An event of
-    another agent that ADK rendered as nothing (only thoughts or whitespace)
-    joins a run when it sits right next to the run's events in the session,
-    on their branch and not rewound. The session's events stay as they are.
+    and code as parts, a tool result's own images and files included.
+    Nothing else in the request changes. An event of another agent that ADK
+    rendered as nothing (only thoughts or whitespace) joins a run when it
+    sits right next to the run's events in the session, on their branch and
+    not rewound. The session's events stay as they are.
 
     ``include_thoughts``: keep other agents' thoughts in the summary; None
     (the default) follows ``RunConfig.include_thoughts_from_other_agents``.
@@ -1285,7 +1374,8 @@ class HandoffHistoryPlugin(BasePlugin):
         replaced: dict[int, types.Content | None] = {}
         omitted: list[Omission] = []
         summarized = thoughts = 0
-        for positions, indices in _Runs(contents, events, agent, adk_thoughts, cache).runs:
+        runs = _Runs(contents, events, agent, adk_thoughts, cache)
+        for positions, indices in runs.runs:
             summary = _Summary([], [], [])
             for index in indices:
                 summary.add(index, events[index], cache.visible(events[index], self.attach_media),
@@ -1309,5 +1399,6 @@ class HandoffHistoryPlugin(BasePlugin):
         report = HistoryReport(agent, summaries=sum(1 for c in replaced.values() if c is not None),
                                events=summarized, thoughts=thoughts,
                                omitted=tuple(sorted(omitted, key=lambda o: o.index)),
-                               encoded=cache.encoded, reused=cache.reused)
+                               encoded=cache.encoded, reused=cache.reused,
+                               edited=tuple(runs.edited))
         return out, report

@@ -8,8 +8,10 @@ agent's event it puts in a request with ``_present_other_agent_message``
 from the builder's module. This module gives the builder's module a wrapper
 of that function that returns ADK's rendering unchanged except for its type:
 a :class:`Rendered` content, which records the event it was rendered from
-(:func:`provenance`). Only ADK's builder makes these, and a copy of one made
-for the request keeps the record, so
+(:func:`provenance`) and what ADK rendered (:func:`unedited` tells whether
+the content still holds it: a plugin may have changed it since). Only ADK's
+builder makes these, and a copy of one made for the request keeps the
+record, so
 :mod:`handoff_codec.integrations.google_adk` knows which contents of a
 request are ADK's renderings and of which events, never by their text.
 
@@ -31,9 +33,10 @@ from typing import Any
 import google.adk
 from google.adk.events import Event
 from google.genai import types
-from pydantic import PrivateAttr
+from pydantic import BaseModel, PrivateAttr
 
-__all__ = ["TESTED", "Framing", "Provenance", "Rendered", "framing", "provenance", "render"]
+__all__ = ["TESTED", "Framing", "Provenance", "Rendered", "framing", "provenance", "render",
+           "unedited"]
 
 TESTED = "google-adk>=2.13,<2.14"
 """The google-adk versions this module was tested with (the extra's pin)."""
@@ -127,14 +130,46 @@ framing = _read_framing()
 
 
 # ------------------------------------------------------------------ where a rendering came from
+# The fields of a part that hold a model of their own (media, code) in ADK's renderings.
+_NESTED = ("inline_data", "file_data", "executable_code", "code_execution_result",
+           "video_metadata", "function_call", "function_response")
+
+
+def _shape(content: types.Content) -> Any:
+    """What ``content`` holds, to compare with a later state of it.
+
+    The role, and each part's fields and those of the models in them (media,
+    code), as copies of their ``__dict__``: built and compared in C, the
+    strings and bytes held, not copied, and an unchanged one compared by
+    identity. A field of a part set in place, a part added, deleted or
+    replaced by one with other fields, all change it.
+    """
+    parts = content.parts
+    if parts is None:
+        return content.role, None
+    shape = []
+    for part in parts:
+        fields = part.__dict__
+        shape.append(dict(fields))
+        for name in _NESTED:
+            inner = fields.get(name)
+            if isinstance(inner, BaseModel):
+                shape.append(dict(inner.__dict__))
+    return content.role, shape
+
+
 class Provenance:
-    """The event ADK rendered a :class:`Rendered` content from; copies share it (never copied)."""
+    """The event ADK rendered a :class:`Rendered` content from, and what ADK rendered.
 
-    __slots__ = ("event", "include_thoughts")
+    Copies of the content share it (it is never copied).
+    """
 
-    def __init__(self, event: Event, include_thoughts: bool) -> None:
+    __slots__ = ("event", "include_thoughts", "shape")
+
+    def __init__(self, event: Event, include_thoughts: bool, shape: Any) -> None:
         self.event = event
         self.include_thoughts = include_thoughts
+        self.shape = shape
 
     def __copy__(self) -> Provenance:
         return self
@@ -169,6 +204,16 @@ def provenance(content: object) -> Provenance | None:
     return found
 
 
+def unedited(content: types.Content) -> bool:
+    """Whether ``content``, a :class:`Rendered` content, still holds what ADK rendered.
+
+    False once anything changed it after ADK's builder made it: a part's field
+    set in place, a part added or deleted, or a copy with other fields.
+    """
+    record = provenance(content)
+    return record is not None and _shape(content) == record.shape
+
+
 def _with_provenance(renderer: Callable[..., Event | None]) -> Callable[..., Event | None]:
     """ADK's renderer, whose renderings are :class:`Rendered` contents that record their event."""
 
@@ -177,7 +222,7 @@ def _with_provenance(renderer: Callable[..., Event | None]) -> Callable[..., Eve
         if rendered is not None and rendered is not event and rendered.content is not None:
             content = Rendered.model_construct(
                 _fields_set=rendered.content.model_fields_set, **dict(rendered.content))
-            content._provenance = Provenance(event, include_thoughts)
+            content._provenance = Provenance(event, include_thoughts, _shape(content))
             rendered.content = content
         return rendered
 

@@ -40,7 +40,11 @@
     thinking, every tool call with its id and arguments, each paired with its
     result. A call without a result yet gets a placeholder result: the
     delegating call itself ``IN_PROGRESS``, any other (a call running beside
-    it) ``NO_RESULT``. Nothing is stored: the summary is only in the request
+    it) ``NO_RESULT``. When B delegates in turn (A -> B -> C), C's summary
+    holds A's conversation, then B's: B's prompts, written by A's model, are
+    user records named after A (``user (A): ...``), and a call id of B's that
+    A's part already used is written ``"B:<id>"``, in the call and its
+    result. Nothing is stored: the summary is only in the request
     sent to B's model; B's messages and A's are the threads they were.
 
 Only public API of pydantic-ai-slim 2.62 is used.
@@ -692,6 +696,35 @@ def _visible(messages: Sequence[ModelMessage], agent: str | None, include_thinki
     visible.items[start:] = _paired(visible.items[start:], delegating, visible)
 
 
+def _from_delegate(items: list[Item], start: int, delegating: str | None,
+                   agent: str | None) -> dict[Any, str]:
+    """Mark ``items[start:]``, a delegate's own run, apart from the conversation before it.
+
+    Its user prompts were written by the agent that delegated to it, not by
+    the user: each is named after that agent (``"name"``). A call id the
+    conversation before it already used becomes ``"<agent>:<id>"`` (with a
+    number when that is taken too), in the call and in its result, so each
+    call pairs with its own result. Returns the ids renamed.
+    """
+    taken = {item["call_id"] for item in items[:start] if "call_id" in item}
+    renamed: dict[Any, str] = {}
+    for item in items[start:]:
+        if item.get("role") == "user" and delegating and "name" not in item:
+            item["name"] = delegating
+        if "call_id" not in item or item["call_id"] not in taken:
+            continue
+        call_id = item["call_id"]
+        if call_id not in renamed:
+            base = f"{agent or 'delegate'}:{call_id}"
+            new, number = base, 1
+            while new in taken or new in renamed.values():
+                number += 1
+                new = f"{base}#{number}"
+            renamed[call_id] = new
+        item["call_id"] = renamed[call_id]
+    return renamed
+
+
 @dataclass(frozen=True)
 class DelegationReport:
     """What one delegation handed the delegate's model.
@@ -759,7 +792,11 @@ class HandoffHistory(AbstractCapability[Any]):
             visible.items += upstream.items
             visible.attachments += upstream.attachments
         agent = ctx.agent.name if ctx.agent is not None else None
+        start = len(visible.items)
         _visible(ctx.messages, agent, include_thinking, ctx.tool_call_id, visible)
+        if upstream is not None:
+            renamed = _from_delegate(visible.items, start, upstream.agent, agent)
+            visible.pending = [renamed.get(call_id, call_id) for call_id in visible.pending]
         text = (codec or default_codec).dumps(visible.items)
         report = DelegationReport(Encoded(text, tuple(visible.omitted)), visible.instructions,
                                   tuple(visible.pending), len(visible.attachments))

@@ -333,7 +333,49 @@ async def test_a_delegate_that_delegates_hands_on_the_whole_conversation() -> No
     assert calls == ["call_lookup", "call_ask_b", "call_ask_c"]
     outputs = {i["call_id"] for i in items if i.get("type") == "function_call_output"}
     assert outputs == set(calls)
-    assert {"role": "user", "content": "Can order 42 be refunded?"} in items
+    # B's prompt was written by A's model: A's words, named so, not the user's turn.
+    assert {"role": "user", "name": "triage", "content": "Can order 42 be refunded?"} in items
+    assert {"role": "user", "content": "Refund order 42?"} in items
+
+
+async def test_nested_delegates_prompts_are_named_and_reused_call_ids_kept_apart() -> None:
+    """A -> B -> C, each model calling its tool with id "c1": C's summary pairs each call
+    with its own result, and B's prompt is A's (named), not the user's."""
+    sent_to_c: list[list[ModelMessage]] = []
+    reports: list[DelegationReport] = []
+
+    def planner(tool: str, arg: str) -> Callable[[list[ModelMessage], AgentInfo], ModelResponse]:
+        def plan(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+            returns = [p for p in messages[-1].parts if isinstance(p, ToolReturnPart)]
+            if returns:
+                return ModelResponse([TextPart(f"done: {returns[0].content}")])
+            return ModelResponse([ToolCallPart(tool, {"q": arg}, "c1")])
+        return plan
+
+    a = Agent(FunctionModel(planner("ask_b", "go")), system_prompt=A_PROMPT, name="A")
+    b = Agent(FunctionModel(planner("ask_c", "go deeper")), system_prompt=B_PROMPT, name="B")
+    c = Agent(FunctionModel(lambda m, i: (sent_to_c.append(m), ModelResponse(
+        [TextPart("C answer")]))[1]), system_prompt=C_PROMPT, name="C")
+
+    @a.tool
+    async def ask_b(ctx: RunContext[None], q: str) -> str:
+        return (await delegate(b, ctx, q, on_report=reports.append)).output
+
+    @b.tool
+    async def ask_c(ctx: RunContext[None], q: str) -> str:
+        return (await delegate(c, ctx, q, on_report=reports.append)).output
+
+    assert (await a.run("hello")).output == "done: done: C answer"
+    (request,) = sent_to_c[0]
+    items = summary_of(request)
+    assert [(i.get("role"), i.get("name"), i.get("content")) for i in items if "role" in i] == [
+        ("user", None, "hello"), ("user", "A", "go")]
+    calls = [(i["call_id"], i["name"]) for i in items if i.get("type") == "function_call"]
+    assert calls == [("c1", "ask_b"), ("B:c1", "ask_c")]
+    results = [i["call_id"] for i in items if i.get("type") == "function_call_output"]
+    assert results == ["c1", "B:c1"]
+    assert [r.pending for r in reports] == [("c1",), ("B:c1",)]
+    assert [p.content for p in request.parts if isinstance(p, UserPromptPart)][-1] == "go deeper"
 
 
 # ---------------------------------------------------------------- nothing anyone can forge

@@ -199,7 +199,7 @@ _RELAYED = ("inline_data", "file_data", "executable_code", "code_execution_resul
             "video_metadata", "media_resolution")
 
 
-def _shown(part: types.Part, thoughts: bool) -> dict[str, Any] | None:
+def _shown(part: types.Part, thoughts: bool, attach: bool = True) -> dict[str, Any] | None:
     """The fields of ``part`` a provider reads, as JSON; None for a part a model is not shown."""
     if part.function_call is not None:
         fc = part.function_call
@@ -207,9 +207,18 @@ def _shown(part: types.Part, thoughts: bool) -> dict[str, Any] | None:
                        .model_dump(mode="json", exclude_none=True)})
     if part.function_response is not None:
         fr = part.function_response
-        return elided({"function_response": types.FunctionResponse(
-            id=fr.id, name=fr.name, response=fr.response, parts=fr.parts)
+        media = fr.parts
+        if media is not None and not attach:  # inline bytes are left out of the text
+            media = [m.model_copy(update={"inline_data": None}) for m in media]
+            media = [m for m in media if m.model_dump(exclude_none=True)]
+        shown = elided({"function_response": types.FunctionResponse(
+            id=fr.id, name=fr.name, response=fr.response, parts=media)
             .model_dump(mode="json", exclude_none=True)})
+        for number, one in enumerate(media or [] if attach else []):
+            if one.inline_data or one.file_data:  # attached: a part, not text in the block
+                shown["function_response"]["parts"][number] = one.model_dump(
+                    mode="json", exclude_none=True)
+        return shown
     if part.text is not None:
         if part.thought and not thoughts:
             return None
@@ -220,18 +229,23 @@ def _shown(part: types.Part, thoughts: bool) -> dict[str, Any] | None:
     return types.Part(**kept).model_dump(mode="json", exclude_none=True)
 
 
-def visible(events: Sequence[Event], *, thoughts: bool = False) -> list[tuple[str, str, list[Any]]]:
+def visible(events: Sequence[Event], *, thoughts: bool = False, attach: bool = True
+            ) -> list[tuple[str, str, list[Any]]]:
     """What ``events`` show a model: (author, role, parts as JSON), events showing nothing left out.
 
     Quote markers in text, calls and results are elided, as ADK relays them. The
-    role is ``user`` for a content of tool results or user text, else ``model``.
+    role is ``user`` for tool results (first) or the user's text, else ``model``.
     """
     shown = []
     for event in events:
-        parts = [p for p in (_shown(part, thoughts) for part in
+        parts = [p for p in (_shown(part, thoughts, attach) for part in
                              (event.content.parts or [] if event.content else [])) if p]
         if parts:
-            role = "user" if event.content and event.content.role == "user" else "model"
+            # An agent's text is the agent's (model) whatever its content's role; results and
+            # the user's words are user content.
+            by_user = event.author == "user" or (
+                not event.author and event.content is not None and event.content.role == "user")
+            role = "user" if by_user or "function_response" in parts[0] else "model"
             shown.append((event.author, role, parts))
     return shown
 

@@ -3,6 +3,7 @@ plugin's model-visible summary (``summary_message``/``read_summary``)."""
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
 import math
@@ -173,10 +174,19 @@ thought_parts = st.builds(types.Part, text=texts, thought=st.just(True),
 call_parts = st.builds(types.Part, function_call=st.builds(
     types.FunctionCall, id=optional_ids, name=st.one_of(st.none(), texts),
     args=st.one_of(st.none(), json_objects)), thought_signature=signatures)
+# A tool's images and files (FunctionResponse.parts: what ADK 2.13 makes of a returned Part).
+response_media = st.one_of(
+    st.builds(types.FunctionResponsePart, inline_data=st.builds(
+        types.FunctionResponseBlob, data=st.binary(max_size=24), mime_type=mime_types,
+        display_name=st.one_of(st.none(), texts))),
+    st.builds(types.FunctionResponsePart, file_data=st.builds(
+        types.FunctionResponseFileData, file_uri=st.sampled_from([CHART_URL]),
+        mime_type=mime_types)))
 result_parts = st.builds(types.Part, function_response=st.builds(
     types.FunctionResponse, id=optional_ids, name=st.one_of(st.none(), texts),
     response=st.one_of(st.none(), json_objects,
-                       st.builds(lambda text: {"error": text}, texts))))
+                       st.builds(lambda text: {"error": text}, texts)),
+    parts=st.one_of(st.none(), st.lists(response_media, min_size=1, max_size=2))))
 inline_parts = st.builds(types.Part, inline_data=st.builds(
     types.Blob, data=st.binary(max_size=24),
     mime_type=st.one_of(st.none(), mime_types, st.just("bad;mime")),
@@ -277,7 +287,8 @@ def test_property_summary_holds_what_a_model_is_shown(messages: list[Event], att
     assert message.role == "user" and message.parts is not None
     assert message.parts[0].text == encoded.text
     assert encoded.text.startswith(f"{adk_codec.preamble}\n{adk_codec.start}\n")
-    assert as_shown(read_summary(message)) == visible(messages, thoughts=thoughts)
+    assert as_shown(read_summary(message)) == visible(messages, thoughts=thoughts,
+                                                      attach=attach)
     # Nothing of the envelope: no id, timestamp or metadata of the events.
     for event in messages:
         assert event.id not in encoded.text
@@ -286,7 +297,19 @@ def test_property_summary_holds_what_a_model_is_shown(messages: list[Event], att
     assert dropped == {(i, f"content.parts[{p}]") for i, event in enumerate(messages)
                        for p, part in enumerate(_parts(event))
                        if part.thought and part.text is not None and not thoughts
-                       and not (part.function_call or part.function_response)}
+                       and not (part.function_call or part.function_response)} | {
+        (i, f"content.parts[{p}].function_response.parts[{n}].inline_data")
+        for i, event in enumerate(messages) for p, part in enumerate(_parts(event))
+        if part.function_response and not attach
+        for n, media in enumerate(part.function_response.parts or []) if media.inline_data}
+    # A tool's images are parts of the message, never base64 in its text.
+    for event in messages:
+        for part in _parts(event):
+            for media in (part.function_response.parts or []) if part.function_response else []:
+                if media.inline_data and media.inline_data.data:
+                    data = media.inline_data.data
+                    assert base64.urlsafe_b64encode(data).decode() not in encoded.text
+                    assert base64.b64encode(data).decode() not in encoded.text
 
 
 @examples(100)

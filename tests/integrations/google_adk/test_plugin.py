@@ -287,3 +287,81 @@ def test_attached_parts_need_their_message(plugin_run: Run) -> None:
         read_summary(cut)
     with pytest.raises(ValueError, match="starts with the summary text"):
         read_summary(types.Content(role="user", parts=[]))
+
+
+# ------------------------------------------------------------------ a tool's images
+SHOT = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 2000  # ~0.5 MB
+
+
+def snapshot() -> types.Part:
+    """Takes a screenshot (ADK 2.13 carries a returned Part in FunctionResponse.parts)."""
+    return types.Part.from_bytes(data=SHOT, mime_type="image/png")
+
+
+def _tool_image_run(attach: bool) -> Run:
+    first = ScriptedLlm(model="scripted-first", script=[
+        types.Content(role="model", parts=[call("snapshot", {}, "c-shot")]),
+        types.Content(role="model", parts=[
+            types.Part(text="Here it is."),
+            call("transfer_to_agent", {"agent_name": "second"}, "c-to")])])
+    second = ScriptedLlm(model="scripted-second", script=[
+        types.Content(role="model", parts=[types.Part(text="ok")])])
+    root = LlmAgent(name="first", model=first, tools=[snapshot],
+                    sub_agents=[LlmAgent(name="second", model=second)])
+    reports: list[HistoryReport] = []
+    events = run_app(root, [types.Content(role="user", parts=[types.Part(text="a screenshot")])],
+                     [HandoffHistoryPlugin(attach_media=attach, on_report=reports.append)])
+    return Run({"first": first, "second": second}, events, reports)
+
+
+@pytest.mark.parametrize("attach", [True, False])
+def test_a_tools_image_is_a_part_never_base64_text(attach: bool) -> None:
+    run = _tool_image_run(attach)
+    # ADK gives the image to the calling agent's own model as a part of its result.
+    own = [p.function_response for c in run.models["first"].sent[-1].contents
+           for p in c.parts or [] if p.function_response]
+    assert own[0] is not None and own[0].parts and own[0].parts[0].inline_data
+    sent = run.sent("second").contents
+    (summary,) = summaries(sent)
+    text = _text(summary)
+    assert len(text) < 3000
+    assert base64.urlsafe_b64encode(SHOT[:300]).decode()[:40] not in "".join(texts(sent))
+    assert base64.b64encode(SHOT[:300]).decode()[:40] not in "".join(texts(sent))
+    media = [part.inline_data for part in summary.parts or [] if part.inline_data]
+    report = run.reports[-1]
+    shown = [event for event in run.events if event.author == "first"]
+    if attach:  # the image, attached to the summary, reads back into the tool's result
+        assert [(blob.mime_type, blob.data) for blob in media] == [("image/png", SHOT)]
+        assert as_shown(read_summary(summary)) == visible(shown)
+        assert report.omitted == ()
+    else:  # left out, and said
+        assert media == []
+        assert as_shown(read_summary(summary)) == visible(shown, attach=False)
+        assert [(o.field, "image/png" in o.reason) for o in report.omitted] == [
+            ("content.parts[0].function_response.parts[0].inline_data", True)]
+
+
+# ------------------------------------------------------------------ an agent's user-role words
+def test_an_agents_user_role_content_is_the_agents() -> None:
+    """A before_agent_callback may answer with Content(role="user"); ADK relays it as
+    "[gatekeeper] said:", the agent's words. The summary says so too: no user turn."""
+    from google.adk.agents import SequentialAgent
+
+    async def gate(callback_context: object) -> types.Content:
+        return types.Content(role="user", parts=[types.Part(text="Approved: wire $5000")])
+
+    second = ScriptedLlm(model="scripted-second", script=[
+        types.Content(role="model", parts=[types.Part(text="ok")])])
+    root = SequentialAgent(name="flow", sub_agents=[
+        LlmAgent(name="gatekeeper", model=ScriptedLlm(model="scripted-gate"),
+                 before_agent_callback=gate),
+        LlmAgent(name="second", model=second)])
+    events = run_app(root, [types.Content(role="user", parts=[types.Part(text="pay my bill")])],
+                     [HandoffHistoryPlugin()])
+    (summary,) = summaries(second.sent[-1].contents)
+    records = adk_codec.loads(_text(summary))
+    assert records == [{"role": "assistant", "name": "gatekeeper",
+                        "content": "Approved: wire $5000"}]
+    assert [(e.author, e.content.role if e.content else None)
+            for e in read_summary(summary)] == [("gatekeeper", "model")]
+    assert [e.content.role for e in events if e.author == "gatekeeper" and e.content] == ["user"]
