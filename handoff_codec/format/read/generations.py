@@ -81,6 +81,11 @@ GENERATIONS: tuple[Generation, ...] = (
             _NONE_OR_EMPTY,
             "empty names (left out)",
             "the type of an item without a role or type (written 'item')",
+            "messages of a role other than user, assistant, system, developer or tool: "
+            "below content that may have spilled, such a line reads as that content",
+            "whether a system or developer turn, or a tool call or output nothing pairs, "
+            "below content that may have spilled was a record or a line of that content "
+            "(reported ambiguous where it occurs)",
         ),
     ),
     Generation(

@@ -33,7 +33,15 @@ from .json_record import strict_scanner, whole_object
 from .lines import usual_pattern
 from .notes import Code
 from .records import content_parts
-from .vocabulary import ITEM_TYPES, SHARED_ROLES
+from .vocabulary import (
+    CALL_OUTPUTS,
+    OUTPUT_CALLS,
+    PRIVILEGED_ROLES,
+    RAW_ROLES,
+    SHARED_ROLES,
+    TYPED_WORDS,
+    call_id,
+)
 
 TYPE_CHECKING = False  # typing is not imported at run time (see ..models)
 if TYPE_CHECKING:
@@ -80,6 +88,32 @@ def _join(item: Item, lines: list[str], count: int, notes: Recoveries | None,
     item["content"] += "\n" + "\n".join(lines)
     if notes is not None:
         notes.update(note, count)
+
+
+def _raw_doubt(items: list[Item]) -> bool:
+    """Whether the items of a raw writer's text hold what the steps must weigh
+    (docs/spec.md, "Which lines start records", rule 4): a role no raw writer wrote, a
+    system or developer turn below the first record, a tool call or output nothing
+    pairs."""
+    calls: set[object] = set()
+    outputs: set[object] = set()
+    for item in items:
+        kind = item.get("type")
+        if kind in CALL_OUTPUTS:
+            calls.add(call_id(item))
+        elif kind in OUTPUT_CALLS:
+            outputs.add(call_id(item))
+    for index, item in enumerate(items):
+        role = item.get("role")
+        if role is not None:
+            if role not in RAW_ROLES or (index and role in PRIVILEGED_ROLES):
+                return True
+            continue
+        kind = item.get("type")
+        if (kind in CALL_OUTPUTS and call_id(item) not in outputs) or (
+                kind in OUTPUT_CALLS and call_id(item) not in calls):
+            return True
+    return False
 
 
 def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
@@ -246,7 +280,9 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
                 if role not in roles and not strict:
                     if "(" in role:  # maybe a known role with a name holding ":" or "("
                         return None
-                    if role in ITEM_TYPES and not name and content[:1] == "{":
+                    if content[:1] == "{" and role not in TYPED_WORDS and role not in RAW_ROLES:
+                        return None  # an item of that type, or a message: the steps weigh
+                    if role in TYPED_WORDS and not name and content[:1] == "{":
                         value = whole_object(content, max_depth)
                         if value is None:
                             return None
@@ -255,7 +291,8 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
                                 offsets = _Offsets(text, begin)
                             notes.add(index, Code.TYPED_RECORD,
                                       offsets(index - line) + len(number) + 2, len(role))
-                        value["type"] = role
+                        if role != "item":  # an item that had no type
+                            value["type"] = role
                         append(value)
                         signs |= Sign.TYPED
                         continue
@@ -276,6 +313,8 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
             signs |= Sign.SPILLED
         if empties and set(empties) - set(continued):
             signs |= Sign.EMPTY_TURN
+        if signs & (Sign.SPILLED | Sign.TYPED) and _raw_doubt(items):
+            return None  # a raw writer's text: the steps weigh what its lines may be
         return items, signs
 
     return read

@@ -31,11 +31,18 @@ from .. import grammar
 from ..errors import DecodeReason, ReadFailure
 from ..report import Recoveries as _Recoveries
 from . import lines as _lines
-from .evidence import sign, typed_value
+from .evidence import sign
 from .generations import Sign
 from .json_record import json_object, json_value, whole_object
 from .notes import NOTES, Code
-from .vocabulary import CONTENT_PART_TYPES, KNOWN_ROLES, SHARED_ROLES
+from .vocabulary import (
+    CONTENT_PART_TYPES,
+    KNOWN_ROLES,
+    RAW_ROLES,
+    SHARED_ROLES,
+    TYPED_WORDS,
+    WORD,
+)
 
 TYPE_CHECKING = False  # typing is not imported at run time (see ..models)
 if TYPE_CHECKING:
@@ -79,15 +86,20 @@ class RecordReader:
     on them once the writers are known).
     """
 
-    __slots__ = ("lines", "listed", "max_depth", "note", "recoveries", "signs", "text")
+    __slots__ = ("lines", "listed", "max_depth", "note", "raw_typed", "recoveries", "signs",
+                 "text", "typed_unknown")
 
-    def __init__(self, lines: Numbered, recoveries: Recoveries, max_depth: int) -> None:
+    def __init__(self, lines: Numbered, recoveries: Recoveries, max_depth: int,
+                 raw_typed: bool = False) -> None:
         self.lines, self.text, self.max_depth = lines, lines.text, max_depth
         self.recoveries = recoveries
         self.note = recoveries.add
         self.signs = Sign.SPILLED if lines.unnumbered else 0
         # Content that may be a list: its item's index, line and offset, 3 ints each.
         self.listed = array("q")
+        # Under a writer of typed records (``raw_typed``), `word: {json}` of any word is an
+        # item; ``typed_unknown`` counts those whose word is no item type (ambiguous).
+        self.raw_typed, self.typed_unknown = raw_typed, 0
 
     def read(self, numbering: Numbering, first_line: int) -> list[Item]:
         """The items of the records that start on ``numbering.heads``; the body's first
@@ -127,7 +139,8 @@ class RecordReader:
                     doubt_line += count("\n", doubt_at, pos)
                     doubt_at = pos
                     end = find("\n", pos, pos + 60)
-                    note(doubt_line, Code.AMBIGUOUS_CONTENT, pos, 60 if end < 0 else end - pos)
+                    note(doubt_line, Code.WITHHELD if doubt in numbering.withheld
+                         else Code.AMBIGUOUS_CONTENT, pos, 60 if end < 0 else end - pos)
                 doubt = next(doubtful, -1)
         return items
 
@@ -151,11 +164,18 @@ class RecordReader:
             return
         kind = _lines.kind(head)
         if kind == _lines.PLAIN:
-            typed = typed_value(head, self.max_depth) if not spilled else None
+            typed = self.typed(head, line) if not spilled else None
             if typed is not None:
-                note(line, Code.TYPED_RECORD, text.index(". ", start) + 2, len(head[4]))
-                self.signs |= sign(head, True, self.max_depth, typed)
-                typed["type"] = head[4]
+                word = head[4]
+                at = text.index(". ", start) + 2
+                if word in TYPED_WORDS:
+                    note(line, Code.TYPED_RECORD, at, len(word))
+                else:
+                    note(line, Code.TYPED_UNKNOWN, at, len(word))
+                    self.typed_unknown += 1
+                self.signs |= Sign.TYPED
+                if word != "item":  # an item that had no type
+                    typed["type"] = word
                 items.append(typed)
                 return
             self.signs |= sign(head, not spilled, self.max_depth)
@@ -173,6 +193,26 @@ class RecordReader:
             self.plain(items, start, stop, line, spilled)
             return
         self.unrecognised(after, stop, line + 1)
+
+    def typed(self, head: _lines.Line, line: int) -> dict[str, Any] | None:
+        """The object of a `word: {json}` record that is an item: its word one of
+        ``TYPED_WORDS``, or any word under a writer of typed records (``raw_typed``); NaN
+        and Infinity read as floats (``non_standard_json``)."""
+        word, source = head[4], head[6]
+        if head[5] or source[:1] != "{" or not (word in TYPED_WORDS or (
+                self.raw_typed and word not in RAW_ROLES and WORD.fullmatch(word))):
+            return None
+        value = whole_object(source, self.max_depth)
+        if value is not None:
+            return value
+        found: list[int] = []
+        try:
+            value = json_object(source, 0, self.max_depth, on_constant=lambda: found.append(1))
+        except ReadFailure:
+            return None
+        if found:
+            self.note(line, Code.NON_STANDARD_JSON)
+        return value
 
     def unrecognised(self, pos: int, stop: int, line: int) -> None:
         """Note each line of ``text[pos:stop]`` as belonging to no record."""

@@ -18,9 +18,9 @@ RAW = ("nothing in the summary rules out a writer that wrote content raw (openai
 
 def test_recoveries_read_as_a_list_of_recovery(engine: Engine) -> None:
     text = "\n".join([LEGACY_PREAMBLE, DEFAULT_START, "1. user: [1]", "3. assistant: b",
-                      "3. x y: z", DEFAULT_END])
+                      "3. user: z", DEFAULT_END])
     decoded = handoff_codec.decode(text, engine=engine)
-    assert decoded.items == [{"role": "user", "content": "[1]\n3. assistant: b\n3. x y: z"}]
+    assert decoded.items == [{"role": "user", "content": "[1]\n3. assistant: b\n3. user: z"}]
     expected = [
         Recovery(line=1, kind=RecoveryKind.LEGACY_PREAMBLE, message="the short legacy preamble"),
         Recovery(line=3, kind=RecoveryKind.CONTINUATION, message=(
@@ -30,7 +30,7 @@ def test_recoveries_read_as_a_list_of_recovery(engine: Engine) -> None:
             f"'3. assistant: b'; {RAW}")),
         Recovery(line=5, kind=RecoveryKind.AMBIGUOUS, lost=True, message=(
             "a line numbered out of sequence, read as content of the record above: "
-            f"'3. x y: z'; {RAW}")),
+            f"'3. user: z'; {RAW}")),
     ]
     recoveries = decoded.recoveries
     assert list(recoveries) == expected and recoveries == expected and expected == recoveries
