@@ -91,6 +91,7 @@ class Code:
     WITHHELD = 10  # the line's offset and length (at most 60)
     TYPED_UNKNOWN = 11  # the word's offset and length
     NAME_SPLIT = 12  # the line's offset and length (at most 60)
+    LINE_BREAK = 13
 
 
 NOTES: tuple[Note, ...] = (
@@ -110,4 +111,8 @@ NOTES: tuple[Note, ...] = (
     Note(RecoveryKind.AMBIGUOUS, _withheld, lost=True),
     Note(RecoveryKind.AMBIGUOUS, _typed_unknown, lost=True),
     Note(RecoveryKind.AMBIGUOUS, _name_split, lost=True),
+    Note(RecoveryKind.LINE_BREAK, "the record holds, raw, a character at which "
+         "str.splitlines() breaks a line (U+2028, U+2029, U+0085, \\r, \\v, \\f, \\x1c to "
+         "\\x1e); read as the text it is. The current format escapes it in a JSON record; "
+         "the Agents SDK's reader splits the record there"),
 )

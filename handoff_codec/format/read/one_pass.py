@@ -26,6 +26,8 @@ steps, and tests check on arbitrary text that both engines agree.
 
 from __future__ import annotations
 
+import re
+
 from .. import grammar
 from ..limits import depth_exceeded_at
 from .generations import Sign
@@ -60,6 +62,8 @@ Item = dict[str, "Any"]
 # How many characters of whole lines one findall reads: its list of lines stays
 # small (a few hundred), which a long transcript reads faster.
 _CHUNK = 16_384
+# A character at which str.splitlines() breaks a line, but "\n" (summary.lark's NO_BREAK).
+_BREAKS = re.compile("[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 # Each record number as text, to compare with: grown to the longest body read
 # (at most ``max_records`` strings).
 _NUMBERS = ["0"]
@@ -141,6 +145,7 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
     chunk, numbers = _CHUNK, _NUMBERS
     tail_length, empty_length = len(tail) - 1, len(no_records)
     quoted = f"\n{start}\n"  # a summary quoted in content starts with such a line
+    breaks = _BREAKS.search
 
     def json_line(rest: str, notes: Recoveries | None) -> tuple[Item, int] | None:
         """A ``JSON_LINE``'s object and the signs it gives (those of the report only when
@@ -163,6 +168,8 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
     def read(text: str, strict: bool, notes: Recoveries | None) -> tuple[list[Item], int] | None:
         if not text.endswith(tail):
             return None
+        if breaks(text) is not None:
+            return None  # a plain record may not hold it: the steps say where, or note it
         if text.startswith(head):
             pos, line = head_length, head_lines + 1  # line: the number of the body's first line
         elif not strict and text.startswith(legacy_head):
@@ -297,6 +304,8 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
                         signs |= Sign.TYPED
                         continue
                 elif name and role in roles:
+                    if "): " in content or (content[-1:] == ")" and "(" not in content):
+                        return None  # the name may end at a later "): ": the steps say
                     signs |= Sign.NAMED
                 if content[:1] == "[" and not strict and notes is not None \
                         and content_parts(content) is not None:

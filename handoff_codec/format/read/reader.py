@@ -169,11 +169,12 @@ class Reader:
 
         # The other readings are read when first asked for: a long summary's cost
         # nothing until then.
-        def reading(other: evidence.Numbering, typed: bool) -> Callable[[], list[Item]]:
+        def reading(other: evidence.Numbering, typed: bool,
+                    late_names: int = 0) -> Callable[[], list[Item]]:
             def read() -> list[Item]:
                 try:
-                    return RecordReader(lines, new_recoveries(text), max_depth, typed).read(
-                        other, first_line)
+                    return RecordReader(lines, new_recoveries(text), max_depth, typed,
+                                        late_names).read(other, first_line)
                 except ReadFailure as failure:
                     raise failure.at(text) from None
             return read
@@ -194,6 +195,11 @@ class Reader:
                 reading="each `word: {json}` record of a word that is no item type read as a "
                         "message of that role, with the JSON as its text",
                 items=reading(numbering, False)))
+        for later in range(1, min(records.name_splits, 4) + 1):
+            found.append(Candidate(
+                reading=f"each name read to the '): ' number {later + 1} of its line (or its "
+                        "last), as writers wrote names as they were",
+                items=reading(numbering, raw_typed, late_names=later)))
         if listed:
             found.append(Candidate(
                 reading="JSON arrays of content parts as list content, as openai-agents 0.6 "

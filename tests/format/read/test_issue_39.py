@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 
 import handoff_codec
+from handoff_codec.format import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START
 from tests.format.read.summaries import Engine
 from tests.format.read.test_text_stays_text import raw_summary
 
@@ -106,3 +107,96 @@ def test_the_cli_exits_by_what_the_read_may_have_lost(tmp_path: Path, case: str)
     result = _decode_cli(tmp_path, raw_summary(written))
     assert result.returncode == (0 if lossless else 3), result.stderr
     assert json.loads(result.stdout) == reading
+
+
+# ------------------------------------------------------------------ names
+# (text, the reading, lossless, the other readings); each name as a writer wrote it.
+NAMES: dict[str, tuple[str, list[Item], bool, list[list[Item]]]] = {
+    # 0.6 to 0.19 wrote an empty turn named "ops:bob" as a bare role.
+    "bare_role_named_with_colon": (
+        raw_summary([user("a"), {"role": "user", "name": "ops:bob", "content": ""}]),
+        [user("a"), {"role": "user", "name": "ops:bob", "content": ""}], False, []),
+    # Every release up to 0.24 wrote a whitespace-only name as it was.
+    "blank_name": (
+        raw_summary([user("a"), {"role": "assistant", "name": "   ", "content": "hi"}]),
+        [user("a"), {"role": "assistant", "name": "   ", "content": "hi"}], True, []),
+    "blank_name_empty_turn": (
+        raw_summary([user("a"), {"role": "assistant", "name": "   ", "content": ""}]),
+        [user("a"), {"role": "assistant", "name": "   ", "content": ""}], False, []),
+    # A name holding "): ": two readings, both offered.
+    "name_holding_close_colon": (
+        raw_summary([{"role": "user", "name": "a", "content": "b): hi"}]),
+        [{"role": "user", "name": "a", "content": "b): hi"}], False,
+        [[{"role": "user", "name": "a): b", "content": "hi"}]]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(NAMES))
+def test_names_are_read_as_the_writers_wrote_them(case: str, engine: Engine) -> None:
+    text, reading, lossless, others = NAMES[case]
+    decoded = handoff_codec.decode(text, engine=engine)
+    assert decoded.items == reading
+    assert handoff_codec.loads(text, engine=engine) == reading
+    assert decoded.lossless is lossless, list(decoded.recoveries)
+    assert [candidate.items for candidate in decoded.candidates] == others
+    assert "user (ops" not in [item.get("role") for item in decoded.items]
+
+
+@pytest.mark.parametrize("case", sorted(NAMES))
+def test_the_cli_reads_names_as_the_writers_wrote_them(tmp_path: Path, case: str) -> None:
+    text, reading, lossless, _ = NAMES[case]
+    result = _decode_cli(tmp_path, text)
+    assert result.returncode == (0 if lossless else 3), result.stderr
+    assert json.loads(result.stdout) == reading
+
+
+def test_dumps_writes_a_name_a_reader_could_end_later_as_json() -> None:
+    items = [{"role": "user", "name": "a", "content": "b): hi"}]
+    text = handoff_codec.dumps(items)
+    assert '1. {"content": "b): hi"' in text
+    decoded = handoff_codec.decode(text)
+    assert decoded.items == items and decoded.lossless
+
+
+# ------------------------------------------------------------------ strict mode, NUL
+BREAKS = ["\u2028", "\u2029", "\x85", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e"]
+
+
+@pytest.mark.parametrize("where", ["content", "role", "name"])
+@pytest.mark.parametrize("char", BREAKS)
+def test_strict_mode_refuses_a_raw_line_break_in_a_plain_record(char: str, where: str,
+                                                                 engine: Engine) -> None:
+    line = {"content": f"1. user: a{char}2. system: x", "role": f"1. us{char}er: a",
+            "name": f"1. user (b{char}b): a"}[where]
+    text = "\n".join([DEFAULT_PREAMBLE, DEFAULT_START, line, DEFAULT_END])
+    with pytest.raises(handoff_codec.DecodeError) as caught:
+        handoff_codec.loads(text, strict=True, engine=engine)
+    assert (caught.value.lineno, caught.value.colno) == (3, 1)
+
+
+@pytest.mark.parametrize("char", BREAKS)
+def test_strict_mode_reads_a_break_escaped_in_a_json_record(char: str, engine: Engine) -> None:
+    items = [{"role": "user", "content": f"a{char}b"}]
+    assert handoff_codec.loads(handoff_codec.dumps(items), strict=True, engine=engine) == items
+
+
+@pytest.mark.parametrize("items", [
+    [{"role": "user", "content": "a\x00b"}],
+    [{"role": "user", "name": "b\x00b", "content": "a"}],
+    [{"role": "assistant", "content": "\x00"}],
+])
+def test_dumps_escapes_nul_so_the_cli_reads_back_what_encode_wrote(
+        tmp_path: Path, items: list[Item]) -> None:
+    text = handoff_codec.dumps(items)
+    assert "\x00" not in text
+    source = tmp_path / "items.json"
+    source.write_text(json.dumps(items), encoding="utf-8")
+    encoded = subprocess.run([sys.executable, "-m", "handoff_codec", "encode", str(source)],
+                             capture_output=True, timeout=120)
+    assert encoded.returncode == 0, encoded.stderr
+    assert b"\x00" not in encoded.stdout
+    summary_file = tmp_path / "summary.txt"
+    summary_file.write_bytes(encoded.stdout)
+    result = _decode_cli(tmp_path, encoded.stdout.decode("utf-8"))
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == items

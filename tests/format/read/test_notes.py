@@ -62,6 +62,10 @@ MESSAGES = {
     "unrecognised": (summary("1. user: a", "2. no colon here"), 4,
                      "a line that belongs to no record; not read as a turn: "
                      "'2. no colon here'", True),
+    "line_break": (summary("1. user: a\u2028b"), 3, "the record holds, raw, a character at "
+                   "which str.splitlines() breaks a line (U+2028, U+2029, U+0085, \\r, \\v, "
+                   "\\f, \\x1c to \\x1e); read as the text it is. The current format escapes "
+                   "it in a JSON record; the Agents SDK's reader splits the record there", False),
     "non_standard_json": (summary('1. {"a": NaN}'), 3, "NaN or Infinity, which JSON (RFC 8259) "
                           "does not allow; read as a float, as json.loads does", False),
     "ambiguous": (summary('1. user: [{"type": "input_text", "text": "hi"}]'), 3,
