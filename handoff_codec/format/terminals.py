@@ -73,7 +73,7 @@ PATTERNS: dict[str, dict[str, str]] = {
         'KNOWN_ROLE':
             '(?:assistant|developer|system|user)',
         'LEGACY_BARE_NAMED':
-            '[0-9]+\\. (?P<role>user|assistant|system|developer) \\((?P<name>[^\n]*)\\)[ \t]*',
+            '[0-9]+\\. (?P<role>user|assistant|system|developer|tool)(?: \\((?P<name>[^\n]*)\\))?[ \t]*',
         'LEGACY_BLANK_NAMED':
             '(?s:[0-9]+\\. (?P<role>user|assistant|system|developer) \\((?P<name>[^\\S\n]+)\\): ?(?P<content>.*))',
         'LEGACY_JSON':

@@ -292,7 +292,7 @@ def _withholds(lines: Numbered, inside: bytearray,
                     value) not in calls):
                 skip[index] = withheld[index] = 1
         elif kind == _lines.NUMBERED:
-            skip[index] = 1
+            skip[index] = line[9].rstrip(" \t") != ". tool"  # a bare tool turn is one
         elif kind in (_lines.KNOWN, _lines.BARE):
             if (line[1] or line[7]) in PRIVILEGED_ROLES:
                 skip[index] = withheld[index] = 1

@@ -297,7 +297,9 @@ class RecordReader:
             return False
         self.note(line, Code.BARE_ROLE)
         self.signs |= Sign.BARE_ROLE
-        items.append({"role": SHARED_ROLES[bare["role"]], "name": bare["name"], "content": ""})
+        role = SHARED_ROLES.get(bare["role"], bare["role"])
+        items.append({"role": role, "content": ""} if bare["name"] is None
+                     else {"role": role, "name": bare["name"], "content": ""})
         return True
 
     def json(self, items: list[Item], head: _lines.Line, start: int, line: int) -> None:
