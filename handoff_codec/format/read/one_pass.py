@@ -168,8 +168,6 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
     def read(text: str, strict: bool, notes: Recoveries | None) -> tuple[list[Item], int] | None:
         if not text.endswith(tail):
             return None
-        if breaks(text) is not None:
-            return None  # a plain record may not hold it: the steps say where, or note it
         if text.startswith(head):
             pos, line = head_length, head_lines + 1  # line: the number of the body's first line
         elif not strict and text.startswith(legacy_head):
@@ -195,11 +193,15 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
             if match is not None and match[1] == "1":
                 if match[2]:  # KNOWN_LINE
                     content = match[3]
-                    return [{"role": roles[match[2]], "content": content}], (
-                        0 if content else Sign.EMPTY_TURN)
+                    if content.isprintable() or breaks(content) is None:
+                        return [{"role": roles[match[2]], "content": content}], (
+                            0 if content else Sign.EMPTY_TURN)
+                    return None  # a raw line break: the steps say where, or note it
                 record = json_line(match[3], notes)  # JSON_LINE
                 if record is not None:
                     return [record[0]], record[1]
+        if breaks(text, pos, stop) is not None:
+            return None  # a plain record may not hold it: the steps say where, or note it
         if not strict and text.find(quoted, pos - 1, stop) >= 0:
             return None
         begin = pos
