@@ -100,7 +100,10 @@ GENERATIONS: tuple[Generation, ...] = (
         Format.CURRENT,
         Sign.EMPTY_TURN | Sign.JSON | Sign.ESCAPED_BREAK | Sign.NAMED,
         escapes_line_breaks=True, lists_after_colon=False,
-        unkept=(_NOT_JSON,),
+        unkept=(_NOT_JSON,
+                "openai-agents 0.20 to 0.24: whether an empty turn's content was None, "
+                "missing or '' (all written `N. role: `), and empty names (left out); "
+                "handoff-codec writes each as a JSON record"),
     ),
     Generation(
         "openai-agents-js (a development commit, never released)",
