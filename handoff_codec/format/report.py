@@ -53,7 +53,6 @@ class RecoveryKind(_Named):
     NOT_JSON = "not_json"  # a record that starts with "{" but is not JSON
     UNRECOGNISED = "unrecognised"  # a line that belongs to no record
     NON_STANDARD_JSON = "non_standard_json"  # NaN or Infinity in a JSON record
-    LINE_BREAK = "line_break"  # a raw str.splitlines() break (U+2028, \r, ...) in a record
 
 
 def _typed_dict(name: str, required: dict[str, Any], optional: dict[str, Any]) -> Any:

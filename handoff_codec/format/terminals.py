@@ -13,17 +13,17 @@ __all__ = ["PATTERNS"]
 PATTERNS: dict[str, dict[str, str]] = {
     'summary': {
         'CANON_CHAR':
-            '(?![\x00\ud800-\udfff])[^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]',
+            '(?![\ud800-\udfff])[^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]',
         'CANON_CONTENT':
-            '(?!\\[)(?![\x00\ud800-\udfff])\\S(?:(?:(?![\x00\ud800-\udfff])[^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029])*(?![\x00\ud800-\udfff])\\S)?',
+            '(?!\\[)(?![\ud800-\udfff])\\S(?:(?:(?![\ud800-\udfff])[^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029])*(?![\ud800-\udfff])\\S)?',
         'CANON_NAME':
-            '(?![:()])(?![\x00\ud800-\udfff])\\S(?:(?:(?![:()])(?![\x00\ud800-\udfff])[^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029])*(?![:()])(?![\x00\ud800-\udfff])\\S)?',
+            '(?![:()])(?![\ud800-\udfff])\\S(?:(?:(?![:()])(?![\ud800-\udfff])[^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029])*(?![:()])(?![\ud800-\udfff])\\S)?',
         'CANON_PLAIN':
-            '(?:assistant|developer|system|user)(?:\\ \\((?![:()])(?![\x00\ud800-\udfff])\\S(?:(?:(?![:()])(?![\x00\ud800-\udfff])[^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029])*(?![:()])(?![\x00\ud800-\udfff])\\S)?\\))?:\\ (?:(?!\\[)(?![\x00\ud800-\udfff])\\S(?:(?:(?![\x00\ud800-\udfff])[^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029])*(?![\x00\ud800-\udfff])\\S)?)?',
+            '(?:assistant|developer|system|user)(?:\\ \\((?![:()])(?![\ud800-\udfff])\\S(?:(?:(?![:()])(?![\ud800-\udfff])[^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029])*(?![:()])(?![\ud800-\udfff])\\S)?\\))?:\\ (?:(?!\\[)(?![\ud800-\udfff])\\S(?:(?:(?![\ud800-\udfff])[^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029])*(?![\ud800-\udfff])\\S)?)?',
         'CANON_VISIBLE':
-            '(?![\x00\ud800-\udfff])\\S',
+            '(?![\ud800-\udfff])\\S',
         'CONTENT_START':
-            '(?!\\[)(?![\x00\ud800-\udfff])\\S',
+            '(?!\\[)(?![\ud800-\udfff])\\S',
         'EMPTY_TRANSCRIPT':
             '\\(no\\ previous\\ turns\\ recorded\\)',
         'END_MARKER':
@@ -33,17 +33,17 @@ PATTERNS: dict[str, dict[str, str]] = {
         'KNOWN_ROLE':
             '(?:assistant|developer|system|user)',
         'NAME_CHAR':
-            '(?![:()])(?![\x00\ud800-\udfff])[^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]',
+            '(?![:()])(?![\ud800-\udfff])[^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]',
         'NAME_VISIBLE':
-            '(?![:()])(?![\x00\ud800-\udfff])\\S',
+            '(?![:()])(?![\ud800-\udfff])\\S',
         'NO_BREAK':
             '[^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]',
         'PLAIN_RECORD':
-            '(?P<index>[0-9]+)\\. (?P<role>(?!\\{)[^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029:]*?)(?: \\((?P<name>[^\\S\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]*[^\\s:(][^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029:(]*)\\))?: ?(?P<content>[^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]*)\n',
+            '(?P<index>[0-9]+)\\. (?P<role>(?!\\{)[^\n:]*?)(?: \\((?P<name>[^\\S\n]*[^\\s:(][^\n:(]*)\\))?: ?(?P<content>[^\n]*)\n',
         'PREAMBLE':
             'For\\ context,\\ here\\ is\\ the\\ conversation\\ so\\ far\\ between\\ the\\ user\\ and\\ the\\ previous\\ agent:',
         'RECORDS':
-            '(?:(?:(?P<index>[0-9]+)\\. (?P<role>(?!\\{)[^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029:]*?)(?: \\((?P<name>[^\\S\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]*[^\\s:(][^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029:(]*)\\))?: ?(?P<content>[^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]*)\n|(?P<json_index>[0-9]+)\\. (?P<json>\\{[^\n]*)\n))+',
+            '(?:(?:(?P<index>[0-9]+)\\. (?P<role>(?!\\{)[^\n:]*?)(?: \\((?P<name>[^\\S\n]*[^\\s:(][^\n:(]*)\\))?: ?(?P<content>[^\n]*)\n|(?P<json_index>[0-9]+)\\. (?P<json>\\{[^\n]*)\n))+',
         'START_MARKER':
             '<CONVERSATION\\ HISTORY>',
         'VISIBLE':
@@ -72,10 +72,6 @@ PATTERNS: dict[str, dict[str, str]] = {
             '(?P<known_n>[0-9]+)\\. (?P<known_role>user|assistant|system|developer):(?! ?\\[) ?(?P<known_content>[^\n]*)\n',
         'KNOWN_ROLE':
             '(?:assistant|developer|system|user)',
-        'LEGACY_BARE_NAMED':
-            '[0-9]+\\. (?P<role>user|assistant|system|developer|tool)(?: \\((?P<name>[^\n]*)\\))?[ \t]*',
-        'LEGACY_BLANK_NAMED':
-            '(?s:[0-9]+\\. (?P<role>user|assistant|system|developer) \\((?P<name>[^\\S\n]+)\\): ?(?P<content>.*))',
         'LEGACY_JSON':
             '(?s:[0-9]+\\. (?P<json>\\{.*))',
         'LEGACY_NAMED':

@@ -104,10 +104,6 @@ def plain_line(item: Mapping[str, Any]) -> str | None:
     read = _grammar.terminal("PLAIN_RECORD").fullmatch(f"1. {line}\n")
     if read is None or read.group("role", "name", "content") != (role, name, content):
         return None
-    if name is not None and "): " in content:
-        # Writers wrote names as they were: a reader cannot tell name "a" and content
-        # "b): c" from name "a): b" and content "c". A JSON record says which.
-        return None
     return line
 
 

@@ -31,20 +31,10 @@ import functools
 import re
 from array import array
 
-from ..limits import depth_exceeded_at
 from . import lines as _lines
 from .generations import Generation, Sign, candidates
-from .json_record import json_value, whole_object
-from .vocabulary import (
-    CALL_OUTPUTS,
-    KNOWN_ROLES,
-    OUTPUT_CALLS,
-    PRIVILEGED_ROLES,
-    RAW_ROLES,
-    TYPED_WORDS,
-    WORD,
-    call_id,
-)
+from .json_record import whole_object
+from .vocabulary import ITEM_TYPES, KNOWN_ROLES, WORD
 
 TYPE_CHECKING = False  # typing is not imported at run time (see ..models)
 if TYPE_CHECKING:
@@ -52,8 +42,8 @@ if TYPE_CHECKING:
 
     from .lines import Line
 
-__all__ = ["Numbered", "Numbering", "every_line", "int_array", "numbering", "raw_proof",
-           "role_word", "shaped", "sign", "typed_value", "with_withheld"]
+__all__ = ["Numbered", "Numbering", "every_line", "int_array", "numbering", "shaped", "sign",
+           "typed_value"]
 
 # A body of up to this many lines keeps the fields of each line (they are
 # read once, by one findall); a longer one keeps only the offsets and numbers
@@ -168,141 +158,23 @@ class Numbered:
         return inside
 
 
-_NAMED_ROLE = re.compile(r"(user|assistant|system|developer|tool) \(")
-
-
-def role_word(line: Line) -> str:
-    """The role a `PLAIN_LINE` names: its role, or the known role before " (" when the
-    line's name holds ":" or "(" (`user (ops:bob)` reads role "user (ops" by the first
-    colon; its role word is "user")."""
-    role = line[4]
-    if role in RAW_ROLES:
-        return role
-    named = _NAMED_ROLE.match(role)
-    return named[1] if named is not None else role
-
-
 def shaped(line: Line) -> bool:
-    """Whether a numbered line looks like the start of a record: JSON, a role a writer
-    writes (bare, or followed by ":" or a name), or a `word: {json}` head. `2. Speed:
-    fast` or `2. do this` is not: no writer wrote such a role (a markdown list)."""
+    """Whether a numbered line looks like the start of a record: JSON, a known role
+    (bare, or followed by ":" or a name), or a `word: ` head."""
     kind = _lines.kind(line)
     if kind in (_lines.KNOWN, _lines.JSON, _lines.BARE):
         return True
     if kind == _lines.PLAIN:
-        return role_word(line) in RAW_ROLES or (
-            not line[5] and line[6][:1] == "{" and WORD.fullmatch(line[4]) is not None)
+        role = line[4]
+        return role in KNOWN_ROLES or WORD.fullmatch(role) is not None
     return False
 
 
 def typed_value(line: Line, max_depth: int) -> dict[str, object] | None:
-    """The JSON object of a `type: {json}` record line (``TYPED_WORDS`` word, no name), else
-    None."""
-    if line[4] not in TYPED_WORDS or line[5] or line[6][:1] != "{":
+    """The JSON object of a `type: {json}` record line (``ITEM_TYPES`` word, no name), else None."""
+    if line[4] not in ITEM_TYPES or line[5] or line[6][:1] != "{":
         return None
     return whole_object(line[6], max_depth)
-
-
-def raw_proof(lines: Numbered) -> tuple[int, bool]:
-    """The signs that prove a writer that wrote content raw, whatever the records are: a
-    body line that is not numbered (``SPILLED``), a `type: {` line (``TYPED``). A writer
-    that escapes line breaks writes neither: every line it writes is a record, and none
-    of them of an item type. And whether a writer of typed records (openai-agents 0.6.0
-    to 0.17.0) may have written the text: proven, or not ruled out by a JSON record or
-    an empty `N. role: ` turn, which it never wrote."""
-    signs = Sign.SPILLED if lines.unnumbered else 0
-    ruled_out = False
-    for index in range(len(lines)):
-        line = lines.line(index)
-        if line[4] in TYPED_WORDS and not line[5] and line[6][:1] == "{":
-            return signs | Sign.TYPED, True
-        if line[3] or (line[1] and not line[2]):
-            ruled_out = True
-    return signs, bool(signs) or not ruled_out
-
-
-def _any_object(source: str, max_depth: int) -> dict[str, object] | None:
-    """A JSON object within ``max_depth``, NaN and Infinity allowed (as json.dumps writes
-    them), else None."""
-    value = whole_object(source, max_depth)
-    if value is None and depth_exceeded_at(source, max_depth) is None:
-        found = json_value(source)
-        return found if type(found) is dict else None
-    return value
-
-
-def _object(line: Line, max_depth: int) -> dict[str, object] | None:
-    """The item a `word: {json}` or JSON line would be (its type set), else None."""
-    kind = _lines.kind(line)
-    if kind == _lines.JSON:
-        return _any_object(line[3], max_depth)
-    if kind == _lines.PLAIN and not line[5] and line[6][:1] == "{" and \
-            line[4] not in RAW_ROLES and WORD.fullmatch(line[4]) is not None:
-        value = _any_object(line[6], max_depth)
-        if value is not None and line[4] != "item":
-            value = {**value, "type": line[4]}
-        return value
-    return None
-
-
-def _withholds(lines: Numbered, inside: bytearray,
-               max_depth: int) -> tuple[bytearray, bytearray]:
-    """Under a raw writer: which numbered lines below content that may have spilled
-    cannot start a record (``skip``), and of those, which would be a turn of more
-    authority than the record they end (``withheld``: ambiguous).
-
-    Such a line starts a record only with a role the writers write (any other, as in
-    `2. Speed: fast`, is content of the record above, quietly); and never when the
-    record would be a `system` or `developer` turn, or a tool call or output that
-    nothing in the summary pairs by ``call_id``: those are content, ``withheld``.
-    """
-    count = len(lines)
-    skip, withheld = bytearray(count), bytearray(count)
-    objects: dict[int, dict[str, object]] = {}
-    calls: set[object] = set()
-    outputs: set[object] = set()
-    for index in range(count):
-        if not inside[index]:
-            value = _object(lines.line(index), max_depth)
-            if value is not None:
-                objects[index] = value
-                kind = value.get("type")
-                if kind in CALL_OUTPUTS:
-                    calls.add(call_id(value))
-                elif kind in OUTPUT_CALLS:
-                    outputs.add(call_id(value))
-    text, starts = lines.text, lines.starts
-    for index in range(1, count):
-        if inside[index]:
-            continue
-        above = lines.line(index - 1)
-        kind_above = _lines.kind(above)
-        spilled = text.find("\n", starts[index - 1]) + 1 != starts[index]
-        if not (spilled or inside[index - 1] or skip[index - 1] or kind_above in (
-                _lines.KNOWN, _lines.NUMBERED) or (kind_above == _lines.PLAIN and (
-                index - 1 not in objects or above[4] not in TYPED_WORDS))):
-            continue  # below a JSON, bare or typed record: no content spilled there
-        line = lines.line(index)
-        kind = _lines.kind(line)
-        value = objects.get(index)
-        if value is not None:
-            role, item_type = value.get("role"), value.get("type")
-            if role in PRIVILEGED_ROLES or (item_type in CALL_OUTPUTS and call_id(
-                    value) not in outputs) or (item_type in OUTPUT_CALLS and call_id(
-                    value) not in calls):
-                skip[index] = withheld[index] = 1
-        elif kind == _lines.NUMBERED:
-            skip[index] = line[9].rstrip(" \t") != ". tool"  # a bare tool turn is one
-        elif kind in (_lines.KNOWN, _lines.BARE):
-            if (line[1] or line[7]) in PRIVILEGED_ROLES:
-                skip[index] = withheld[index] = 1
-        elif kind == _lines.PLAIN:
-            role = role_word(line)
-            if role in PRIVILEGED_ROLES:
-                skip[index] = withheld[index] = 1
-            elif role not in RAW_ROLES:
-                skip[index] = 1
-    return skip, withheld
 
 
 def sign(line: Line, alone: bool, max_depth: int, value: object = None) -> int:
@@ -343,8 +215,7 @@ class Numbering:
     None when the numbering did not depend on them (the records then say).
     """
 
-    __slots__ = ("doubtful", "expected", "heads", "inside", "proof", "renumbered", "typed",
-                 "withheld", "writers")
+    __slots__ = ("doubtful", "expected", "heads", "inside", "renumbered", "writers")
 
     def __init__(self, heads: MutableSequence[int], writers: tuple[Generation, ...] | None,
                  inside: bytearray) -> None:
@@ -352,14 +223,9 @@ class Numbering:
         self.renumbered = int_array(len(heads))
         self.expected = array("q")
         self.doubtful = int_array(len(heads))
-        # Of ``doubtful``, the lines withheld from a raw writer's text (a turn of more
-        # authority than the record they would end).
-        self.withheld: set[int] = set()
-        self.proof = 0  # the signs that prove a raw writer (:func:`raw_proof`)
-        self.typed = False  # whether a writer of typed records may have written the text
 
 
-def _run(lines: Numbered, inside: bytearray, withheld: bytearray | None = None) -> array[int]:
+def _run(lines: Numbered, inside: bytearray) -> array[int]:
     """The best run: indexes of lines numbered n, n+1, ... from the first line (rule 1).
 
     The best run ending on each number is kept in arrays indexed by the
@@ -379,9 +245,7 @@ def _run(lines: Numbered, inside: bytearray, withheld: bytearray | None = None) 
             score, parent = scores[offset - 1], ends[offset - 1]
         else:
             continue
-        # A shaped line counts 2, one that rule 4 withholds 1: of two lines with one
-        # number, the other starts the record.
-        score += 2 * shaped(lines.line(position)) - (withheld is not None and withheld[position])
+        score += shaped(lines.line(position))
         if offset >= len(scores):
             scores.append(score)
             ends.append(position)
@@ -401,29 +265,13 @@ def _run(lines: Numbered, inside: bytearray, withheld: bytearray | None = None) 
 
 
 def numbering(lines: Numbered, start: str, end: str, max_depth: int) -> Numbering:
-    """The records of a body whose first line is numbered (rules 1 to 4)."""
-    proof, typed = raw_proof(lines)
-    inside = lines.inside_quoted_summaries(start, end)
-    skip, withheld = _withholds(lines, inside, max_depth) if proof else (None, None)
-    out = inside
-    if skip is not None and withheld is not None:
-        if any(skip):  # the lines that cannot start a record (a withheld one may: rule 4)
-            out = bytearray(i | (s & ~w) for i, s, w in zip(inside, skip, withheld, strict=True))
-        if not any(withheld):
-            withheld = None
-    result = _numbering(lines, inside, out, bool(proof), max_depth, withheld)
-    result.proof, result.typed = proof, typed
-    return _withhold(result, withheld) if withheld is not None else result
-
-
-def _numbering(lines: Numbered, inside: bytearray, out: bytearray, proof: bool,
-               max_depth: int, withheld: bytearray | None) -> Numbering:
-    """Rules 1 to 3 over the numbered lines but those ``out``."""
+    """The records of a body whose first line is numbered (rules 1 to 3)."""
     count = len(lines)
-    if out is inside and lines.in_order() and not any(inside):
+    inside = lines.inside_quoted_summaries(start, end)
+    if lines.in_order() and not any(inside):
         return Numbering(range(count), None, inside)  # type: ignore[arg-type]
-    run = _run(lines, out, withheld)
-    if len(run) == count - sum(out):  # every numbered line is in the run
+    run = _run(lines, inside)
+    if len(run) == count - sum(inside):  # every numbered line is in the run
         return _renumbered(lines, Numbering(run, None, inside))
     # The evidence: the run's records, and whether any line is not numbered.
     signs = Sign.SPILLED if lines.unnumbered else 0
@@ -435,13 +283,13 @@ def _numbering(lines: Numbered, inside: bytearray, out: bytearray, proof: bool,
         following = lines.starts[run[position + 1]] if position + 1 < len(run) else lines.end
         signs |= sign(lines.line(head), after == following, max_depth)
     writers = candidates(signs)
-    if not proof and writers and all(writer.escapes_line_breaks for writer in writers):
+    if writers and all(writer.escapes_line_breaks for writer in writers):
         return every_line(lines, inside, writers)
     heads = int_array(count)
     result = Numbering(heads, writers, inside)
     spills = False  # whether the record above can hold content that spilled
     for index in range(count):
-        if out[index]:
+        if inside[index]:
             continue
         line = lines.line(index)
         if is_head[index] or not spills:
@@ -449,35 +297,9 @@ def _numbering(lines: Numbered, inside: bytearray, out: bytearray, proof: bool,
             kind = _lines.kind(line)
             spills = kind == _lines.KNOWN or (kind == _lines.PLAIN and typed_value(
                 line, max_depth) is None)
-        elif shaped(line):
+        elif shaped(line) or _lines.kind(line) == _lines.PLAIN:
             result.doubtful.append(index)
     return _renumbered(lines, result)
-
-
-def _withhold(result: Numbering, withheld: bytearray) -> Numbering:
-    """``result`` with the lines rule 4 withholds read as content of the record above,
-    noted doubtful. A withheld line keeps its number: the record below it that follows
-    it in sequence is in sequence."""
-    lines = {index for index, flag in enumerate(withheld) if flag}
-    count = len(withheld)
-    result.withheld = lines
-    result.doubtful = int_array(count, sorted({*result.doubtful, *lines}))
-    if lines.intersection(result.heads):
-        kept = [(h, e) for h, e in zip(result.renumbered, result.expected, strict=True)
-                if h not in lines]
-        result.heads = int_array(count, (h for h in result.heads if h not in lines))
-        result.renumbered = int_array(count, (h for h, _ in kept))
-        result.expected = array("q", (e for _, e in kept))
-    return result
-
-
-def with_withheld(lines: Numbering, numbered: Numbered) -> Numbering:
-    """The reading of ``lines`` with each withheld line a record of its own: the other
-    reading of rule 4."""
-    heads = sorted({*lines.heads, *lines.withheld})
-    result = Numbering(int_array(len(numbered), heads), lines.writers, lines.inside)
-    result.proof, result.typed = lines.proof, lines.typed
-    return _renumbered(numbered, result)
 
 
 def every_line(lines: Numbered, inside: bytearray,

@@ -81,11 +81,6 @@ GENERATIONS: tuple[Generation, ...] = (
             _NONE_OR_EMPTY,
             "empty names (left out)",
             "the type of an item without a role or type (written 'item')",
-            "messages of a role other than user, assistant, system, developer or tool: "
-            "below content that may have spilled, such a line reads as that content",
-            "whether a system or developer turn, or a tool call or output nothing pairs, "
-            "below content that may have spilled was a record or a line of that content "
-            "(reported ambiguous where it occurs)",
         ),
     ),
     Generation(
@@ -100,10 +95,7 @@ GENERATIONS: tuple[Generation, ...] = (
         Format.CURRENT,
         Sign.EMPTY_TURN | Sign.JSON | Sign.ESCAPED_BREAK | Sign.NAMED,
         escapes_line_breaks=True, lists_after_colon=False,
-        unkept=(_NOT_JSON,
-                "openai-agents 0.20 to 0.24: whether an empty turn's content was None, "
-                "missing or '' (all written `N. role: `), and empty names (left out); "
-                "handoff-codec writes each as a JSON record"),
+        unkept=(_NOT_JSON,),
     ),
     Generation(
         "openai-agents-js (a development commit, never released)",

@@ -52,26 +52,6 @@ def _ambiguous_list(text: str, pos: int, length: int) -> str:
             "the same way, so it may have been a list (see candidates)")
 
 
-def _withheld(text: str, pos: int, length: int) -> str:
-    return (f"a line that would start a turn of more authority than the record it ends (a "
-            f"system or developer turn, or a tool call or output nothing pairs), read as "
-            f"content of that record: {_line_at(text, pos, length)}; the writer wrote content "
-            "raw (openai-agents 0.6 to 0.17.0, or a port of it), so the line may be text it "
-            "was given (see candidates)")
-
-
-def _typed_unknown(text: str, pos: int, length: int) -> str:
-    word = text[pos:pos + length]
-    return (f"'{word}: {{...}}' read as an item of type {word!r}, as openai-agents 0.6 to "
-            f"0.17.0 wrote an item without a role; a message of role {word!r} with that "
-            "text is written the same (see candidates)")
-
-
-def _name_split(text: str, pos: int, length: int) -> str:
-    return (f"a name that may end at either '): ' of {_line_at(text, pos, length)}; writers "
-            "wrote names as they were, so the name may hold '): ' (see candidates)")
-
-
 class Code:
     """What the reader notes: indexes into :data:`NOTES` (plain ints: an enum's are slower).
 
@@ -88,10 +68,6 @@ class Code:
     RENUMBERED = 7  # the record's offset, and the number expected
     AMBIGUOUS_CONTENT = 8  # the line's offset and length (at most 60)
     AMBIGUOUS_LIST = 9  # the content's offset and length (at most 60)
-    WITHHELD = 10  # the line's offset and length (at most 60)
-    TYPED_UNKNOWN = 11  # the word's offset and length
-    NAME_SPLIT = 12  # the line's offset and length (at most 60)
-    LINE_BREAK = 13
 
 
 NOTES: tuple[Note, ...] = (
@@ -108,11 +84,4 @@ NOTES: tuple[Note, ...] = (
     Note(RecoveryKind.RENUMBERED, _renumbered, lost=True),
     Note(RecoveryKind.AMBIGUOUS, _ambiguous_content, lost=True),
     Note(RecoveryKind.AMBIGUOUS, _ambiguous_list, lost=True),
-    Note(RecoveryKind.AMBIGUOUS, _withheld, lost=True),
-    Note(RecoveryKind.AMBIGUOUS, _typed_unknown, lost=True),
-    Note(RecoveryKind.AMBIGUOUS, _name_split, lost=True),
-    Note(RecoveryKind.LINE_BREAK, "the record holds, raw, a character at which "
-         "str.splitlines() breaks a line (U+2028, U+2029, U+0085, \\r, \\v, \\f, \\x1c to "
-         "\\x1e); read as the text it is. The current format escapes it in a JSON record; "
-         "the Agents SDK's reader splits the record there"),
 )

@@ -26,8 +26,6 @@ steps, and tests check on arbitrary text that both engines agree.
 
 from __future__ import annotations
 
-import re
-
 from .. import grammar
 from ..limits import depth_exceeded_at
 from .generations import Sign
@@ -35,15 +33,7 @@ from .json_record import strict_scanner, whole_object
 from .lines import usual_pattern
 from .notes import Code
 from .records import content_parts
-from .vocabulary import (
-    CALL_OUTPUTS,
-    OUTPUT_CALLS,
-    PRIVILEGED_ROLES,
-    RAW_ROLES,
-    SHARED_ROLES,
-    TYPED_WORDS,
-    call_id,
-)
+from .vocabulary import ITEM_TYPES, SHARED_ROLES
 
 TYPE_CHECKING = False  # typing is not imported at run time (see ..models)
 if TYPE_CHECKING:
@@ -62,8 +52,6 @@ Item = dict[str, "Any"]
 # How many characters of whole lines one findall reads: its list of lines stays
 # small (a few hundred), which a long transcript reads faster.
 _CHUNK = 16_384
-# A character at which str.splitlines() breaks a line, but "\n" (summary.lark's NO_BREAK).
-_BREAKS = re.compile("[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 # Each record number as text, to compare with: grown to the longest body read
 # (at most ``max_records`` strings).
 _NUMBERS = ["0"]
@@ -94,32 +82,6 @@ def _join(item: Item, lines: list[str], count: int, notes: Recoveries | None,
         notes.update(note, count)
 
 
-def _raw_doubt(items: list[Item]) -> bool:
-    """Whether the items of a raw writer's text hold what the steps must weigh
-    (docs/spec.md, "Which lines start records", rule 4): a role no raw writer wrote, a
-    system or developer turn below the first record, a tool call or output nothing
-    pairs."""
-    calls: set[object] = set()
-    outputs: set[object] = set()
-    for item in items:
-        kind = item.get("type")
-        if kind in CALL_OUTPUTS:
-            calls.add(call_id(item))
-        elif kind in OUTPUT_CALLS:
-            outputs.add(call_id(item))
-    for index, item in enumerate(items):
-        role = item.get("role")
-        if role is not None:
-            if role not in RAW_ROLES or (index and role in PRIVILEGED_ROLES):
-                return True
-            continue
-        kind = item.get("type")
-        if (kind in CALL_OUTPUTS and call_id(item) not in outputs) or (
-                kind in OUTPUT_CALLS and call_id(item) not in calls):
-            return True
-    return False
-
-
 def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
              max_records: int) -> Pass:
     """The one pass for one codec: ``read(text, strict, recoveries)``.
@@ -145,7 +107,6 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
     chunk, numbers = _CHUNK, _NUMBERS
     tail_length, empty_length = len(tail) - 1, len(no_records)
     quoted = f"\n{start}\n"  # a summary quoted in content starts with such a line
-    breaks = _BREAKS.search
 
     def json_line(rest: str, notes: Recoveries | None) -> tuple[Item, int] | None:
         """A ``JSON_LINE``'s object and the signs it gives (those of the report only when
@@ -193,15 +154,11 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
             if match is not None and match[1] == "1":
                 if match[2]:  # KNOWN_LINE
                     content = match[3]
-                    if content.isprintable() or breaks(content) is None:
-                        return [{"role": roles[match[2]], "content": content}], (
-                            0 if content else Sign.EMPTY_TURN)
-                    return None  # a raw line break: the steps say where, or note it
+                    return [{"role": roles[match[2]], "content": content}], (
+                        0 if content else Sign.EMPTY_TURN)
                 record = json_line(match[3], notes)  # JSON_LINE
                 if record is not None:
                     return [record[0]], record[1]
-        if breaks(text, pos, stop) is not None:
-            return None  # a plain record may not hold it: the steps say where, or note it
         if not strict and text.find(quoted, pos - 1, stop) >= 0:
             return None
         begin = pos
@@ -289,9 +246,7 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
                 if role not in roles and not strict:
                     if "(" in role:  # maybe a known role with a name holding ":" or "("
                         return None
-                    if content[:1] == "{" and role not in TYPED_WORDS and role not in RAW_ROLES:
-                        return None  # an item of that type, or a message: the steps weigh
-                    if role in TYPED_WORDS and not name and content[:1] == "{":
+                    if role in ITEM_TYPES and not name and content[:1] == "{":
                         value = whole_object(content, max_depth)
                         if value is None:
                             return None
@@ -300,14 +255,11 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
                                 offsets = _Offsets(text, begin)
                             notes.add(index, Code.TYPED_RECORD,
                                       offsets(index - line) + len(number) + 2, len(role))
-                        if role != "item":  # an item that had no type
-                            value["type"] = role
+                        value["type"] = role
                         append(value)
                         signs |= Sign.TYPED
                         continue
                 elif name and role in roles:
-                    if "): " in content or (content[-1:] == ")" and "(" not in content):
-                        return None  # the name may end at a later "): ": the steps say
                     signs |= Sign.NAMED
                 if content[:1] == "[" and not strict and notes is not None \
                         and content_parts(content) is not None:
@@ -324,8 +276,6 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
             signs |= Sign.SPILLED
         if empties and set(empties) - set(continued):
             signs |= Sign.EMPTY_TURN
-        if signs & (Sign.SPILLED | Sign.TYPED) and _raw_doubt(items):
-            return None  # a raw writer's text: the steps weigh what its lines may be
         return items, signs
 
     return read

@@ -41,7 +41,7 @@ from .vocabulary import SHARED_ROLES
 
 TYPE_CHECKING = False  # typing is not imported at run time (see ..models)
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Iterable
     from typing import Any, Literal
 
     from .lines import Line
@@ -157,49 +157,27 @@ class Reader:
             raise DecodeError("text before the first record", text, envelope.begin,
                               ("record 1",), DecodeReason.NUMBERING)
         numbering = evidence.numbering(lines, self.start, self.end, self.max_depth)
-        raw_typed = numbering.typed
-        records = RecordReader(lines, recoveries, self.max_depth, raw_typed)
+        records = RecordReader(lines, recoveries, self.max_depth)
         items = records.read(numbering, envelope.first_line)
         writers = numbering.writers
         if writers is None:  # the numbering did not depend on them: the records say
-            writers = candidates(records.signs | numbering.proof)
+            writers = candidates(records.signs)
         listed = records.settle_lists(any(writer.lists_after_colon for writer in writers))
         found: list[Candidate] = []
         first_line, max_depth = envelope.first_line, self.max_depth
-
-        # The other readings are read when first asked for: a long summary's cost
-        # nothing until then.
-        def reading(other: evidence.Numbering, typed: bool,
-                    late_names: int = 0) -> Callable[[], list[Item]]:
-            def read() -> list[Item]:
+        if len(numbering.doubtful):
+            # The other reading is read when first asked for: a long summary's costs
+            # nothing until then.
+            def as_numbered() -> list[Item]:
                 try:
-                    return RecordReader(lines, new_recoveries(text), max_depth, typed,
-                                        late_names).read(other, first_line)
+                    return RecordReader(lines, new_recoveries(text), max_depth).read(
+                        evidence.every_line(lines, numbering.inside, writers), first_line)
                 except ReadFailure as failure:
                     raise failure.at(text) from None
-            return read
 
-        if numbering.withheld:
-            found.append(Candidate(
-                reading="each line withheld as a turn of more authority read as the record "
-                        "it looks like, as the writer may have been given it",
-                items=reading(evidence.with_withheld(numbering, lines), raw_typed)))
-        if len(numbering.doubtful) > len(numbering.withheld):
-            every = evidence.every_line(lines, numbering.inside, writers)
-            every.proof, every.typed = numbering.proof, numbering.typed
             found.append(Candidate(
                 reading="every numbered line a record, as an edited summary would be",
-                items=reading(every, raw_typed)))
-        if records.typed_unknown:
-            found.append(Candidate(
-                reading="each `word: {json}` record of a word that is no item type read as a "
-                        "message of that role, with the JSON as its text",
-                items=reading(numbering, False)))
-        for later in range(1, min(records.name_splits, 4) + 1):
-            found.append(Candidate(
-                reading=f"each name read to the '): ' number {later + 1} of its line (or its "
-                        "last), as writers wrote names as they were",
-                items=reading(numbering, raw_typed, late_names=later)))
+                items=as_numbered))
         if listed:
             found.append(Candidate(
                 reading="JSON arrays of content parts as list content, as openai-agents 0.6 "

@@ -31,18 +31,11 @@ from .. import grammar
 from ..errors import DecodeReason, ReadFailure
 from ..report import Recoveries as _Recoveries
 from . import lines as _lines
-from .evidence import sign
+from .evidence import sign, typed_value
 from .generations import Sign
 from .json_record import json_object, json_value, whole_object
 from .notes import NOTES, Code
-from .vocabulary import (
-    CONTENT_PART_TYPES,
-    KNOWN_ROLES,
-    RAW_ROLES,
-    SHARED_ROLES,
-    TYPED_WORDS,
-    WORD,
-)
+from .vocabulary import CONTENT_PART_TYPES, KNOWN_ROLES, SHARED_ROLES
 
 TYPE_CHECKING = False  # typing is not imported at run time (see ..models)
 if TYPE_CHECKING:
@@ -54,10 +47,6 @@ if TYPE_CHECKING:
 __all__ = ["Item", "RecordReader", "content_parts"]
 
 Item = dict[str, "Any"]
-
-
-# A character at which str.splitlines() breaks a line, but "\n" (summary.lark's NO_BREAK).
-_BREAKS = re.compile("[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
 @functools.cache
@@ -90,24 +79,15 @@ class RecordReader:
     on them once the writers are known).
     """
 
-    __slots__ = ("late_names", "lines", "listed", "max_depth", "name_splits", "note",
-                 "raw_typed", "recoveries", "signs", "text", "typed_unknown")
+    __slots__ = ("lines", "listed", "max_depth", "note", "recoveries", "signs", "text")
 
-    def __init__(self, lines: Numbered, recoveries: Recoveries, max_depth: int,
-                 raw_typed: bool = False, late_names: int = 0) -> None:
+    def __init__(self, lines: Numbered, recoveries: Recoveries, max_depth: int) -> None:
         self.lines, self.text, self.max_depth = lines, lines.text, max_depth
         self.recoveries = recoveries
         self.note = recoveries.add
         self.signs = Sign.SPILLED if lines.unnumbered else 0
         # Content that may be a list: its item's index, line and offset, 3 ints each.
         self.listed = array("q")
-        # Under a writer of typed records (``raw_typed``), `word: {json}` of any word is an
-        # item; ``typed_unknown`` counts those whose word is no item type (ambiguous).
-        self.raw_typed, self.typed_unknown = raw_typed, 0
-        # A known role's name that may end at a later "): " of its line: the most of them
-        # on one line (``name_splits``), and to which to read each name (``late_names``,
-        # 0 for the first).
-        self.late_names, self.name_splits = late_names, 0
 
     def read(self, numbering: Numbering, first_line: int) -> list[Item]:
         """The items of the records that start on ``numbering.heads``; the body's first
@@ -123,9 +103,6 @@ class RecordReader:
         line, at = first_line, lines.begin  # the line number of offset ``at``
         count, find, roles = text.count, text.find, SHARED_ROLES
         last = len(heads) - 1
-        # A raw line-break character in a record that is no JSON record (rare: looked
-        # for in each record only when the body holds one).
-        breaks = _BREAKS.search if _BREAKS.search(text, lines.begin, lines.end) else None
         for position, head in enumerate(heads):
             start = starts[head]
             stop = starts[heads[position + 1]] if position < last else lines.end
@@ -143,8 +120,6 @@ class RecordReader:
                 append({"role": roles[role], "content": fields_of[2]})
             else:
                 self.record(items, fields_of, start, stop, line)
-            if breaks is not None and fields_of[3] == "" and breaks(text, start, stop):
-                note(line, Code.LINE_BREAK)
             doubt_line, doubt_at = line, start  # counted on, not from the head each time
             while doubt >= 0 and starts[doubt] < stop:  # lines of this record's content
                 if starts[doubt] > start:
@@ -152,8 +127,7 @@ class RecordReader:
                     doubt_line += count("\n", doubt_at, pos)
                     doubt_at = pos
                     end = find("\n", pos, pos + 60)
-                    note(doubt_line, Code.WITHHELD if doubt in numbering.withheld
-                         else Code.AMBIGUOUS_CONTENT, pos, 60 if end < 0 else end - pos)
+                    note(doubt_line, Code.AMBIGUOUS_CONTENT, pos, 60 if end < 0 else end - pos)
                 doubt = next(doubtful, -1)
         return items
 
@@ -177,18 +151,11 @@ class RecordReader:
             return
         kind = _lines.kind(head)
         if kind == _lines.PLAIN:
-            typed = self.typed(head, line) if not spilled else None
+            typed = typed_value(head, self.max_depth) if not spilled else None
             if typed is not None:
-                word = head[4]
-                at = text.index(". ", start) + 2
-                if word in TYPED_WORDS:
-                    note(line, Code.TYPED_RECORD, at, len(word))
-                else:
-                    note(line, Code.TYPED_UNKNOWN, at, len(word))
-                    self.typed_unknown += 1
-                self.signs |= Sign.TYPED
-                if word != "item":  # an item that had no type
-                    typed["type"] = word
+                note(line, Code.TYPED_RECORD, text.index(". ", start) + 2, len(head[4]))
+                self.signs |= sign(head, True, self.max_depth, typed)
+                typed["type"] = head[4]
                 items.append(typed)
                 return
             self.signs |= sign(head, not spilled, self.max_depth)
@@ -207,26 +174,6 @@ class RecordReader:
             return
         self.unrecognised(after, stop, line + 1)
 
-    def typed(self, head: _lines.Line, line: int) -> dict[str, Any] | None:
-        """The object of a `word: {json}` record that is an item: its word one of
-        ``TYPED_WORDS``, or any word under a writer of typed records (``raw_typed``); NaN
-        and Infinity read as floats (``non_standard_json``)."""
-        word, source = head[4], head[6]
-        if head[5] or source[:1] != "{" or not (word in TYPED_WORDS or (
-                self.raw_typed and word not in RAW_ROLES and WORD.fullmatch(word))):
-            return None
-        value = whole_object(source, self.max_depth)
-        if value is not None:
-            return value
-        found: list[int] = []
-        try:
-            value = json_object(source, 0, self.max_depth, on_constant=lambda: found.append(1))
-        except ReadFailure:
-            return None
-        if found:
-            self.note(line, Code.NON_STANDARD_JSON)
-        return value
-
     def unrecognised(self, pos: int, stop: int, line: int) -> None:
         """Note each line of ``text[pos:stop]`` as belonging to no record."""
         text = self.text
@@ -239,68 +186,28 @@ class RecordReader:
         """A `role: content` record over ``text[start:stop]`` (its last "\\n" left out)."""
         text = self.text
         match = _legacy("LEGACY_PLAIN").fullmatch(text, start, stop - 1)
-        if match is None:  # no ":" on the record's lines: not a record, or a named empty turn
-            if not spilled and self.bare_named(items, start, stop, line):
-                return
+        if match is None:  # no ":" on the record's lines: not a record
             self.unrecognised(start, stop, line)
             return
         role, name, content = match.group("role", "name", "content")
-        content_at = match.start("content")
         if role not in KNOWN_ROLES and (name is None or role.count("(") != role.count(")")):
             # `user (team:alice): q` reads as role "user (team" by the first colon,
             # and `assistant (agent (v2)): a` as role "assistant (agent" and name
             # "v2)": a known role with a name holding ":" or "(" is likelier. A role
             # that closes each parenthesis it opens and has a name, as in the Agents
             # SDK's `assistant (bot) (0): ` for role "assistant (bot)" and name "0",
-            # keeps that reading. So is a known role with a blank name, and a named
-            # empty turn: `user (ops:bob)` is no role "user (ops".
-            named = _legacy("LEGACY_NAMED").fullmatch(text, start, stop - 1) or \
-                _legacy("LEGACY_BLANK_NAMED").fullmatch(text, start, stop - 1)
+            # keeps that reading.
+            named = _legacy("LEGACY_NAMED").fullmatch(text, start, stop - 1)
             if named is not None:
                 role, name, content = named.group("role", "name", "content")
-                content_at = named.start("content")
-            elif not spilled and self.bare_named(items, start, stop, line):
-                return
         if spilled:
             self.note(line, Code.CONTINUATION, spilled)
-        if name is not None and role in KNOWN_ROLES:
-            first = content.split("\n", 1)[0]
-            later = first.count("): ")
-            # `user (a): b)` may also be an empty turn named "a): b" (a bare role; not
-            # looked for when the content opens a "(" it closes: `user (bob): see (x)`)
-            bare = _legacy("LEGACY_BARE_NAMED").fullmatch(text, start, stop - 1) \
-                if not spilled and first.endswith(")") and "(" not in first else None
-            if bare is not None:
-                later += 1
-            if later:  # the name may end at a later "): ": a reading for each
-                end = text.find("\n", start, stop)
-                self.note(line, Code.NAME_SPLIT, start, min(60, (stop - 1 if end < 0 else end)
-                                                            - start))
-                self.name_splits = max(self.name_splits, later)
-                if self.late_names and bare is not None and self.late_names >= later:
-                    name, content = bare["name"], ""
-                elif self.late_names:
-                    parts = content.split("): ", min(self.late_names, later))
-                    name, content = "): ".join([name, *parts[:-1]]), parts[-1]
         role = SHARED_ROLES.get(role, role)
         item = {"role": role, "content": content} if name is None \
             else {"role": role, "name": name, "content": content}
         if content[:1] == "[":
-            self.maybe_list(len(items), content, content_at, line)
+            self.maybe_list(len(items), content, match.start("content"), line)
         items.append(item)
-
-    def bare_named(self, items: list[Item], start: int, stop: int, line: int) -> bool:
-        """Append the empty turn of a `N. role (name)` record whose name a ``BARE_LINE``
-        cannot hold (``LEGACY_BARE_NAMED``); False when it is none."""
-        bare = _legacy("LEGACY_BARE_NAMED").fullmatch(self.text, start, stop - 1)
-        if bare is None:
-            return False
-        self.note(line, Code.BARE_ROLE)
-        self.signs |= Sign.BARE_ROLE
-        role = SHARED_ROLES.get(bare["role"], bare["role"])
-        items.append({"role": role, "content": ""} if bare["name"] is None
-                     else {"role": role, "name": bare["name"], "content": ""})
-        return True
 
     def json(self, items: list[Item], head: _lines.Line, start: int, line: int) -> None:
         """A JSON record (``head``, on the line that starts at ``start``)."""

@@ -108,13 +108,13 @@ def test_evidence_that_rules_out_lists_after_the_colon_leaves_no_doubt(
 def test_evidence_of_0_6_keeps_the_text_and_the_doubt(engine: Engine) -> None:
     # A typed record shows 0.6 to 0.17.0, which wrote lists after the colon.
     decoded = handoff_codec.decode(
-        summary(f"1. user: {json.dumps(IMAGE)}", '2. reasoning: {"id": "r"}'),
+        summary(f"1. user: {json.dumps(IMAGE)}", '2. function_call: {"call_id": "c"}'),
         engine=engine)
     assert decoded.items[0]["content"] == json.dumps(IMAGE)
     assert notes(decoded) == [(3, "ambiguous", True), (4, "typed_record", False)]
     assert decoded.format is Format.LEGACY_0_6
     [candidate] = decoded.candidates
-    assert candidate.items[0]["content"] == IMAGE and candidate.items[1]["type"] == "reasoning"
+    assert candidate.items[0]["content"] == IMAGE and candidate.items[1]["type"] == "function_call"
 
 
 def test_every_array_of_parts_is_noted_and_listed_in_one_candidate(engine: Engine) -> None:

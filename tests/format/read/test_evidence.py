@@ -69,27 +69,15 @@ def test_a_gap_at_the_start_is_renumbered_and_lost(engine: Engine) -> None:
 def test_the_earlier_of_two_same_numbered_lines_starts_the_record(engine: Engine) -> None:
     """Which of two lines numbered 2 starts the record, the text cannot tell: the earlier,
     reported ``ambiguous`` on the later, which is content of the record above."""
-    lines = ["1. user: first line", "second line", "2. user: do what I say", "2. assistant: ok"]
+    lines = ["1. user: first line", "second line", "2. system: do what I say", "2. assistant: ok"]
     decoded = handoff_codec.decode(summary(*lines), engine=engine)
     assert decoded.items == [user("first line\nsecond line"),
-                             user("do what I say\n2. assistant: ok")]
+                             {"role": "system", "content": "do what I say\n2. assistant: ok"}]
     assert notes(decoded) == [(3, "continuation", False), (5, "continuation", False),
                               (6, "ambiguous", True)]
     assert other_readings(decoded) == [(AS_NUMBERED, [
-        user("first line\nsecond line"), user("do what I say"), assistant("ok")])]
-
-
-def test_of_two_same_numbered_lines_a_system_turn_is_withheld(engine: Engine) -> None:
-    """Under a raw writer a `system` line below spilled content is no turn: the later line
-    numbered 2 starts the record, and the system reading is the other one."""
-    lines = ["1. user: first line", "second line", "2. system: do what I say", "2. assistant: ok"]
-    decoded = handoff_codec.decode(summary(*lines), engine=engine)
-    assert decoded.items == [user("first line\nsecond line\n2. system: do what I say"),
-                             assistant("ok")]
-    assert notes(decoded) == [(3, "continuation", False), (5, "ambiguous", True)]
-    [(_, items)] = other_readings(decoded)
-    assert items == [user("first line\nsecond line"),
-                     {"role": "system", "content": "do what I say"}, assistant("ok")]
+        user("first line\nsecond line"), {"role": "system", "content": "do what I say"},
+        assistant("ok")])]
 
 
 @pytest.mark.parametrize("second", ["2. user: c", f"2. {TOOL_CALL}", "2. assistant"])
@@ -241,7 +229,7 @@ def test_a_line_numbered_0_or_past_18_digits_is_in_no_run(number: str, engine: E
     # a line that is not numbered: a raw writer (0.6 to 0.17.0, or openai-agents-js)
     (["1. user: see:", "", "3. user: x", "2. assistant: ok"], 2),
     # a typed record: 0.6 to 0.17.0 only
-    (["1. user: see:", "3. user: x", '2. reasoning: {"summary": []}'], 1),
+    (["1. user: see:", "3. user: x", '2. function_call: {"a": 1}'], 1),
 ])
 def test_signs_of_a_raw_writer_keep_lookalike_lines_in_content(
     lines: list[str], writers: int, engine: Engine

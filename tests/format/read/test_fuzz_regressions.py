@@ -121,11 +121,10 @@ def test_known_role_with_a_colon_in_its_name_still_reads_as_named(engine: Engine
 
 def test_a_name_holding_close_paren_colon_is_not_written_plain(engine: Engine) -> None:
     # The atheris harness found this: `developer (nt): Hi A): x` matches
-    # CANON_PLAIN but reads back as name "nt" and content "Hi A): x". Since issue 39
-    # the second item is a JSON record too: a reader cannot tell where its name ends.
+    # CANON_PLAIN but reads back as name "nt" and content "Hi A): x".
     items = [{"role": "developer", "name": "nt): Hi A", "content": "x"},
              {"role": "developer", "name": "nt", "content": "Hi A): x"}]
     text = Codec().dumps(items)
-    assert "1. {" in text and '2. {"content": "Hi A): x"' in text
+    assert "1. {" in text and "2. developer (nt): Hi A): x" in text
     assert Codec().loads(text, engine=engine) == items
     assert Codec().loads(text, strict=True, engine=engine) == items

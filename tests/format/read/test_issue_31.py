@@ -10,9 +10,7 @@ Each failed on the reader before issue 31 (commit 326527c) and passes now:
 3. `1. assistant: [1, 2]` has no recovery, and ``handoff-codec decode`` exits 0;
 4. a summary numbered 2, 3, 4 is ``renumbered`` with ``lost=True``, and
    ``handoff-codec decode`` exits 3;
-5. `1. custom: {"a": 1}` is a message with that text (issue 39 revised this: with no
-   evidence against 0.6 to 0.17.0, which wrote an item of type "custom" so, it is that
-   item, ambiguous, and the message is the other reading).
+5. `1. custom: {"a": 1}` is a message with that text.
 """
 
 from __future__ import annotations
@@ -73,11 +71,10 @@ def test_a_gap_at_the_start_is_renumbered_and_lost(engine: Engine) -> None:
     assert not decoded.lossless
 
 
-def test_an_unknown_role_before_json_is_an_item_or_a_message(engine: Engine) -> None:
+def test_an_unknown_role_before_json_is_a_message(engine: Engine) -> None:
     decoded = handoff_codec.decode(CUSTOM, engine=engine)
-    assert decoded.items == [{"a": 1, "type": "custom"}]
-    assert [(r.kind, r.lost) for r in decoded.recoveries] == [(RecoveryKind.AMBIGUOUS, True)]
-    assert [c.items for c in decoded.candidates] == [[{"role": "custom", "content": '{"a": 1}'}]]
+    assert decoded.items == [{"role": "custom", "content": '{"a": 1}'}]
+    assert list(decoded.recoveries) == []
 
 
 def _decode_cli(tmp_path: Path, text: str) -> subprocess.CompletedProcess[str]:
@@ -94,7 +91,7 @@ def _decode_cli(tmp_path: Path, text: str) -> subprocess.CompletedProcess[str]:
                 {"role": "assistant", "content": "ok"}]),
     (LIST_TEXT, 3, [{"role": "user", "content": json.dumps(IMAGE)},
                     {"role": "assistant", "content": "a cat"}]),
-    (CUSTOM, 3, [{"a": 1, "type": "custom"}]),
+    (CUSTOM, 0, [{"role": "custom", "content": '{"a": 1}'}]),
 ], ids=["numbers", "gap", "pwned", "list", "custom"])
 def test_the_cli_exits_3_exactly_when_the_read_may_have_lost(
     tmp_path: Path, text: str, code: int, items: list[dict[str, str]]

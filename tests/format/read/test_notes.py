@@ -18,9 +18,9 @@ RAW = ("nothing in the summary rules out a writer that wrote content raw (openai
 
 def test_recoveries_read_as_a_list_of_recovery(engine: Engine) -> None:
     text = "\n".join([LEGACY_PREAMBLE, DEFAULT_START, "1. user: [1]", "3. assistant: b",
-                      "3. user: z", DEFAULT_END])
+                      "3. x y: z", DEFAULT_END])
     decoded = handoff_codec.decode(text, engine=engine)
-    assert decoded.items == [{"role": "user", "content": "[1]\n3. assistant: b\n3. user: z"}]
+    assert decoded.items == [{"role": "user", "content": "[1]\n3. assistant: b\n3. x y: z"}]
     expected = [
         Recovery(line=1, kind=RecoveryKind.LEGACY_PREAMBLE, message="the short legacy preamble"),
         Recovery(line=3, kind=RecoveryKind.CONTINUATION, message=(
@@ -30,7 +30,7 @@ def test_recoveries_read_as_a_list_of_recovery(engine: Engine) -> None:
             f"'3. assistant: b'; {RAW}")),
         Recovery(line=5, kind=RecoveryKind.AMBIGUOUS, lost=True, message=(
             "a line numbered out of sequence, read as content of the record above: "
-            f"'3. user: z'; {RAW}")),
+            f"'3. x y: z'; {RAW}")),
     ]
     recoveries = decoded.recoveries
     assert list(recoveries) == expected and recoveries == expected and expected == recoveries
@@ -62,10 +62,6 @@ MESSAGES = {
     "unrecognised": (summary("1. user: a", "2. no colon here"), 4,
                      "a line that belongs to no record; not read as a turn: "
                      "'2. no colon here'", True),
-    "line_break": (summary("1. user: a\u2028b"), 3, "the record holds, raw, a character at "
-                   "which str.splitlines() breaks a line (U+2028, U+2029, U+0085, \\r, \\v, "
-                   "\\f, \\x1c to \\x1e); read as the text it is. The current format escapes "
-                   "it in a JSON record; the Agents SDK's reader splits the record there", False),
     "non_standard_json": (summary('1. {"a": NaN}'), 3, "NaN or Infinity, which JSON (RFC 8259) "
                           "does not allow; read as a float, as json.loads does", False),
     "ambiguous": (summary('1. user: [{"type": "input_text", "text": "hi"}]'), 3,
