@@ -116,7 +116,8 @@ def _progress_factory(enabled: bool | None) -> Any:
 
     def factory(total: int | None, unit: str) -> Any:
         return tqdm(total=total, unit=unit, unit_scale=unit == "B", file=sys.stderr,
-                    desc="migrating", dynamic_ncols=True, leave=False)
+                    desc="migrating", dynamic_ncols=True, leave=False,
+                    mininterval=0)  # each batch drawn: the last one shows the total done
 
     return factory
 
