@@ -2,7 +2,7 @@
 
 The writer opens the file for each line (as a logger or an agent appending a turn
 does), so its appends land before, during and after the rename of each run.
-``HANDOFF_CODEC_RACE_RUNS`` sets the number of runs (50 by default; 200 for a heavier run).
+``HANDOFF_CODEC_RACE_RUNS`` sets the number of runs (20 by default; 200 for a heavier run).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from handoff_codec.migrate.stores import MigrateOptions
 from handoff_codec.migrate.stores.jsonl import migrate_jsonl
 from tests.support.migrate_support import CRAFTED, PLAIN, require_legacy_reader
 
-RUNS = int(os.environ.get("HANDOFF_CODEC_RACE_RUNS", "50"))
+RUNS = int(os.environ.get("HANDOFF_CODEC_RACE_RUNS", "20"))
 
 _WRITER = """
 import os, sys, time
