@@ -77,7 +77,7 @@ def check(items: Any, target: str, *, placeholder: str | None = None,
         conversion = to_provider(items, target, placeholder=placeholder,
                                  names=names)  # type: ignore[arg-type]
     except ReplayError as exc:
-        return Check(None, Problem(index=exc.index, code="cannot-replay", message=exc.msg))
+        return Check(None, Problem(index=exc.index, code=exc.code, message=exc.msg))
     return Check(conversion, None)
 
 
@@ -87,8 +87,13 @@ def _bytes_as_base64(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 
-def _where(note: Problem) -> str:
-    return "-" if note.index is None else f"item {note.index}"
+def source_name(file: str) -> str:
+    """How a message names the input: the FILE given, or ``stdin``."""
+    return "stdin" if file == "-" else file
+
+
+def _where(note: Problem, file: str) -> str:
+    return source_name(file) if note.index is None else f"item {note.index}"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -99,14 +104,17 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(str(exc), EXIT_USAGE) from None
     if result.conversion is None:
         assert result.error is not None
-        raise CliError(f"{args.file}: item {result.error.index}: {result.error.message}")
+        error = result.error
+        if error.index is None:
+            raise CliError(f"{source_name(args.file)}: {error.code}: {error.message}")
+        raise CliError(f"{args.file}: item {error.index}: {error.message}")
     repairs = result.repairs
     for note in result.conversion.notes:
         if note in repairs:
-            print(f"handoff-codec: repair: {_where(note)}: {note.code}: {note.message}",
+            print(f"handoff-codec: repair: {_where(note, args.file)}: {note.code}: {note.message}",
                   file=sys.stderr)
         elif not args.quiet:
-            print(f"handoff-codec: note: {_where(note)}: {note.code}: {note.message}",
+            print(f"handoff-codec: note: {_where(note, args.file)}: {note.code}: {note.message}",
                   file=sys.stderr)
     write_json(result.conversion.request, default=_bytes_as_base64)
     if repairs:

@@ -29,7 +29,8 @@ from ._lenient import Names, named, read
 from ._problems import Problem, Severity
 from .errors import ReplayError
 
-__all__ = ["REPAIRS", "Conversion", "convert", "native_problems", "sdk_installed"]
+__all__ = ["NO_MESSAGES", "REPAIRS", "Conversion", "convert", "native_problems", "no_turn_message",
+           "sdk_installed"]
 
 REPAIRS = frozenset({
     "null-as-empty", "name-dropped", "name-inlined", "empty-turn", "leading-user-turn",
@@ -40,6 +41,7 @@ filled in, dropped or rewritten so that the target takes it. (``merged`` and
 ``system-moved`` regroup what the items say, and are no repair; nor is
 ``reasoning-dropped``: a provider's reasoning is never replayed, to any target.)"""
 
+NO_MESSAGES = "no messages: every provider refuses a request without one"
 _TOOL_ID = re.compile(r"^[a-zA-Z0-9_-]+$")
 
 
@@ -259,9 +261,17 @@ def _turns(run: _Run, messages: list[Message],
                  f"the conversation starts with an assistant turn; {dialect.provider} "
                  f"needs a user turn first, so one carrying {run.placeholder!r} comes before it")
     if not turns:
-        run.note(None, "no-messages", f"no user or assistant turn: {dialect.provider} "
-                 "needs at least one", severity="warning")
+        message = no_turn_message(dialect.provider) if system else NO_MESSAGES
+        if run.problems is None:
+            raise ReplayError(message, index=None, code="no-messages")
+        run.problems.append(Problem(index=None, code="no-messages", message=message))
     return system, turns
+
+
+def no_turn_message(provider: str) -> str:
+    """Why a request with no user or assistant turn is refused: one wording everywhere."""
+    return (f"no user or assistant turn: {provider} refuses a request without one "
+            "(a system prompt alone is not enough)")
 
 
 def _system(run: _Run, system: list[str], message: Message, origin: int, *, moved: bool) -> None:

@@ -79,7 +79,7 @@ def to_provider(items: str | Iterable[Mapping[str, Any]], target: str, *,
         notes += filled
     report, origins = validated(readable, target=target)
     for problem in report.errors:
-        raise ReplayError(problem.message, index=problem.index or 0)
+        raise ReplayError(problem.message, index=problem.index, code=problem.code)
     messages = report.messages
     if kept:
         messages = [{**message, "name": kept[origin]} if origin in kept else message

@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field, TypeAdapter, ValidationError, computed_fi
 from ._chat import ROLES, Piece, Unconvertible, assemble, is_easy_message, piece_of
 from ._checks import drain, first_error, tool_call_problems
 from ._lenient import inlined, read
-from ._native import native_problems
+from ._native import NO_MESSAGES, native_problems, no_turn_message
 from ._problems import Problem
 from ._profiles import (
     SAME,
@@ -126,8 +126,11 @@ def validated(items: str | Iterable[Mapping[str, Any]], *, target: str = "chat_c
     if dialect is not None:
         checked_with, native = native_problems(reading.items, messages, origins, dialect)
         seen = {(problem.index, problem.message) for problem in problems}
+        seen |= {(problem.index, problem.code) for problem in problems
+                 if problem.code == "no-messages"}
         problems.extend(problem for problem in native
-                        if (problem.index, problem.message) not in seen)
+                        if (problem.index, problem.message) not in seen
+                        and (problem.index, problem.code) not in seen)
     problems.sort(key=lambda problem: -1 if problem.index is None else problem.index)
     if not converted:
         messages, origins = [], []
@@ -171,14 +174,14 @@ def _message_problems(messages: list[dict[str, Any]], origins: list[int],
         problems.extend(Problem(index=origin, code=code, message=text, severity=severity)
                         for code, text, severity in content_problems(message, profile))
     problems.extend(tool_call_problems(messages, origins, items))
+    dialect = dialect_for(profile.target)
     if not messages:
-        problems.append(Problem(index=None, code="no-messages", severity="warning",
-                                message="no messages: a request needs at least one"))
-    elif profile.needs_contents and all(m.get("role") in ("system", "developer")
-                                        for m in messages):
-        problems.append(Problem(index=None, code="no-contents", severity="warning",
-                                message=f"{profile.provider} needs a message that is not "
-                                        "a system or developer message"))
+        problems.append(Problem(index=None, code="no-messages", message=NO_MESSAGES))
+    elif ((dialect is not None or profile.needs_contents)
+          and all(m.get("role") in ("system", "developer") for m in messages)):
+        provider = profile.provider if dialect is None else dialect.provider
+        problems.append(Problem(index=None, code="no-messages",
+                                message=no_turn_message(provider)))
     return problems
 
 

@@ -20,6 +20,7 @@ from pydantic import TypeAdapter
 import handoff_codec
 from handoff_codec.replay import PROVIDERS, ReplayError, restore_empty, to_provider
 from tests.support.profiles import examples
+from tests.support.turns import turnless
 
 NATIVE = ("anthropic", "gemini", "bedrock")
 SCHEMAS = {"anthropic": "anthropic.types.MessageParam",
@@ -189,6 +190,8 @@ def test_whatever_loads_returns_replays_to_every_target(
     nulls = sum(1 for item in items
                 if item.get("content", item.get("output", "")) is None)
     for target in PROVIDERS:
+        if turnless(items, target):  # every provider refuses a request with no turn
+            continue
         conversion = to_provider(items, target, names=names)  # type: ignore[arg-type]
         # to_provider checked the body against the provider SDK's own types.
         assert conversion.checked_with == SCHEMAS[target]
