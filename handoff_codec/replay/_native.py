@@ -261,10 +261,10 @@ def _turns(run: _Run, messages: list[Message],
                  f"the conversation starts with an assistant turn; {dialect.provider} "
                  f"needs a user turn first, so one carrying {run.placeholder!r} comes before it")
     if not turns:
-        message = no_turn_message(dialect.provider) if system else NO_MESSAGES
+        why = no_turn_message(dialect.provider) if system else NO_MESSAGES
         if run.problems is None:
-            raise ReplayError(message, index=None, code="no-messages")
-        run.problems.append(Problem(index=None, code="no-messages", message=message))
+            raise ReplayError(why, index=None, code="no-messages")
+        run.problems.append(Problem(index=None, code="no-messages", message=why))
     return system, turns
 
 
