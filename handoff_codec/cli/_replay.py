@@ -42,9 +42,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         help="the provider API to write for")
     parser.add_argument("--placeholder", default=None,
                         help="text for an empty turn the target rejects (default: '.')")
-    parser.add_argument("--names", choices=("drop", "inline"), default="drop",
-                        help="a message name the target does not take: drop it, or write it "
-                             "in front of the text as '[name] ' (default: drop)")
+    parser.add_argument("--names", choices=("keep", "drop", "inline"), default="keep",
+                        help="a message's name: keep it where the target takes it (only "
+                             "chat_completions does) and drop it elsewhere; drop it on every "
+                             "target; or write it in front of the text as '[name] ' on every "
+                             "target (default: keep). A name dropped or inlined is a repair")
     parser.add_argument("--quiet", action="store_true",
                         help="do not print notes on stderr (repairs are always listed)")
     add_json_argument(parser, "the request body (as without it)")
@@ -69,7 +71,7 @@ class Check:
 
 
 def check(items: Any, target: str, *, placeholder: str | None = None,
-          names: str = "drop") -> Check:
+          names: str = "keep") -> Check:
     """The one verdict of ``replay`` and ``validate`` at the command line."""
     from ..replay import Problem, ReplayError, to_provider
 

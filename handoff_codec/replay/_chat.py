@@ -193,9 +193,9 @@ def _message(item: Mapping[str, Any], kind: Any) -> Piece:
                             "content, type and phase needs an 'id'")
     if "name" in item and is_easy_message({k: v for k, v in item.items() if k != "name"}):
         raise Unconvertible("name-key",
-                            "a 'name' key on a message is rejected by the Agents SDK converter; "
-                            "replayable(names='drop' or 'inline'), or handoff-codec replay "
-                            "--names drop or inline, removes it")
+                            "a 'name' key on this message: the target takes no such name; "
+                            "handoff-codec replay drops it (--names inline writes it into the "
+                            "text), as replayable() does in Python")
     if "type" in item:
         raise Unconvertible("unsupported-item", "'type' must be 'message' or absent, not None")
     extra = sorted(set(item) - EASY_KEYS)

@@ -143,7 +143,7 @@ class _Run:
 
 
 def convert(items: str | Iterable[Mapping[str, Any]], dialect: Dialect, *,
-            placeholder: str | None = None, names: Names = "drop",
+            placeholder: str | None = None, names: Names = "keep",
             check: bool = True) -> Conversion:
     """Convert ``items`` for ``dialect``; see :func:`handoff_codec.replay.to_provider`."""
     listed: list[Any] = ([{"role": "user", "content": items}] if isinstance(items, str)
@@ -152,8 +152,9 @@ def convert(items: str | Iterable[Mapping[str, Any]], dialect: Dialect, *,
     if not isinstance(filler, str) or dialect.rejects(filler):
         raise ValueError(f"{dialect.provider} rejects the placeholder {filler!r}")
     reading = read(listed)
-    readable, name_notes, _ = named(reading, names=names, provider=dialect.provider,
-                                    why=dialect.message_shape)
+    readable, name_notes, _ = named(
+        reading, names=names,
+        why=f"{dialect.provider} takes no name on a message; {dialect.message_shape}")
     run = _Run(dialect, filler, readable)
     run.notes.extend(reading.notes)
     run.notes.extend(name_notes)

@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field, TypeAdapter, ValidationError, computed_fi
 
 from ._chat import ROLES, Piece, Unconvertible, assemble, is_easy_message, piece_of
 from ._checks import drain, first_error, tool_call_problems
-from ._lenient import inlined, read
+from ._lenient import CHAT_NAME_RULE, chat_keeps, inlined, read
 from ._native import NO_MESSAGES, native_problems, no_turn_message
 from ._problems import Problem
 from ._profiles import (
@@ -80,10 +80,13 @@ def validate(items: str | Iterable[Mapping[str, Any]], *, target: str = "chat_co
 
     Targets: ``chat_completions`` (OpenAI), ``anthropic``, ``bedrock``,
     ``gemini``, ``mistral``. The report is ``ok`` when no problem is an error,
-    and it holds every problem at once: an item the Agents SDK converter
-    refuses for its ``name`` key or its null content is reported, then read
+    and it holds every problem at once: an item refused for its ``name``
+    key or its null content is reported, then read
     on (as ``to_provider`` reads it) so that the problems of the messages
-    are reported too. For ``anthropic``, ``gemini`` and ``bedrock``, when that
+    are reported too. A ``name`` Chat Completions takes (on a user, assistant,
+    system or developer message, matching ``^[a-zA-Z0-9_-]+$``) is no problem
+    for ``chat_completions``; elsewhere it is a ``name-key`` error. For
+    ``anthropic``, ``gemini`` and ``bedrock``, when that
     provider's SDK is installed, the messages are also converted to its
     native request and checked against its own types; otherwise the provider
     table's rules stand alone. ``report.checked_with`` names the types used,
@@ -150,6 +153,16 @@ def _piece(item: Any, lenient: Any, index: int,
         except Unconvertible as exc:
             message = exc.msg
             role = item.get("role") if isinstance(item, Mapping) else None
+            if exc.code == "name-key" and profile.target == "chat_completions":
+                if chat_keeps(item, item.get("name")):  # OpenAI takes it: no problem
+                    current = {key: value for key, value in current.items() if key != "name"}
+                    continue
+                message = (f"name {item.get('name')!r}: {CHAT_NAME_RULE}; handoff-codec replay "
+                           "drops it (--names inline writes it into the text)")
+            elif exc.code == "name-key":
+                message = (f"name {item.get('name')!r}: {profile.provider} takes no name on a "
+                           "message; handoff-codec replay drops it (--names inline writes it "
+                           "into the text)")
             if exc.code == "null-content" and rejects_text(profile, role, ""):
                 # "" is no answer where the target rejects empty text too.
                 message = (f"{role} content is null, and {profile.provider} rejects empty "

@@ -102,12 +102,11 @@ def test_names_inline_folds_the_name_into_the_text(target: str) -> None:
     conversion = to_provider(items, target, names="inline")
     text = str(conversion.request)
     assert "[Triage Agent] yes" in text
-    assert ("[bot] " in text) is (target != "chat_completions")
+    assert "[bot] " in text  # inline means inline, on every target
     inlined = [(i, c) for i, c in codes(items, target, names="inline") if c == "name-inlined"]
-    assert inlined == ([(3, "name-inlined")] if target == "chat_completions"
-                       else [(1, "name-inlined"), (3, "name-inlined")])
+    assert inlined == [(1, "name-inlined"), (3, "name-inlined")]
     with pytest.raises(ValueError, match="names must be"):
-        to_provider(items, target, names="keep")  # type: ignore[arg-type]
+        to_provider(items, target, names="hide")  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("target", PROVIDERS)

@@ -57,7 +57,7 @@ def test_clean_items_give_an_ok_report_with_the_messages() -> None:
 
 def test_unconvertible_items_are_all_reported() -> None:
     items = [{"role": "user", "content": None}, {"role": "user", "content": "fine"},
-             {"type": "compaction", "id": "x"}, {"role": "user", "name": "b", "content": "x"}]
+             {"type": "compaction", "id": "x"}, {"role": "user", "name": "b c", "content": "x"}]
     assert errors(items) == [(0, "null-content"), (2, "unsupported-item"), (3, "name-key")]
     assert validate(items).messages == []
 
@@ -119,7 +119,10 @@ def test_no_empty_content_list() -> None:
 
 
 def test_name_key_on_input_message() -> None:
-    assert errors([{"role": "assistant", "name": "bot", "content": "x"}]) == [(0, "name-key")]
+    named = [{"role": "assistant", "name": "bot", "content": "x"}]
+    assert errors(named, "anthropic") == [(0, "name-key")]
+    assert validate(named).ok  # Chat Completions takes this name
+    assert errors([{"role": "assistant", "name": "a bot", "content": "x"}]) == [(0, "name-key")]
     # On a `type: message` item the converter accepts the name (and ignores it).
     typed = {"type": "message", "role": "user", "name": "bob", "content": "x", "id": "1"}
     assert validate([typed]).ok
@@ -160,7 +163,7 @@ def test_replayable_drops_a_rejected_name() -> None:
     assert fixed[0] == {"role": "user", "content": "hi"}
     assert fixed[1] is items[1]  # the converter accepts this name: left alone
     assert "name" in items[0]
-    assert validate(fixed).ok and not validate(items).ok
+    assert validate(fixed, target="anthropic").ok and not validate(items, target="anthropic").ok
 
 
 def test_replayable_inlines_names() -> None:
@@ -303,7 +306,8 @@ def test_every_problem_is_reported_in_one_pass(target: str) -> None:
 
 def test_a_named_null_turn_reports_both() -> None:
     items = [{"role": "assistant", "name": "bot", "content": None}]
-    assert errors(items) == [(0, "name-key"), (0, "null-content")]
+    assert errors(items) == [(0, "null-content")]  # Chat Completions takes the name
+    assert errors(items, "mistral") == [(0, "name-key"), (0, "null-content"), (0, "empty-text")]
     assert errors(items, "anthropic") == [(0, "name-key"), (0, "null-content"), (0, "empty-text")]
 
 

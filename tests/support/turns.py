@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from handoff_codec.replay import validate
+from handoff_codec.replay import replayable, validate
 
 NATIVE = ("anthropic", "gemini", "bedrock")
 
@@ -12,7 +12,7 @@ NATIVE = ("anthropic", "gemini", "bedrock")
 def turnless(items: list[Any], target: str = "chat_completions") -> bool:
     """Whether ``items`` convert to no message at all, or (for a native target) only to system
     and developer messages: a request every provider refuses."""
-    report = validate(items)
+    report = validate(replayable(items))  # null content and names are no reason here
     if {problem.code for problem in report.errors} - {"no-messages"}:
         return False  # refused for another reason first
     messages = report.messages
