@@ -35,6 +35,7 @@ __all__ = ["NO_MESSAGES", "REPAIRS", "Conversion", "convert", "native_problems",
 REPAIRS = frozenset({
     "null-as-empty", "name-dropped", "name-inlined", "empty-turn", "leading-user-turn",
     "empty-system", "tool-id-rewritten", "parts-dropped", "tool-output-omitted",
+    "trailing-whitespace",
 })
 """The note codes that say the request differs from what the items say: something was
 filled in, dropped or rewritten so that the target takes it. (``merged`` and
@@ -261,12 +262,32 @@ def _turns(run: _Run, messages: list[Message],
         run.note(turns[0].origin, "leading-user-turn",
                  f"the conversation starts with an assistant turn; {dialect.provider} "
                  f"needs a user turn first, so one carrying {run.placeholder!r} comes before it")
+    if turns and dialect.final_text_stripped and turns[-1].role == dialect.assistant_role:
+        _strip_final(run, turns[-1])
     if not turns:
         why = no_turn_message(dialect.provider) if system else NO_MESSAGES
         if run.problems is None:
             raise ReplayError(why, index=None, code="no-messages")
         run.problems.append(Problem(index=None, code="no-messages", message=why))
     return system, turns
+
+
+def _strip_final(run: _Run, turn: _Turn) -> None:
+    """The final assistant turn's last text without trailing whitespace, as Anthropic needs:
+    "final assistant content cannot end with trailing whitespace"."""
+    last = turn.blocks[-1] if turn.blocks else None
+    text = last.get("text") if isinstance(last, dict) and last.get("type") == "text" else None
+    if not isinstance(text, str) or text == text.rstrip():
+        return
+    assert last is not None
+    message = (f"the final assistant turn ends in whitespace: {run.dialect.provider} rejects "
+               "it (\"final assistant content cannot end with trailing whitespace\"), so it "
+               "is stripped")
+    if run.problems is not None:
+        run.problems.append(Problem(index=turn.origin, code="trailing-whitespace",
+                                    message=message))
+    last["text"] = text.rstrip()
+    run.note(turn.origin, "trailing-whitespace", message)
 
 
 def no_turn_message(provider: str) -> str:

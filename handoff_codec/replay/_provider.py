@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
+import re
+import string
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -70,7 +73,8 @@ def to_provider(items: str | Iterable[Mapping[str, Any]], target: str, *,
                                          "content \"\", as Chat Completions needs content"))
     if mistral:
         readable, filled = _filled(readable, target, placeholder)
-        notes += filled
+        readable, rewritten = _mistral_ids(readable)
+        notes += filled + rewritten
     report, origins = validated(readable, target=target)
     for problem in report.errors:
         raise ReplayError(problem.message, index=problem.index, code=problem.code)
@@ -97,3 +101,44 @@ def _filled(items: list[Any], target: str, placeholder: str | None,
              for index, (item, new) in enumerate(zip(items, fixed, strict=True)) if new != item]
     return list(fixed), notes
 
+
+
+# Mistral: "Tool call id was ... but must be a-z, A-Z, 0-9, with a length of 9"
+# (https://github.com/mistralai/mistral-common/blob/main/src/mistral_common/protocol/instruct/validator.py).
+# mistralai is not a dependency: this rule is the documented one.
+_MISTRAL_ID = re.compile(r"^[a-zA-Z0-9]{9}$")
+_ALPHABET = string.ascii_letters + string.digits
+
+
+def _mistral_ids(items: list[Any]) -> tuple[list[Any], list[Problem]]:
+    """``items`` with every tool call id as Mistral takes it, the same in each call and its
+    output, and a note (a repair) for each id rewritten."""
+    calls = [item for item in items if isinstance(item, Mapping)
+             and item.get("type") in ("function_call", "function_call_output")
+             and isinstance(item.get("call_id"), str)]
+    taken = {item["call_id"] for item in calls if _MISTRAL_ID.match(item["call_id"])}
+    ids: dict[str, str] = {}
+    notes: list[Problem] = []
+    out = list(items)
+    for index, item in enumerate(items):
+        if not any(item is call for call in calls) or _MISTRAL_ID.match(item["call_id"]):
+            continue
+        call_id = item["call_id"]
+        if call_id not in ids:
+            ids[call_id] = _mistral_id(call_id, taken)
+            taken.add(ids[call_id])
+            notes.append(Problem(index=index, code="tool-id-rewritten", severity="info",
+                                 message=f"tool call id {call_id!r} written as {ids[call_id]!r}: "
+                                         "Mistral takes only 9 letters or digits"))
+        out[index] = {**item, "call_id": ids[call_id]}
+    return out, notes
+
+
+def _mistral_id(call_id: str, taken: set[str]) -> str:
+    """A 9-character id derived from ``call_id`` (the same every run), not in ``taken``."""
+    for attempt in range(1000):
+        digest = hashlib.sha256(f"{attempt}:{call_id}".encode()).digest()
+        new = "".join(_ALPHABET[byte % len(_ALPHABET)] for byte in digest[:9])
+        if new not in taken:
+            return new
+    raise AssertionError("no free tool call id")  # 62**9 ids: unreachable

@@ -41,6 +41,11 @@ __all__ = ["Problem", "ValidationReport", "replayable", "schema_error", "tool_ca
            "validate", "validated"]
 
 CHAT_SCHEMA = "openai.types.chat.ChatCompletionMessageParam"
+# Mistral's chat messages carry text, image_url and document_url chunks, a document being a
+# URL (https://docs.mistral.ai/capabilities/document_ai/document_qna/): a file's inline bytes
+# have no place. mistralai is not a dependency: this is the documented rule.
+MISTRAL_FILE = ("Mistral takes no file part in a chat message (a document is a document_url "
+                "chunk: a URL); send the file by URL, or its text as text")
 # What the SDK converter refuses but the items still say plainly: read on after reporting it.
 _READ_ON = ("name-key", "null-content", "missing-field")
 
@@ -187,6 +192,11 @@ def _message_problems(messages: list[dict[str, Any]], origins: list[int],
         problems.extend(Problem(index=origin, code=code, message=text, severity=severity)
                         for code, text, severity in content_problems(message, profile))
     problems.extend(tool_call_problems(messages, origins, items))
+    if profile.target == "mistral":
+        problems.extend(Problem(index=origin, code="unsupported-part", message=MISTRAL_FILE)
+                        for message, origin in zip(messages, origins, strict=True)
+                        if isinstance(message.get("content"), list)
+                        and any(part.get("type") == "file" for part in message["content"]))
     dialect = dialect_for(profile.target)
     if not messages:
         problems.append(Problem(index=None, code="no-messages", message=NO_MESSAGES))

@@ -270,7 +270,10 @@ def test_decoded_legacy_fixture_replays_to_every_target(items: list[dict[str, An
     for target in TARGETS:
         fixed = replayable(items, target=target)
         report = validate(fixed, target=target)
-        assert report.ok != turnless(fixed, target), (target, report.errors)
+        # replayable never edits text: a final assistant text ending in whitespace is
+        # to_provider's repair (Anthropic), reported here.
+        errors = [p for p in report.errors if p.code != "trailing-whitespace"]
+        assert (not errors) != turnless(fixed, target), (target, report.errors)
         assert len(fixed) == len(items)
         assert [i.get("role") for i in fixed] == [i.get("role") for i in items]
         assert [i.get("type") for i in fixed] == [i.get("type") for i in items]
@@ -281,7 +284,9 @@ def test_replayable_on_original_transcripts() -> None:
     for name, items in data.items():
         for target in TARGETS:
             fixed = replayable(items, target=target)
-            assert validate(fixed, target=target).ok != turnless(fixed, target), (name, target)
+            errors = [p for p in validate(fixed, target=target).errors
+                      if p.code != "trailing-whitespace"]  # to_provider's repair
+            assert (not errors) != turnless(fixed, target), (name, target)
             assert [i.get("role") for i in fixed] == [i.get("role") for i in items]
 
 
