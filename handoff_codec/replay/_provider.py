@@ -71,6 +71,14 @@ def to_provider(items: str | Iterable[Mapping[str, Any]], target: str, *,
             notes.append(Problem(index=index, code="empty-turn", severity="info",
                                  message="assistant output message with no text: sent with "
                                          "content \"\", as Chat Completions needs content"))
+    for index, item in enumerate(readable):
+        if (not mistral and isinstance(item, Mapping) and item.get("content") == []
+                and item.get("role") in ("user", "system", "developer", "assistant")
+                and item.get("type") in (None, "message") and not without_text(item)):
+            readable[index] = {**item, "content": ""}  # what replayable() writes
+            notes.append(Problem(index=index, code="empty-turn", severity="info",
+                                 message=f"{item['role']} content is an empty list, which Chat "
+                                         "Completions refuses: sent as \"\""))
     if mistral:
         readable, filled = _filled(readable, target, placeholder)
         readable, rewritten = _mistral_ids(readable)

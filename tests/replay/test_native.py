@@ -325,8 +325,9 @@ def test_chat_completions_target_is_the_validated_messages() -> None:
     assert conversion.request == {"messages": [{"role": "user", "content": "hi"}]}
     assert codes(conversion) == [(1, "reasoning-dropped")]
     with pytest.raises(ReplayError) as raised:
-        to_provider([{"role": "user", "content": []}], "chat_completions")
-    assert raised.value.index == 0
+        to_provider([{"role": "user", "content": "hi"}, {"type": "compaction", "id": "c"}],
+                     "chat_completions")
+    assert raised.value.index == 1
 
 
 # ---------------------------------------------------------------- merge before placeholder

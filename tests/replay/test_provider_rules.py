@@ -63,3 +63,15 @@ def test_mistral_refuses_a_file_part() -> None:
         to_provider(items, "mistral")
     assert refused.value.index == 0
     assert not validate(items, target="mistral").ok
+
+
+EMPTY_LIST = [{"role": "user", "content": []}, {"role": "assistant", "content": "ok"}]
+
+
+@pytest.mark.parametrize("target", ["chat_completions", "anthropic", "gemini", "bedrock",
+                                    "mistral"])
+def test_an_empty_content_list_is_a_repair_for_every_target(target: str) -> None:
+    """validate() calls it an error, and replay repairs it, on every target alike."""
+    assert [p.code for p in validate(EMPTY_LIST, target=target).errors] == ["empty-content-list"]
+    conversion = to_provider(EMPTY_LIST, target)
+    assert [(n.index, n.code) for n in conversion.repairs] == [(0, "empty-turn")]
