@@ -48,9 +48,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def _replay_command(args: argparse.Namespace) -> str:
-    """The ``replay`` of the same items for the same target."""
-    return shlex.join(["handoff-codec", "replay", "--target", args.target,
-                       *([] if args.file == "-" else [args.file])])
+    """The ``replay`` of the same items for the same target; ``-``: give them on stdin again."""
+    return shlex.join(["handoff-codec", "replay", "--target", args.target, args.file])
 
 
 Row = tuple[str, "Problem"]  # the severity shown ("repair" for a repair), the problem
