@@ -79,12 +79,12 @@ def read(items: Sequence[Any]) -> Reading:
             fixed[key] = []  # no parts, as the SDK reads "" there
             notes.append(Problem(index=index, code="null-as-empty", severity="info",
                                  message="assistant output message content is null: read as "
-                                         "no parts, as \"\" is"))
+                                         "an empty list of parts (no text)"))
         elif fixed.get(key) is None:
             state = "missing" if key not in item else "null"
             fixed[key] = ""
             notes.append(Problem(index=index, code="null-as-empty", severity="info",
-                                 message=f"{what} is {state}: read as no text, as \"\" is"))
+                                 message=f"{what} is {state}: read as \"\" (no text)"))
         if key == "content" and "name" in fixed:
             names[index] = fixed.pop("name")
         if fixed != item:

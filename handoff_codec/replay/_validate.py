@@ -119,7 +119,8 @@ def validated(items: str | Iterable[Mapping[str, Any]], *, target: str = "chat_c
                 unread.add(item.get("call_id"))
             piece = Piece("drop")  # keeps each piece at its item's index
         else:
-            problems.extend(Problem(index=index, code=code, message=message, severity="info")
+            problems.extend(Problem(index=index, code=code, severity="info",
+                                    message=_for_target(code, message, profile))
                             for code, message in piece.notes)
         pieces.append(piece)
     converted = not any(problem.severity == "error" for problem in problems)
@@ -145,6 +146,16 @@ def validated(items: str | Iterable[Mapping[str, Any]], *, target: str = "chat_c
     report = ValidationReport(target=target, messages=messages, problems=problems,
                               checked_with=checked_with)
     return report, origins
+
+
+def _for_target(code: str, message: str, profile: Profile) -> str:
+    """A conversion note worded for the target, not for the Chat Completions step."""
+    if code != "reasoning-dropped" or profile.target == "chat_completions":
+        return message
+    dialect = dialect_for(profile.target)
+    provider = profile.provider if dialect is None else dialect.provider
+    return (f"reasoning item dropped: {provider} cannot read another provider's reasoning, "
+            "and it is never replayed as text")
 
 
 def _piece(item: Any, lenient: Any, index: int,

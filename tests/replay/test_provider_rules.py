@@ -75,3 +75,19 @@ def test_an_empty_content_list_is_a_repair_for_every_target(target: str) -> None
     assert [p.code for p in validate(EMPTY_LIST, target=target).errors] == ["empty-content-list"]
     conversion = to_provider(EMPTY_LIST, target)
     assert [(n.index, n.code) for n in conversion.repairs] == [(0, "empty-turn")]
+
+
+@pytest.mark.parametrize("target", ["anthropic", "gemini", "bedrock", "mistral"])
+def test_notes_name_the_target_and_say_one_thing(target: str) -> None:
+    items = [{"role": "user", "content": "hi"}, {"type": "reasoning", "id": "r", "summary": []},
+             {"role": "assistant", "content": None, "name": "a b"}]
+    messages = [p.message for p in validate(items, target=target).problems]
+    messages += [n.message for n in to_provider(items, target).notes]
+    assert all("Chat Completions" not in message for message in messages), messages
+    assert all('as "" is' not in message for message in messages), messages
+
+
+def test_a_chat_completions_name_note_does_not_contradict_itself() -> None:
+    items = [{"role": "user", "content": "hi", "name": "a b"}]
+    [note] = [n for n in to_provider(items, "chat_completions").notes if n.code == "name-dropped"]
+    assert "takes no name" not in note.message and "^[a-zA-Z0-9_-]+$" in note.message
