@@ -151,7 +151,10 @@ def convert(items: str | Iterable[Mapping[str, Any]], dialect: Dialect, *,
                          else list(items))
     filler = DEFAULT_PLACEHOLDER if placeholder is None else placeholder
     if not isinstance(filler, str) or dialect.rejects(filler):
-        raise ValueError(f"{dialect.provider} rejects the placeholder {filler!r}")
+        wanted = ("text that is not empty" if dialect.rejects(" ") is False
+                  else "text with a character that is not whitespace")
+        raise ValueError(f"{dialect.provider} rejects the placeholder {filler!r}: give "
+                         f"{wanted}, such as {DEFAULT_PLACEHOLDER!r} (the default)")
     reading = read(listed)
     readable, name_notes, _ = named(
         reading, names=names,

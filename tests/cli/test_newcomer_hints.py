@@ -26,3 +26,12 @@ def test_the_next_command_after_stdin_names_stdin() -> None:
     done = cli("validate", "--target", "anthropic", stdin=ITEMS)
     assert done.returncode == 0
     assert done.stdout.splitlines()[-1] == "next: handoff-codec replay --target anthropic -"
+
+
+def test_a_rejected_placeholder_says_what_would_do() -> None:
+    items = json.dumps([{"role": "user", "content": "hi"}, {"role": "assistant", "content": ""}])
+    for target in ("bedrock", "anthropic", "gemini", "mistral"):
+        done = cli("replay", "--placeholder", "" if target in ("gemini", "mistral") else " ",
+                   "--target", target, stdin=items)
+        assert done.returncode == 2
+        assert "rejects the placeholder" in done.stderr and "such as '.'" in done.stderr
