@@ -181,6 +181,11 @@ def _message(item: Mapping[str, Any], kind: Any) -> Piece:
         return Piece("message", {"role": role, "content": content}, notes=_part_notes(item, role))
     if kind == "message" and role == "assistant" and "id" in item and "content" in item:
         return _output_message(item)
+    if role == "tool" or (role == "assistant" and "tool_calls" in item):
+        what = "tool message" if role == "tool" else "tool_calls key"
+        raise Unconvertible("unsupported-item",
+                            f"a Chat Completions {what} is not an item: write a tool call as a "
+                            "function_call item and its answer as a function_call_output item")
     if role not in ROLES:
         raise Unconvertible("unsupported-item", f"unknown role {role!r}")
     if "content" not in item:

@@ -35,3 +35,20 @@ def test_a_rejected_placeholder_says_what_would_do() -> None:
                    "--target", target, stdin=items)
         assert done.returncode == 2
         assert "rejects the placeholder" in done.stderr and "such as '.'" in done.stderr
+
+
+def test_decode_of_json_items_says_to_encode() -> None:
+    done = cli("decode", stdin=ITEMS)
+    assert done.returncode == 1
+    assert "this is JSON items, not a summary: `handoff-codec encode`" in done.stderr
+
+
+def test_chat_completions_tool_messages_point_to_function_call_items() -> None:
+    items = json.dumps([
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "ok"}])
+    done = cli("validate", stdin=items)
+    assert done.returncode == 1
+    assert done.stdout.count("function_call_output item") == 2
