@@ -52,3 +52,17 @@ def test_chat_completions_tool_messages_point_to_function_call_items() -> None:
     done = cli("validate", stdin=items)
     assert done.returncode == 1
     assert done.stdout.count("function_call_output item") == 2
+
+
+def test_the_main_help_names_every_command_in_plain_words() -> None:
+    first = cli("--help").stdout.split("\n\n")[1]
+    for command in ("encode", "decode", "migrate", "validate", "replay"):
+        assert command in first
+    assert "nested handoff-history" not in first
+
+
+def test_the_face_lists_no_stray_names() -> None:
+    import handoff_codec
+
+    assert "annotations" not in dir(handoff_codec)
+    assert len(handoff_codec.__all__) == 12
