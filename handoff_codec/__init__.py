@@ -15,8 +15,6 @@ Elsewhere: ``handoff_codec.format`` (the format's other names: ``summarize``,
 ``handoff_codec.integrations`` (one module a framework).
 """
 
-from __future__ import annotations
-
 from ._version import __version__ as __version__
 from .format import (
     Codec,

@@ -89,7 +89,9 @@ def _parser() -> _Parser:
 
     parser = _Parser(
         prog="handoff-codec",
-        description="Encode, decode, migrate and validate nested handoff-history summaries. "
+        description="Write and read the conversation summaries one agent hands to the next "
+                    "(encode, decode), upgrade the ones in session stores (migrate), and check "
+                    "and convert conversation items for a model provider (validate, replay). "
                     "FILE is a path, or - (the default) for standard input. migrate's STORE "
                     f"is {STORE_FORMS}.",
         epilog=_epilog(),

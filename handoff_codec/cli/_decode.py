@@ -101,7 +101,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         decoded = codec.decode(text, strict=args.strict)
     except DecodeError as exc:
-        raise CliError(f"{name}:{exc.line}:{exc.column}: {exc.msg}") from None
+        hint = ""
+        if _json_items(text):
+            hint = ("; this is JSON items, not a summary: `handoff-codec encode` writes "
+                    "their summary")
+        raise CliError(f"{name}:{exc.line}:{exc.column}: {exc.msg}{hint}") from None
     for line in about_the_writer(decoded):
         print(f"{name}: {line}", file=sys.stderr)
     problems = []
@@ -136,3 +140,15 @@ def run(args: argparse.Namespace) -> int:
     for line in next_line(following):
         print(line, file=sys.stderr)
     return code
+
+
+def _json_items(text: str) -> bool:
+    """Whether ``text`` is a JSON object or a list of them (items): only to say so."""
+    import json
+
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return False
+    value = value if isinstance(value, list) else [value]
+    return bool(value) and all(isinstance(item, dict) for item in value)

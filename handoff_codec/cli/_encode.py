@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 
 from ..format import EncodeError
-from ._exits import CliError
+from ._exits import EXIT_USAGE, CliError
 from ._io import add_input_argument, add_json_argument, read_items, write_json, write_text
 from ._options import add_codec_options, codec_from
 
@@ -26,6 +26,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.message and args.json:
+        raise CliError("encode: --message and --json are alternatives (the message as JSON, "
+                       "or the summary in a JSON object): give one", EXIT_USAGE)
     codec = codec_from(args)
     items = read_items(args.file, then="handoff-codec encode")
     try:

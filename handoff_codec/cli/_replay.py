@@ -42,9 +42,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         help="the provider API to write for")
     parser.add_argument("--placeholder", default=None,
                         help="text for an empty turn the target rejects (default: '.')")
-    parser.add_argument("--names", choices=("drop", "inline"), default="drop",
-                        help="a message name the target does not take: drop it, or write it "
-                             "in front of the text as '[name] ' (default: drop)")
+    parser.add_argument("--names", choices=("keep", "drop", "inline"), default="keep",
+                        help="a message's name: keep it where the target takes it (only "
+                             "chat_completions does) and drop it elsewhere; drop it on every "
+                             "target; or write it in front of the text as '[name] ' on every "
+                             "target (default: keep). A name dropped or inlined is a repair")
     parser.add_argument("--quiet", action="store_true",
                         help="do not print notes on stderr (repairs are always listed)")
     add_json_argument(parser, "the request body (as without it)")
@@ -69,7 +71,7 @@ class Check:
 
 
 def check(items: Any, target: str, *, placeholder: str | None = None,
-          names: str = "drop") -> Check:
+          names: str = "keep") -> Check:
     """The one verdict of ``replay`` and ``validate`` at the command line."""
     from ..replay import Problem, ReplayError, to_provider
 
@@ -77,7 +79,7 @@ def check(items: Any, target: str, *, placeholder: str | None = None,
         conversion = to_provider(items, target, placeholder=placeholder,
                                  names=names)  # type: ignore[arg-type]
     except ReplayError as exc:
-        return Check(None, Problem(index=exc.index, code="cannot-replay", message=exc.msg))
+        return Check(None, Problem(index=exc.index, code=exc.code, message=exc.msg))
     return Check(conversion, None)
 
 
@@ -87,8 +89,13 @@ def _bytes_as_base64(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 
-def _where(note: Problem) -> str:
-    return "-" if note.index is None else f"item {note.index}"
+def source_name(file: str) -> str:
+    """How a message names the input: the FILE given, or ``stdin``."""
+    return "stdin" if file == "-" else file
+
+
+def _where(note: Problem, file: str) -> str:
+    return source_name(file) if note.index is None else f"item {note.index}"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -99,14 +106,17 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(str(exc), EXIT_USAGE) from None
     if result.conversion is None:
         assert result.error is not None
-        raise CliError(f"{args.file}: item {result.error.index}: {result.error.message}")
+        error = result.error
+        if error.index is None:
+            raise CliError(f"{source_name(args.file)}: {error.code}: {error.message}")
+        raise CliError(f"{args.file}: item {error.index}: {error.message}")
     repairs = result.repairs
     for note in result.conversion.notes:
         if note in repairs:
-            print(f"handoff-codec: repair: {_where(note)}: {note.code}: {note.message}",
+            print(f"handoff-codec: repair: {_where(note, args.file)}: {note.code}: {note.message}",
                   file=sys.stderr)
         elif not args.quiet:
-            print(f"handoff-codec: note: {_where(note)}: {note.code}: {note.message}",
+            print(f"handoff-codec: note: {_where(note, args.file)}: {note.code}: {note.message}",
                   file=sys.stderr)
     write_json(result.conversion.request, default=_bytes_as_base64)
     if repairs:

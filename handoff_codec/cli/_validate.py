@@ -4,7 +4,7 @@ The verdict is ``replay``'s (:func:`._replay.check`): exit 0 when the items
 replay to the target as they are, 1 when they cannot, or only with repairs
 (each listed as a ``repair`` row; ``replay`` writes the repaired request).
 The rows are the problems ``handoff_codec.replay.validate`` finds, all at
-once, except the two it reports for the Agents SDK converter (a ``name`` key,
+once, except the two it reports as a problem of the items themselves (a ``name`` key,
 null content): at the command line those are what ``replay`` does with them,
 a repair or nothing. The text report is the rows as a table, the verdict with
 the counts (``ok: N items, target T``, ``E errors: ...`` or ``R repairs:
@@ -28,7 +28,7 @@ from ._report import next_line, shape
 if TYPE_CHECKING:
     from ..replay import Problem
 
-# What validate() reports for the Agents SDK converter; replay reads past both.
+# What validate() reports of the items themselves; replay reads past both.
 _CONVERTER_ONLY = ("name-key", "null-content")
 
 
@@ -48,9 +48,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def _replay_command(args: argparse.Namespace) -> str:
-    """The ``replay`` of the same items for the same target."""
-    return shlex.join(["handoff-codec", "replay", "--target", args.target,
-                       *([] if args.file == "-" else [args.file])])
+    """The ``replay`` of the same items for the same target; ``-``: give them on stdin again."""
+    return shlex.join(["handoff-codec", "replay", "--target", args.target, args.file])
 
 
 Row = tuple[str, "Problem"]  # the severity shown ("repair" for a repair), the problem

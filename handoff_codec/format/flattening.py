@@ -8,7 +8,7 @@ a :class:`TrustDecision`: whether it was expanded, and the :class:`Reason`.
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from enum import Enum
 
 from .content import as_text_message
@@ -18,7 +18,6 @@ from .write import not_a_list
 
 TYPE_CHECKING = False  # typing is not imported at run time (see .models)
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
     from typing import Any, Literal
 
     from .codec import Codec
@@ -99,8 +98,10 @@ class FlattenReport:
 
 
 def flatten_report(codec: Codec, items: Iterable[Mapping[str, Any]], *, trust: Trust = "any",
-                   on_loss: OnLoss = "keep", restore_empty: bool = False) -> FlattenReport:
-    """:meth:`Codec.flatten_report <handoff_codec.Codec.flatten_report>` for ``codec``."""
+                   on_loss: OnLoss = "keep", restore_empty: bool = False,
+                   caller: str = "flatten") -> FlattenReport:
+    """:meth:`Codec.flatten_report <handoff_codec.Codec.flatten_report>` for ``codec``;
+    ``caller`` names the function in what a wrong argument raises."""
     if trust not in ("any", "signed"):
         raise ValueError(f"trust must be 'any' or 'signed', not {trust!r}")
     if on_loss not in ("keep", "drop"):
@@ -108,13 +109,13 @@ def flatten_report(codec: Codec, items: Iterable[Mapping[str, Any]], *, trust: T
     keys = codec._keys
     if trust == "signed" and not keys:
         raise ValueError("trust='signed' needs a Codec with key or verify_keys")
-    if isinstance(items, (Mapping, str, bytes)):
-        raise TypeError(f"flatten: {not_a_list(items)}")
+    if isinstance(items, (Mapping, str, bytes)) or not isinstance(items, Iterable):
+        raise TypeError(f"{caller}: {not_a_list(items)}")
     flat: list[Item] = []
     decisions: list[TrustDecision] = []
     for index, item in enumerate(items):
         if not isinstance(item, Mapping):
-            raise TypeError(f"flatten: item {index} is a {type(item).__name__}, not a mapping "
+            raise TypeError(f"{caller}: item {index} is a {type(item).__name__}, not a mapping "
                             '(an item is a dict such as {"role": "user", "content": "hi"})')
         if codec.is_summary(message := as_text_message(item)):
             text = message["content"]
@@ -163,4 +164,4 @@ def flatten(codec: Codec, items: Iterable[Mapping[str, Any]], *, trust: Trust = 
 
 def nest(codec: Codec, items: Iterable[Mapping[str, Any]]) -> list[Item]:
     """``[codec.summarize(codec.flatten(items))]``, the shape of a HandoffHistoryMapper."""
-    return [codec.summarize(flatten_report(codec, items).items)]
+    return [codec.summarize(flatten_report(codec, items, caller="nest").items)]

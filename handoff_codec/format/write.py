@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 
 from . import grammar as _grammar
@@ -18,7 +18,7 @@ from .read.vocabulary import KNOWN_ROLES
 
 TYPE_CHECKING = False  # typing is not imported at run time (see .models)
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Callable
     from typing import Any
 
 __all__ = ["SURROGATE", "encode_records", "plain_line"]
@@ -211,7 +211,7 @@ def encode_records(
     deeper than ``max_depth``, which a reader would refuse. A lone surrogate
     is written as a ``\\uXXXX`` escape, so the text is always valid UTF-8.
     """
-    if isinstance(items, (Mapping, str, bytes)):
+    if isinstance(items, (Mapping, str, bytes)) or not isinstance(items, Iterable):
         raise EncodeError(not_a_list(items))
     lines: list[str] = []
     append, to_json = lines.append, _json_writer()

@@ -30,9 +30,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import google.adk
-from google.adk.events import Event
-from google.genai import types
+try:
+    import google.adk
+    from google.adk.events import Event
+    from google.genai import types
+except ImportError as exc:  # depends on the install
+    raise ImportError("the Google ADK integration needs google-adk: pip install "
+                      "'handoff-codec[google-adk]'", name=exc.name) from exc
 from pydantic import BaseModel, PrivateAttr
 
 __all__ = ["TESTED", "Framing", "Provenance", "Rendered", "framing", "provenance", "render",

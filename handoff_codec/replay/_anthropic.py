@@ -5,7 +5,11 @@ Rules it follows (each has a test citing its source):
 * text blocks must be non-empty and contain non-whitespace text;
 * every ``tool_use`` is answered by a ``tool_result`` in the next user turn,
   and the tool results come first in that turn;
-* the system prompt is the top-level ``system`` parameter, not a turn.
+* the system prompt is the top-level ``system`` parameter, not a turn;
+* a final assistant turn (a prefill) may not end in whitespace: the API
+  answers "final assistant content cannot end with trailing whitespace"
+  (https://github.com/tailcallhq/forgecode/issues/1872); it is
+  stripped, and reported as a repair.
 
 The request is checked against ``anthropic.types.MessageParam`` (and
 ``TextBlockParam`` for ``system``) when the ``anthropic`` package is installed.
@@ -37,6 +41,7 @@ class Anthropic(Dialect):
     provider = "Anthropic"
     sdk = "anthropic"
     schema = "anthropic.types.MessageParam"
+    final_text_stripped = True
     message_shape = ("a message is role and content only "
                      "(https://docs.anthropic.com/en/api/messages)")
 

@@ -181,6 +181,11 @@ def _message(item: Mapping[str, Any], kind: Any) -> Piece:
         return Piece("message", {"role": role, "content": content}, notes=_part_notes(item, role))
     if kind == "message" and role == "assistant" and "id" in item and "content" in item:
         return _output_message(item)
+    if role == "tool" or (role == "assistant" and "tool_calls" in item):
+        what = "tool message" if role == "tool" else "tool_calls key"
+        raise Unconvertible("unsupported-item",
+                            f"a Chat Completions {what} is not an item: write a tool call as a "
+                            "function_call item and its answer as a function_call_output item")
     if role not in ROLES:
         raise Unconvertible("unsupported-item", f"unknown role {role!r}")
     if "content" not in item:
@@ -193,9 +198,9 @@ def _message(item: Mapping[str, Any], kind: Any) -> Piece:
                             "content, type and phase needs an 'id'")
     if "name" in item and is_easy_message({k: v for k, v in item.items() if k != "name"}):
         raise Unconvertible("name-key",
-                            "a 'name' key on a message is rejected by the Agents SDK converter; "
-                            "replayable(names='drop' or 'inline'), or handoff-codec replay "
-                            "--names drop or inline, removes it")
+                            "a 'name' key on this message: the target takes no such name; "
+                            "handoff-codec replay drops it (--names inline writes it into the "
+                            "text), as replayable() does in Python")
     if "type" in item:
         raise Unconvertible("unsupported-item", "'type' must be 'message' or absent, not None")
     extra = sorted(set(item) - EASY_KEYS)

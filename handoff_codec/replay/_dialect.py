@@ -35,6 +35,8 @@ class Dialect:
     assistant_role: ClassVar[str] = "assistant"
     tool_ids: ClassVar[bool] = True  # tool calls carry ids the API restricts to [a-zA-Z0-9_-]
     empty_tool_result: ClassVar[bool] = True  # a tool result may carry no text
+    # The final assistant text may not end in whitespace (Anthropic's prefill rule).
+    final_text_stripped: ClassVar[bool] = False
     # The provider's documented message shape, for the note when a name is dropped.
     message_shape: ClassVar[str] = ""
 

@@ -9,6 +9,7 @@ target's message shape (:func:`named`), and every change is noted.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -17,9 +18,21 @@ from ._chat import ROLES
 from ._problems import Problem
 from ._profiles import TEXT_PART_TYPES
 
-__all__ = ["Names", "Reading", "inlined", "named", "read", "without_text"]
+__all__ = ["CHAT_NAME_RULE", "Names", "Reading", "chat_keeps", "inlined", "named", "read",
+           "without_text"]
 
-Names = Literal["drop", "inline"]
+# OpenAI refuses other names: "Invalid 'messages[1].name': string does not match pattern.
+# Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'."
+# https://github.com/jekalmin/extended_openai_conversation/issues/251
+_CHAT_NAME = re.compile(r"^[a-zA-Z0-9_-]+$")
+CHAT_NAME_RULE = ("Chat Completions takes a name only on a user, assistant, system or "
+                  "developer message, and only one matching ^[a-zA-Z0-9_-]+$ "
+                  "(https://platform.openai.com/docs/api-reference/chat/create)")
+
+
+Names = Literal["keep", "drop", "inline"]
+"""What becomes of a message's ``name``: ``keep`` it where the target takes it (else drop it),
+``drop`` it everywhere, or ``inline`` it everywhere as ``"[name] "`` in front of the text."""
 
 
 @dataclass(frozen=True)
@@ -66,12 +79,12 @@ def read(items: Sequence[Any]) -> Reading:
             fixed[key] = []  # no parts, as the SDK reads "" there
             notes.append(Problem(index=index, code="null-as-empty", severity="info",
                                  message="assistant output message content is null: read as "
-                                         "no parts, as \"\" is"))
+                                         "an empty list of parts (no text)"))
         elif fixed.get(key) is None:
             state = "missing" if key not in item else "null"
             fixed[key] = ""
             notes.append(Problem(index=index, code="null-as-empty", severity="info",
-                                 message=f"{what} is {state}: read as no text, as \"\" is"))
+                                 message=f"{what} is {state}: read as \"\" (no text)"))
         if key == "content" and "name" in fixed:
             names[index] = fixed.pop("name")
         if fixed != item:
@@ -79,21 +92,24 @@ def read(items: Sequence[Any]) -> Reading:
     return Reading(items=out, notes=notes, names=names)
 
 
-def named(reading: Reading, *, names: Names, provider: str, why: str,
+def named(reading: Reading, *, names: Names, why: str,
           keep: Callable[[Mapping[str, Any], Any], bool] = lambda item, name: False,
           ) -> tuple[list[Any], list[Problem], dict[int, str]]:
-    """The items with each name inlined (``names="inline"``) or dropped, the notes, the kept.
+    """The items with each name kept, inlined or dropped as ``names`` says, the notes, the kept.
 
     ``keep(item, name)`` says whether the target takes ``name`` on that message
-    as it is; those names are returned (item index -> name) for the caller to
-    write, and need no note. ``why`` ends each note: the target's message shape.
+    as it is; with ``names="keep"`` those names are returned (item index ->
+    name) for the caller to write, and need no note. ``why`` says why the
+    target takes no such name: the end of each note on a name it does not take.
     """
     items = list(reading.items)
     notes: list[Problem] = []
     kept: dict[int, str] = {}
     for index, name in reading.names.items():
         item = items[index]
-        if keep(item, name):
+        taken = keep(item, name)
+        reason = f"as --names {names} asks" if taken else why
+        if taken and names == "keep":
             kept[index] = name
         elif names == "inline" and isinstance(name, str) and name:
             prefix = f"[{name}] "
@@ -101,11 +117,10 @@ def named(reading: Reading, *, names: Names, provider: str, why: str,
             items[index] = {**item, "content": inlined(item.get("content"), prefix, part_type)}
             notes.append(Problem(index=index, code="name-inlined", severity="info",
                                  message=f"name {name!r} moved into the text as {prefix!r}: "
-                                         f"{provider} takes no name here; {why}"))
+                                         f"{reason}"))
         else:
             notes.append(Problem(index=index, code="name-dropped", severity="info",
-                                 message=f"name {name!r} dropped: {provider} takes no name "
-                                         f"here; {why}"))
+                                 message=f"name {name!r} dropped: {reason}"))
     return items, notes, kept
 
 
@@ -122,3 +137,9 @@ def inlined(content: Any, prefix: str, part_type: str) -> Any:
                         *content[number + 1:]]
         return [{"type": part_type, "text": prefix}, *content]
     return content
+
+
+def chat_keeps(item: Mapping[str, Any], name: Any) -> bool:
+    """Whether a Chat Completions message takes ``name`` as its own ``name`` field."""
+    return (isinstance(name, str) and bool(_CHAT_NAME.match(name))
+            and item.get("role") in ("user", "assistant", "system", "developer"))

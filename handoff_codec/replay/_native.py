@@ -29,17 +29,20 @@ from ._lenient import Names, named, read
 from ._problems import Problem, Severity
 from .errors import ReplayError
 
-__all__ = ["REPAIRS", "Conversion", "convert", "native_problems", "sdk_installed"]
+__all__ = ["NO_MESSAGES", "REPAIRS", "Conversion", "convert", "native_problems", "no_turn_message",
+           "sdk_installed"]
 
 REPAIRS = frozenset({
     "null-as-empty", "name-dropped", "name-inlined", "empty-turn", "leading-user-turn",
     "empty-system", "tool-id-rewritten", "parts-dropped", "tool-output-omitted",
+    "trailing-whitespace",
 })
 """The note codes that say the request differs from what the items say: something was
 filled in, dropped or rewritten so that the target takes it. (``merged`` and
 ``system-moved`` regroup what the items say, and are no repair; nor is
 ``reasoning-dropped``: a provider's reasoning is never replayed, to any target.)"""
 
+NO_MESSAGES = "no messages: every provider refuses a request without one"
 _TOOL_ID = re.compile(r"^[a-zA-Z0-9_-]+$")
 
 
@@ -141,17 +144,21 @@ class _Run:
 
 
 def convert(items: str | Iterable[Mapping[str, Any]], dialect: Dialect, *,
-            placeholder: str | None = None, names: Names = "drop",
+            placeholder: str | None = None, names: Names = "keep",
             check: bool = True) -> Conversion:
     """Convert ``items`` for ``dialect``; see :func:`handoff_codec.replay.to_provider`."""
     listed: list[Any] = ([{"role": "user", "content": items}] if isinstance(items, str)
                          else list(items))
     filler = DEFAULT_PLACEHOLDER if placeholder is None else placeholder
     if not isinstance(filler, str) or dialect.rejects(filler):
-        raise ValueError(f"{dialect.provider} rejects the placeholder {filler!r}")
+        wanted = ("text that is not empty" if dialect.rejects(" ") is False
+                  else "text with a character that is not whitespace")
+        raise ValueError(f"{dialect.provider} rejects the placeholder {filler!r}: give "
+                         f"{wanted}, such as {DEFAULT_PLACEHOLDER!r} (the default)")
     reading = read(listed)
-    readable, name_notes, _ = named(reading, names=names, provider=dialect.provider,
-                                    why=dialect.message_shape)
+    readable, name_notes, _ = named(
+        reading, names=names,
+        why=f"{dialect.provider} takes no name on a message; {dialect.message_shape}")
     run = _Run(dialect, filler, readable)
     run.notes.extend(reading.notes)
     run.notes.extend(name_notes)
@@ -258,10 +265,38 @@ def _turns(run: _Run, messages: list[Message],
         run.note(turns[0].origin, "leading-user-turn",
                  f"the conversation starts with an assistant turn; {dialect.provider} "
                  f"needs a user turn first, so one carrying {run.placeholder!r} comes before it")
+    if turns and dialect.final_text_stripped and turns[-1].role == dialect.assistant_role:
+        _strip_final(run, turns[-1])
     if not turns:
-        run.note(None, "no-messages", f"no user or assistant turn: {dialect.provider} "
-                 "needs at least one", severity="warning")
+        why = no_turn_message(dialect.provider) if system else NO_MESSAGES
+        if run.problems is None:
+            raise ReplayError(why, index=None, code="no-messages")
+        run.problems.append(Problem(index=None, code="no-messages", message=why))
     return system, turns
+
+
+def _strip_final(run: _Run, turn: _Turn) -> None:
+    """The final assistant turn's last text without trailing whitespace, as Anthropic needs:
+    "final assistant content cannot end with trailing whitespace"."""
+    last = turn.blocks[-1] if turn.blocks else None
+    text = last.get("text") if isinstance(last, dict) and last.get("type") == "text" else None
+    if not isinstance(text, str) or text == text.rstrip():
+        return
+    assert last is not None
+    message = (f"the final assistant turn ends in whitespace: {run.dialect.provider} rejects "
+               "it (\"final assistant content cannot end with trailing whitespace\"), so it "
+               "is stripped")
+    if run.problems is not None:
+        run.problems.append(Problem(index=turn.origin, code="trailing-whitespace",
+                                    message=message))
+    last["text"] = text.rstrip()
+    run.note(turn.origin, "trailing-whitespace", message)
+
+
+def no_turn_message(provider: str) -> str:
+    """Why a request with no user or assistant turn is refused: one wording everywhere."""
+    return (f"no user or assistant turn: {provider} refuses a request without one "
+            "(a system prompt alone is not enough)")
 
 
 def _system(run: _Run, system: list[str], message: Message, origin: int, *, moved: bool) -> None:

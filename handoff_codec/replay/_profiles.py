@@ -144,7 +144,10 @@ def check_placeholder(profile: Profile, placeholder: str | None) -> str:
     if not isinstance(placeholder, str):
         raise TypeError("placeholder must be a str")
     if any(rejects_text(profile, role, placeholder) for role in ALL_ROLES):
-        raise ValueError(f"{profile.provider} rejects the placeholder {placeholder!r}")
+        wanted = ("text with a character that is not whitespace" if profile.empty_text == "blank"
+                  else "text that is not empty")
+        raise ValueError(f"{profile.provider} rejects the placeholder {placeholder!r}: give "
+                         f"{wanted}, such as {profile.placeholder!r} (the default)")
     return placeholder
 
 

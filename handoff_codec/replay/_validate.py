@@ -18,8 +18,8 @@ from pydantic import BaseModel, Field, TypeAdapter, ValidationError, computed_fi
 
 from ._chat import ROLES, Piece, Unconvertible, assemble, is_easy_message, piece_of
 from ._checks import drain, first_error, tool_call_problems
-from ._lenient import inlined, read
-from ._native import native_problems
+from ._lenient import CHAT_NAME_RULE, chat_keeps, inlined, read
+from ._native import NO_MESSAGES, native_problems, no_turn_message
 from ._problems import Problem
 from ._profiles import (
     SAME,
@@ -41,6 +41,11 @@ __all__ = ["Problem", "ValidationReport", "replayable", "schema_error", "tool_ca
            "validate", "validated"]
 
 CHAT_SCHEMA = "openai.types.chat.ChatCompletionMessageParam"
+# Mistral's chat messages carry text, image_url and document_url chunks, a document being a
+# URL (https://docs.mistral.ai/capabilities/document_ai/document_qna/): a file's inline bytes
+# have no place. mistralai is not a dependency: this is the documented rule.
+MISTRAL_FILE = ("Mistral takes no file part in a chat message (a document is a document_url "
+                "chunk: a URL); send the file by URL, or its text as text")
 # What the SDK converter refuses but the items still say plainly: read on after reporting it.
 _READ_ON = ("name-key", "null-content", "missing-field")
 
@@ -80,10 +85,13 @@ def validate(items: str | Iterable[Mapping[str, Any]], *, target: str = "chat_co
 
     Targets: ``chat_completions`` (OpenAI), ``anthropic``, ``bedrock``,
     ``gemini``, ``mistral``. The report is ``ok`` when no problem is an error,
-    and it holds every problem at once: an item the Agents SDK converter
-    refuses for its ``name`` key or its null content is reported, then read
+    and it holds every problem at once: an item refused for its ``name``
+    key or its null content is reported, then read
     on (as ``to_provider`` reads it) so that the problems of the messages
-    are reported too. For ``anthropic``, ``gemini`` and ``bedrock``, when that
+    are reported too. A ``name`` Chat Completions takes (on a user, assistant,
+    system or developer message, matching ``^[a-zA-Z0-9_-]+$``) is no problem
+    for ``chat_completions``; elsewhere it is a ``name-key`` error. For
+    ``anthropic``, ``gemini`` and ``bedrock``, when that
     provider's SDK is installed, the messages are also converted to its
     native request and checked against its own types; otherwise the provider
     table's rules stand alone. ``report.checked_with`` names the types used,
@@ -111,7 +119,8 @@ def validated(items: str | Iterable[Mapping[str, Any]], *, target: str = "chat_c
                 unread.add(item.get("call_id"))
             piece = Piece("drop")  # keeps each piece at its item's index
         else:
-            problems.extend(Problem(index=index, code=code, message=message, severity="info")
+            problems.extend(Problem(index=index, code=code, severity="info",
+                                    message=_for_target(code, message, profile))
                             for code, message in piece.notes)
         pieces.append(piece)
     converted = not any(problem.severity == "error" for problem in problems)
@@ -126,14 +135,27 @@ def validated(items: str | Iterable[Mapping[str, Any]], *, target: str = "chat_c
     if dialect is not None:
         checked_with, native = native_problems(reading.items, messages, origins, dialect)
         seen = {(problem.index, problem.message) for problem in problems}
+        seen |= {(problem.index, problem.code) for problem in problems
+                 if problem.code == "no-messages"}
         problems.extend(problem for problem in native
-                        if (problem.index, problem.message) not in seen)
+                        if (problem.index, problem.message) not in seen
+                        and (problem.index, problem.code) not in seen)
     problems.sort(key=lambda problem: -1 if problem.index is None else problem.index)
     if not converted:
         messages, origins = [], []
     report = ValidationReport(target=target, messages=messages, problems=problems,
                               checked_with=checked_with)
     return report, origins
+
+
+def _for_target(code: str, message: str, profile: Profile) -> str:
+    """A conversion note worded for the target, not for the Chat Completions step."""
+    if code != "reasoning-dropped" or profile.target == "chat_completions":
+        return message
+    dialect = dialect_for(profile.target)
+    provider = profile.provider if dialect is None else dialect.provider
+    return (f"reasoning item dropped: {provider} cannot read another provider's reasoning, "
+            "and it is never replayed as text")
 
 
 def _piece(item: Any, lenient: Any, index: int,
@@ -147,6 +169,16 @@ def _piece(item: Any, lenient: Any, index: int,
         except Unconvertible as exc:
             message = exc.msg
             role = item.get("role") if isinstance(item, Mapping) else None
+            if exc.code == "name-key" and profile.target == "chat_completions":
+                if chat_keeps(item, item.get("name")):  # OpenAI takes it: no problem
+                    current = {key: value for key, value in current.items() if key != "name"}
+                    continue
+                message = (f"name {item.get('name')!r}: {CHAT_NAME_RULE}; handoff-codec replay "
+                           "drops it (--names inline writes it into the text)")
+            elif exc.code == "name-key":
+                message = (f"name {item.get('name')!r}: {profile.provider} takes no name on a "
+                           "message; handoff-codec replay drops it (--names inline writes it "
+                           "into the text)")
             if exc.code == "null-content" and rejects_text(profile, role, ""):
                 # "" is no answer where the target rejects empty text too.
                 message = (f"{role} content is null, and {profile.provider} rejects empty "
@@ -171,14 +203,19 @@ def _message_problems(messages: list[dict[str, Any]], origins: list[int],
         problems.extend(Problem(index=origin, code=code, message=text, severity=severity)
                         for code, text, severity in content_problems(message, profile))
     problems.extend(tool_call_problems(messages, origins, items))
+    if profile.target == "mistral":
+        problems.extend(Problem(index=origin, code="unsupported-part", message=MISTRAL_FILE)
+                        for message, origin in zip(messages, origins, strict=True)
+                        if isinstance(message.get("content"), list)
+                        and any(part.get("type") == "file" for part in message["content"]))
+    dialect = dialect_for(profile.target)
     if not messages:
-        problems.append(Problem(index=None, code="no-messages", severity="warning",
-                                message="no messages: a request needs at least one"))
-    elif profile.needs_contents and all(m.get("role") in ("system", "developer")
-                                        for m in messages):
-        problems.append(Problem(index=None, code="no-contents", severity="warning",
-                                message=f"{profile.provider} needs a message that is not "
-                                        "a system or developer message"))
+        problems.append(Problem(index=None, code="no-messages", message=NO_MESSAGES))
+    elif ((dialect is not None or profile.needs_contents)
+          and all(m.get("role") in ("system", "developer") for m in messages)):
+        provider = profile.provider if dialect is None else dialect.provider
+        problems.append(Problem(index=None, code="no-messages",
+                                message=no_turn_message(provider)))
     return problems
 
 

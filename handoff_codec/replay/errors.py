@@ -1,4 +1,4 @@
-"""The replay error: an item that cannot be converted for a target."""
+"""The replay error: items that cannot be converted for a target."""
 
 from __future__ import annotations
 
@@ -8,16 +8,21 @@ __all__ = ["ReplayError"]
 
 
 class ReplayError(ValueError):
-    """An item cannot be converted for the target: ``index`` says which."""
+    """The items cannot be converted for the target.
 
-    def __init__(self, msg: str, *, index: int) -> None:
-        super().__init__(f"item {index}: {msg}")
+    ``index`` says which item (None: the items as a whole, such as a request
+    with no turn); ``code`` names the reason as ``validate`` reports it.
+    """
+
+    def __init__(self, msg: str, *, index: int | None, code: str = "cannot-replay") -> None:
+        super().__init__(msg if index is None else f"item {index}: {msg}")
         self.msg = msg
         self.index = index
+        self.code = code
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (_replay_error, (self.msg, self.index))
+        return (_replay_error, (self.msg, self.index, self.code))
 
 
-def _replay_error(msg: str, index: int) -> ReplayError:
-    return ReplayError(msg, index=index)
+def _replay_error(msg: str, index: int | None, code: str = "cannot-replay") -> ReplayError:
+    return ReplayError(msg, index=index, code=code)

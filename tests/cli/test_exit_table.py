@@ -116,7 +116,9 @@ CASES: dict[str, list[Case]] = {
     ],
     "invalid input": [
         Case(["decode", "items.json"], r"items\.json:1:1: unexpected .*; expected the preamble "
-                                       r"line or the short legacy preamble"),
+                                       r"line or the short legacy preamble; this is JSON items, "
+                                       r"not a summary: `handoff-codec encode` writes their "
+                                       r"summary"),
         Case(["encode", "dup.json"], r'dup\.json:1:19: invalid JSON: the key "role" appears '
                                      r"twice in one object \(which value is meant\?\)"),
         Case(["replay", "summary.txt", "--target", "anthropic"],

@@ -52,11 +52,43 @@ def test_a_name_and_null_content_need_repairs_for_both(tmp_path: Path, target: s
     assert f"the items do not replay to {target} as they are" in err
 
 
-@pytest.mark.parametrize("target", PROVIDERS)
+@pytest.mark.parametrize("target", [t for t in PROVIDERS if t != "chat_completions"])
 def test_the_api_keeps_reporting_a_name_and_null_content(target: str) -> None:
     report = validate(NAMED_AND_NULL, target=target)
     assert [(p.index, p.code) for p in report.errors][:2] == [(0, "name-key"), (1, "null-content")]
     assert "handoff-codec replay" in report.errors[0].message
+
+
+NAMES = [{"role": "user", "name": "alice", "content": "hi"},
+         {"role": "assistant", "name": "bot", "content": "hello"}]
+
+
+@pytest.mark.parametrize("target", PROVIDERS)
+def test_the_api_and_the_cli_agree_on_names(tmp_path: Path, target: str) -> None:
+    """A name is an error for the API exactly where the command line needs a repair for it."""
+    report = validate(NAMES, target=target)
+    code, _, _ = run("validate", write(tmp_path / "items.json", NAMES), "--target", target)
+    assert report.ok == (code == 0) == (target == "chat_completions")
+    for problem in report.problems:  # no wording from inside the converter
+        assert "Agents SDK" not in problem.message and "converter" not in problem.message
+
+
+@pytest.mark.parametrize("target", PROVIDERS)
+@pytest.mark.parametrize("names", ["drop", "inline"])
+def test_names_drop_and_inline_apply_to_every_target(tmp_path: Path, target: str,
+                                                     names: str) -> None:
+    code, out, err = run("replay", write(tmp_path / "items.json", NAMES), "--target", target,
+                         "--names", names)
+    assert code == 1 and '"name"' not in out
+    assert ("[alice] " in out) == (names == "inline")
+    assert f"repair: item 0: name-{'dropped' if names == 'drop' else 'inlined'}" in err
+
+
+def test_names_keep_is_the_default_and_keeps_what_chat_completions_takes(tmp_path: Path) -> None:
+    code, out, _ = run("replay", write(tmp_path / "items.json", NAMES), "--target",
+                       "chat_completions")
+    assert code == 0
+    assert [m.get("name") for m in json.loads(out)["messages"]] == ["alice", "bot"]
 
 
 @pytest.mark.parametrize("target", TARGETS)

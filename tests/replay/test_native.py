@@ -195,12 +195,12 @@ def test_gemini_function_call_and_response() -> None:
     ]
 
 
-def test_gemini_system_only_is_a_warning() -> None:
+def test_gemini_system_only_is_refused() -> None:
     # Empty `contents`: "contents is not specified"
     # https://github.com/NousResearch/hermes-agent/issues/57940
-    conversion = to_provider([{"role": "system", "content": "be nice"}], "gemini")
-    assert conversion.request["contents"] == []
-    assert [(n.code, n.severity) for n in conversion.notes] == [("no-messages", "warning")]
+    with pytest.raises(ReplayError) as refused:
+        to_provider([{"role": "system", "content": "be nice"}], "gemini")
+    assert refused.value.code == "no-messages"
 
 
 # ---------------------------------------------------------------- Bedrock
@@ -325,8 +325,9 @@ def test_chat_completions_target_is_the_validated_messages() -> None:
     assert conversion.request == {"messages": [{"role": "user", "content": "hi"}]}
     assert codes(conversion) == [(1, "reasoning-dropped")]
     with pytest.raises(ReplayError) as raised:
-        to_provider([{"role": "user", "content": []}], "chat_completions")
-    assert raised.value.index == 0
+        to_provider([{"role": "user", "content": "hi"}, {"type": "compaction", "id": "c"}],
+                     "chat_completions")
+    assert raised.value.index == 1
 
 
 # ---------------------------------------------------------------- merge before placeholder

@@ -156,11 +156,13 @@ def test_gemini_needs_a_non_system_message() -> None:
     # Empty `contents`: "contents is not specified"
     # https://github.com/NousResearch/hermes-agent/issues/57940 (system-only requests)
     report = validate([{"role": "system", "content": "be nice"}], target="gemini")
-    assert [(p.code, p.severity) for p in report.problems] == [("no-contents", "warning")]
+    assert [(p.code, p.severity) for p in report.problems] == [("no-messages", "error")]
     both = [{"role": "system", "content": "be nice"}, {"role": "user", "content": "hi"}]
     assert validate(both, target="gemini").problems == []
-    # Other targets do not need it.
-    assert validate([{"role": "system", "content": "x"}], target="anthropic").problems == []
+    # Chat Completions takes a system message alone; the other native APIs do not.
+    assert validate([{"role": "system", "content": "x"}], target="chat_completions").ok
+    assert [p.code for p in validate([{"role": "system", "content": "x"}],
+                                     target="anthropic").errors] == ["no-messages"]
 
 
 # ---------------------------------------------------------------- Mistral

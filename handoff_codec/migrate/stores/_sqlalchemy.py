@@ -26,20 +26,23 @@ from contextlib import contextmanager
 from typing import Any
 
 from . import StoreError
-from ._capacity import Capacity, column_capacity, strict_mode
-from ._catchup import LOWEST, PASSES, Gaps
-from ._files import sqlite_identity
-from ._protocol import Batch, Change, Checkpoint, Position, Row, Settle, Shard
-from ._sql_lock import LAYOUTS, SqlLock
 
+# First: the modules below import SQLAlchemy too, and this names the extra that brings it.
 try:
     import sqlalchemy as sa
     from sqlalchemy.dialects import mysql as sa_mysql
     from sqlalchemy.dialects import postgresql as sa_postgresql
     from sqlalchemy.engine import Connection, Engine
 except ImportError as exc:  # pragma: no cover - depends on the install
-    raise StoreError("SQL stores need SQLAlchemy: pip install 'handoff-codec[postgres]' "
-                     "or 'handoff-codec[mysql]'") from exc
+    raise ModuleNotFoundError("SQL stores need SQLAlchemy: pip install "
+                              "'handoff-codec[postgres]' or 'handoff-codec[mysql]'",
+                              name=exc.name) from exc
+
+from ._capacity import Capacity, column_capacity, strict_mode
+from ._catchup import LOWEST, PASSES, Gaps
+from ._files import sqlite_identity
+from ._protocol import Batch, Change, Checkpoint, Position, Row, Settle, Shard
+from ._sql_lock import LAYOUTS, SqlLock
 
 __all__ = ["CHECKPOINT_TABLE", "SQLAlchemyStore", "engine_url", "unknown_url_options"]
 

@@ -146,6 +146,8 @@ def classify(exc: BaseException, url: str) -> StoreError:
             extra = "mysql" if scheme in ("mysql", "mariadb") else "postgres"
             also = "" if scheme in ("mysql", "mariadb", "postgresql", "postgres") else \
                 " (or 'handoff-codec[mysql]')"
+            if scheme == "sqlite":
+                also += "; or give the SQLite file's path, which needs no extra"
             return StoreError(f"{mask_url(url)}: SQL stores need SQLAlchemy, which is not "
                               f"installed: pip install 'handoff-codec[{extra}]'{also}")
         if extra is not None:
