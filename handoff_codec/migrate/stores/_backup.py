@@ -66,8 +66,9 @@ from ._files import backup_path
 from ._protocol import Change
 from ._urls import same_server
 
-__all__ = ["BACKUP_FORMAT", "Backup", "BackupRecord", "BackupWriter", "file_backup", "key_json",
-           "read_backup", "remove_killed_backups", "verify_backup"]
+__all__ = ["BACKUP_FORMAT", "Backup", "BackupRecord", "BackupWriter", "file_backup",
+           "file_store_run", "key_json", "read_backup", "remove_killed_backups",
+           "verify_backup"]
 
 BACKUP_FORMAT = 1
 DIGESTS = "sha256-chain"  # the header's ``digests``: every later line carries its digest
@@ -207,7 +208,17 @@ def _records(data: bytes) -> list[bytes]:
     return [line for line in lines if line.strip()]
 
 
-def _torn_note(where: str, number: int, size: int) -> str:
+def file_store_run(header: dict[str, Any]) -> bool:
+    """Whether the file is a file store's run (SQLite file, JSONL): its one segment ends with
+    a closing record, written and fsynced before the store changes."""
+    return header.get("kind") in ("sqlite", "jsonl") and "written_by" not in header
+
+
+def _torn_note(where: str, number: int, size: int, header: dict[str, Any]) -> str:
+    if file_store_run(header):
+        return (f"{where}: line {number}, the last, is a record cut short ({size} bytes, no "
+                "line end), and the file has no closing record: its run stopped before it "
+                "changed the store, or the file is a copy cut short; skipped")
     return (f"{where}: line {number}, the last, is a record cut short ({size} bytes, no line "
             "end): it was being written when its run stopped, before its row was changed; "
             "skipped")
@@ -247,7 +258,7 @@ def verify_backup(path: str | os.PathLike[str]) -> Backup:
         for number, raw in enumerate(file, 2):
             if not raw.endswith(b"\n"):
                 if raw.strip():
-                    backup.torn = _torn_note(where, number, len(raw))
+                    backup.torn = _torn_note(where, number, len(raw), header)
                 break
             backup.end += len(raw)
             backup.lines += 1

@@ -40,7 +40,7 @@ from . import (
     StoreReport,
     StoreResult,
 )
-from ._backup import Backup, BackupWriter, key_json, verify_backup
+from ._backup import Backup, BackupWriter, file_store_run, key_json, verify_backup
 from ._capacity import foreign_bytes, within_capacity
 from ._options import MigrateOptions
 from ._protocol import Batch, Change, Checkpoint, Row, ServerStore, Shard, SwapRows
@@ -696,9 +696,29 @@ def _unrestored_files(store: SwapRows, restored: list[Backup], report: RestoreRe
                     "wrote, --restore once for each)")
 
 
+def unclosed_file(backup: Backup, restored: int, report: RestoreReport) -> None:
+    """Check a file store's backup for its closing record (written and fsynced before the
+    store changes): a file without one whose rows the store holds migrated (``restored``
+    of them put back) is a copy cut short, its missing records counted (at least one)."""
+    if not file_store_run(backup.header) or backup.closed:
+        return
+    if restored:
+        report.missing += 1
+        report.warnings.append(
+            f"{backup.path}: the closing record is missing, and the store holds rows this run "
+            f"changed: the file is a copy cut short (it holds {backup.count} records); the "
+            "rows it holds are restored, the others stay migrated: restore from the complete "
+            "file too")
+    else:
+        report.warnings.append(
+            f"{backup.path}: no closing record: its run stopped before it changed the store; "
+            "nothing of it to put back")
+
+
 def _restore_file(store: SwapRows, backup: Backup, size: int, report: RestoreReport) -> None:
     if backup.torn is not None:
         report.warnings.append(backup.torn)
+    restored_before = report.restored
     expected = _written_before(store, backup)
     if expected is not None and expected > backup.count:
         lost = expected - backup.count
@@ -722,6 +742,7 @@ def _restore_file(store: SwapRows, backup: Backup, size: int, report: RestoreRep
         chunk.append(Change(Row(key, record.session_id, record.new), record.old))
         keys.add(key)
     _restore_chunk(store, chunk, report)
+    unclosed_file(backup, report.restored - restored_before, report)
 
 
 def _restore_chunk(store: SwapRows, chunk: list[Change], report: RestoreReport) -> None:

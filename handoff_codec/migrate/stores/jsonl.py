@@ -344,7 +344,7 @@ def restore_jsonl(path: Path, options: MigrateOptions, backups: Sequence[str]) -
     bytes are read back from its backup when it is restored.
     """
     from ._backup import Backup, verify_backup
-    from ._online import RestoreReport, refuse_dry_run, refuse_foreign
+    from ._online import RestoreReport, refuse_dry_run, refuse_foreign, unclosed_file
 
     refuse_dry_run(options)
     given = path
@@ -369,6 +369,7 @@ def restore_jsonl(path: Path, options: MigrateOptions, backups: Sequence[str]) -
                 (hashlib.sha256(record.new).digest(), hashlib.sha256(record.old).digest(),
                  backup, offset))
     refuse_read_only(target)
+    restored: dict[int, int] = {}  # id of a backup -> lines it put back
 
     def transform(number: int, raw: bytes) -> bytes | None:
         chain = wanted.pop(number, None)
@@ -380,6 +381,7 @@ def restore_jsonl(path: Path, options: MigrateOptions, backups: Sequence[str]) -
             if now == new:
                 body = backup.record_at(offset).old
                 report.restored += 1
+                restored[id(backup)] = restored.get(id(backup), 0) + 1
             elif now == old:
                 report.already_old += 1
             else:
@@ -392,6 +394,8 @@ def restore_jsonl(path: Path, options: MigrateOptions, backups: Sequence[str]) -
             path=str(given), store="jsonl", dry_run=False), [], None, force=options.force,
             changed=lambda: report.restored > 0)
     report.changed_since += sum(len(chain) for chain in wanted.values())  # lines gone
+    for backup in checked:
+        unclosed_file(backup, restored.get(id(backup), 0), report)
     return report
 
 

@@ -72,6 +72,7 @@ if TYPE_CHECKING:
 __all__ = ["SQLITE_HEADER", "SQLiteFileStore", "SQLiteRows", "is_sqlite_file", "migrate_sqlite"]
 
 SQLITE_HEADER = b"SQLite format 3\x00"
+_CHECKPOINTS = "handoff_codec_checkpoints"  # the table a sqlite:/// run keeps its checkpoints in
 
 
 def is_sqlite_file(path: Path) -> bool:
@@ -562,6 +563,7 @@ class SQLiteRows:
         refuse_read_only(path)
         self.where = str(path)
         self.identity = sqlite_identity(path, options.messages_table)
+        self._messages = options.messages_table
         self._conn = _connect(path, "rw", options.timeout)
         try:
             table = _check_schema(self._conn, options.sessions_table, options.messages_table)
@@ -601,7 +603,16 @@ class SQLiteRows:
         return written
 
     def load_checkpoint(self, shard: Any) -> Checkpoint | None:
-        return None  # a file store's run is one transaction: nothing to resume
+        """The checkpoint a ``sqlite:///`` run of this file keeps in it (a file store's run
+        is one transaction and keeps none): it counts the records each backup file held
+        before its rows changed, so a copy cut short is found by either path."""
+        try:
+            row = self._conn.execute(
+                f"SELECT state FROM {_CHECKPOINTS} WHERE messages_table = ? AND shard = ?",
+                (self._messages, str(shard))).fetchone()
+        except sqlite3.OperationalError:
+            return None  # no checkpoint table: no run through the URL
+        return None if row is None else Checkpoint.loads(row[0])
 
     def row_key(self, key: Sequence[Any]) -> tuple[Any, ...]:
         return (int(key[0]),)
