@@ -588,8 +588,7 @@ def restore(store: SwapRows, options: MigrateOptions,
         # A dry run reaches here for server stores only (a file store's is refused).
         rows: Any = _Compare(cast(ServerStore, store)) if options.dry_run else store
         # The newest file first, as the newest record in a file: each row its oldest value.
-        for backup in sorted(reversed(checked), key=lambda b: str(b.header.get("created", "")),
-                             reverse=True):
+        for backup in newest_first(checked):
             _restore_file(rows, backup, options.batch_size, report)
         _unrestored_files(store, checked, report)
         if report.missing or report.files_missing:
@@ -620,6 +619,14 @@ class _Compare:
 _FAMILIES = {"sqlite": "sqlite", "sqlalchemy-sqlite": "sqlite"}
 
 
+def newest_first(backups: Sequence[Backup]) -> list[Backup]:
+    """The files from the newest to the oldest by their ``created`` time (to the
+    microsecond), ties broken by the file's id: the same order however they were
+    named on the command line."""
+    return sorted(backups, key=lambda b: (str(b.header.get("created", "")), str(b.id)),
+                  reverse=True)
+
+
 def refuse_dry_run(options: MigrateOptions) -> None:
     """A restore writes: with ``dry_run`` it is refused (StoreError) before anything is
     read or written."""
@@ -632,8 +639,13 @@ def refuse_foreign(store: Any, backup: Backup, force: bool) -> None:
     """Refuse (StoreError) the backup of another store, unless ``force``: its header's
     ``identity`` (a SQLite file's real path and table, a server's host, port,
     database and table or key prefix) or, for files written before identities,
-    its kind of store."""
+    its kind of store. A file without digests (its records cannot be checked) is refused
+    as well, unless ``force``."""
     header = backup.header
+    if not backup.checked and not force:
+        raise StoreError(f"{backup.path}: the backup carries no digests (a development "
+                         "build's file, or its header was edited), so its records cannot "
+                         "be checked; nothing was restored (--force restores it unchecked)")
     mine, theirs = getattr(store, "identity", None), header.get("identity")
     if mine is not None and isinstance(theirs, str):
         same = mine == theirs

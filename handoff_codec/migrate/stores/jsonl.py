@@ -344,7 +344,13 @@ def restore_jsonl(path: Path, options: MigrateOptions, backups: Sequence[str]) -
     bytes are read back from its backup when it is restored.
     """
     from ._backup import Backup, verify_backup
-    from ._online import RestoreReport, refuse_dry_run, refuse_foreign, unclosed_file
+    from ._online import (
+        RestoreReport,
+        newest_first,
+        refuse_dry_run,
+        refuse_foreign,
+        unclosed_file,
+    )
 
     refuse_dry_run(options)
     given = path
@@ -361,8 +367,7 @@ def restore_jsonl(path: Path, options: MigrateOptions, backups: Sequence[str]) -
     # line -> [(sha256 of its new bytes, sha256 of its old bytes, its backup, the offset
     # of its record there)], newest first: the old bytes are read back when needed.
     wanted: dict[int, list[tuple[bytes, bytes, Backup, int]]] = {}
-    for backup in sorted(reversed(checked), key=lambda b: str(b.header.get("created", "")),
-                         reverse=True):
+    for backup in newest_first(checked):
         for offset, record in backup.newest_first_at():
             report.rows += 1
             wanted.setdefault(int(record.key[0]), []).append(
