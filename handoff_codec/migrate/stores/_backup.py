@@ -562,6 +562,12 @@ class BackupWriter:
             if self._created and self._on_create is not None:
                 self._on_create(self.path)
 
+    @property
+    def made(self) -> Path | None:
+        """The file, when this writer created it (even if its first write failed, a full
+        disk): what a failed run deletes."""
+        return self.path if self._created else None
+
     def sync(self) -> None:
         """fsync what was written (``write(..., sync=False)``)."""
         if self._fd is not None:

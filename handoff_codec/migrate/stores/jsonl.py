@@ -280,13 +280,21 @@ def _rewrite(lines: _Lines, target: Path, given: Path, report: StoreReport,
         fsync_dir(target.parent)
         fcntl.flock(source.fileno(), fcntl.LOCK_UN)  # a writer waiting for it may go on
         _carry_over(lines, target, old, report, records, writer)
+    except OSError as exc:
+        if replaced:
+            raise
+        raise StoreRefusal(
+            f"{exc.filename or given}: {exc.strerror or exc}; the run stopped before it "
+            f"changed {given}: nothing was committed, the file is unchanged, and this run's "
+            "temporary file and partial backup are deleted; free space (or name a "
+            "--backup-file on another disk) and run the same command again") from None
     finally:
         if writer is not None:
             writer.close()
         if not replaced:
             report.written = False
             report.backup = None
-            made = writer.path if writer is not None and writer.opened else None
+            made = writer.made if writer is not None else None
             left = remove_quietly(temp, made)
             if left:
                 raise StoreRefusal(f"{given}: the run failed and the file is unchanged, but "

@@ -223,6 +223,15 @@ class _Run:
             if report.written and self.writer is not None:
                 self.writer.close_segment()  # every record fsynced before the commit
             conn.execute("COMMIT" if report.written else "ROLLBACK")
+        except OSError as exc:  # the backup's disk is full, or fails
+            with contextlib.suppress(sqlite3.Error):
+                conn.execute("ROLLBACK")
+            self.clean_up(report)
+            raise StoreRefusal(
+                f"{exc.filename or self.db}: {exc.strerror or exc}; the run stopped before "
+                f"it changed {self.db}: nothing was committed, the store is unchanged, and "
+                "this run's partial backup is deleted; free space (or name a --backup-file "
+                "on another disk) and run the same command again") from None
         except BaseException:
             with contextlib.suppress(sqlite3.Error):
                 conn.execute("ROLLBACK")
@@ -235,7 +244,7 @@ class _Run:
     def clean_up(self, report: StoreReport) -> None:
         """After a failure: delete the backup this run made, or say where it is."""
         report.written = False
-        made = self.writer.path if self.writer is not None and self.writer.opened else None
+        made = self.writer.made if self.writer is not None else None
         if self.writer is not None:
             self.writer.close()
         left = remove_quietly(made)
