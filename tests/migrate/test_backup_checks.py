@@ -12,7 +12,13 @@ from typing import Any
 import pytest
 
 from tests.support.every_store import AnyStore, every_store
-from tests.support.migrate_support import CRAFTED, PLAIN, envelope, require_legacy_reader
+from tests.support.migrate_support import (
+    CRAFTED,
+    PLAIN,
+    envelope,
+    require_legacy_reader,
+    run_cli_here,
+)
 from tests.support.server_stores import run_migrate
 
 LOCAL = ["sqlite-file", "jsonl", "sqlite-url"]
@@ -81,3 +87,29 @@ def test_two_backups_of_one_row_restore_its_oldest_value_in_either_order(
     run_migrate(store.target, "--restore", str(named[0]), "--restore", str(named[1]),
                 *store.options, check_code=0)
     assert store.rows() == before
+
+
+def test_a_hard_link_to_a_sqlite_file_is_the_same_store(tmp_path: Path) -> None:
+    require_legacy_reader()
+    with every_store("sqlite-file", tmp_path) as found:
+        found.fill({"s-0": [PLAIN[0], *CRAFTED[:4], PLAIN[1]]})
+        assert found.path is not None
+        before = found.rows()
+        backup = tmp_path / "backup.jsonl"
+        run_migrate(found.target, "--backup-file", str(backup))
+        link = tmp_path / ("link" + found.path.suffix)
+        link.hardlink_to(found.path)
+        report = run_migrate(str(link), "--restore", str(backup), check_code=0)
+        assert report["restored"] >= 3 and found.rows() == before
+
+
+@pytest.mark.parametrize("tail", ["-wal", "-shm", "-journal", ""])
+def test_a_backup_file_named_as_the_sqlite_files_own_is_refused_saying_why(
+        tmp_path: Path, tail: str) -> None:
+    with every_store("sqlite-file", tmp_path) as found:
+        found.fill({"s-0": [PLAIN[0], *CRAFTED[:4]]})
+        before = found.rows()
+        result = run_cli_here(found.target, "--backup-file", f"{found.target}{tail}",
+                              check_code=2)
+        assert "the store's own file" in result.stderr and "exists" not in result.stderr
+        assert found.rows() == before

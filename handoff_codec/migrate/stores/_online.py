@@ -42,6 +42,7 @@ from . import (
 )
 from ._backup import Backup, BackupWriter, file_store_run, key_json, verify_backup
 from ._capacity import foreign_bytes, within_capacity
+from ._files import same_file
 from ._options import MigrateOptions
 from ._protocol import Batch, Change, Checkpoint, Row, ServerStore, Shard, SwapRows
 from ._rows import NULL_ROW, RowOutcome
@@ -343,8 +344,8 @@ def _run_shard(store: ServerStore, options: MigrateOptions,
             position = checkpoint.position
         if getattr(store, "taken_over", False):
             report.warnings.append(
-                f"took over the lock of shard {shard} from an earlier pod of this Job (the same "
-                f"Job uid, index and layout: {options.job_id}), killed before it released it")
+                f"the lock of shard {shard} was held by a pod of the same Job (the same Job "
+                f"uid, index and layout: {options.job_id}); taken over")
         run = _Run(store, report, None,
                    dict(checkpoint.backups) if checkpoint is not None else {})
         if options.backup:
@@ -648,7 +649,7 @@ def refuse_foreign(store: Any, backup: Backup, force: bool) -> None:
                          "be checked; nothing was restored (--force restores it unchecked)")
     mine, theirs = getattr(store, "identity", None), header.get("identity")
     if mine is not None and isinstance(theirs, str):
-        same = mine == theirs
+        same = mine == theirs or same_file(str(mine), theirs)
     else:
         kind = str(header.get("kind"))
         same = _FAMILIES.get(kind, kind) == _FAMILIES.get(store.kind, store.kind)
