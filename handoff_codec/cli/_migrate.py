@@ -262,7 +262,13 @@ def _check_backup_paths(args: argparse.Namespace, options: Any) -> None:
         named = [Path(os.path.abspath(options.backup_file))] if options.backup_file else []
     else:
         named = named_backup_files(options)
+    store_file = os.path.abspath(args.path) if file_store else None
     for path in named:
+        if store_file is not None and str(path) in {store_file + tail for tail in (
+                "", "-wal", "-shm", "-journal")}:
+            raise CliError(f"{path}: is the store's own file (SQLite keeps its write-ahead "
+                           "log, shared memory and journal beside the database as -wal, -shm "
+                           "and -journal); name another with --backup-file", EXIT_USAGE)
         if os.path.lexists(path):
             if not args.resume:
                 raise CliError(f"{path}: the backup file exists; name another with "

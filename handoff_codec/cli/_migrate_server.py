@@ -147,6 +147,9 @@ def driver_error(where: str, exc: BaseException, args: argparse.Namespace) -> st
         then = "run --forget again"
     elif args.dry_run:
         then = "nothing was written"
+    elif not args.backup:
+        then = ("rows already written were changed with no backup (--no-backup), and "
+                "--resume continues")
     else:
         then = "rows already written are in the backup file, and --resume continues"
     return f"{where}: {type(exc).__name__}: {text}; {then}"

@@ -70,7 +70,8 @@ def test_a_retried_pod_of_the_same_job_takes_over_its_lock(tmp_path: Path) -> No
                                  cwd=ROOT, capture_output=True, text=True, timeout=300)
         assert retried.returncode == 0, retried.stderr
         report = json.loads(retried.stdout)
-        assert any("took over the lock of shard 1/2" in w for w in report["warnings"])
+        assert any("the lock of shard 1/2 was held by a pod of the same Job" in w and
+                   "taken over" in w for w in report["warnings"])
         assert not client.exists(lock)  # released at the end
         # Shard 0 runs as usual; then every row is migrated.
         run_cli(url, "--key-prefix", prefix, "--shard", "0/2", "--backup-file",

@@ -210,6 +210,26 @@ def test_a_sql_ascii_database_is_migrated_byte_exactly(tmp_path: Path) -> None:
         assert b"d\xc3\xa9ux" in after[2]  # type: ignore[operator]  # its bytes, as written
 
 
+def test_a_sql_ascii_session_id_that_is_not_utf8_never_stops_a_run(tmp_path: Path) -> None:
+    require_legacy_reader()
+    with _sql_ascii_database() as url:
+        store = _Utf8Client(url)
+        store.execute("CREATE TABLE agent_messages (id SERIAL PRIMARY KEY, session_id TEXT "
+                      "NOT NULL, message_data TEXT NOT NULL)")
+        rows = [json.dumps(LEGACY).encode(), json.dumps(CRAFTED[2]).encode(),
+                json.dumps(PLAIN[0]).encode()]
+        for number, data in enumerate(rows * 2):
+            store.execute("INSERT INTO agent_messages (session_id, message_data) VALUES ("
+                          "convert_from(:s, 'SQL_ASCII'), convert_from(:m, 'SQL_ASCII'))",
+                          {"s": b"caf\xe9" if number % 2 else b"s", "m": data})
+        before = _rows(url)
+        workers = run_cli_here(url, "--dry-run", "--workers", "2", "--json")
+        assert workers.returncode == 1 and "error" not in json.loads(workers.stdout)
+        after, report = _cycle(url, tmp_path, expect=1)  # LEGACY: ambiguous
+        assert report["migrated"] >= 1, report
+        assert after != before
+
+
 def test_a_latin1_column_is_never_read_as_utf8(tmp_path: Path) -> None:
     require_legacy_reader()
     with mysql_database() as url:

@@ -113,7 +113,9 @@ def test_rows_holding_raw_unicode_line_breaks_are_restored(tmp_path: Path) -> No
     real = run_migrate(url, "--backup-file", str(backup))
     assert real["migrated"] == 2 and store.rows() != before
     assert backup.read_bytes().isascii()  # each record is one line, whatever splits lines
-    restored = run_migrate(url, "--restore", str(backup), check_code=0)
+    refused = run_cli_here(url, "--restore", str(backup), check_code=2)
+    assert "no digests" in refused.stderr and "--force" in refused.stderr
+    restored = run_migrate(url, "--restore", str(backup), "--force", check_code=0)
     assert restored["restored"] == 2 and store.rows() == before
 
 
@@ -255,7 +257,8 @@ def test_the_backup_format_is_one_header_then_segments(tmp_path: Path) -> None:
 
 def test_a_backup_with_a_second_header_from_an_earlier_build_is_restored(
         tmp_path: Path) -> None:
-    """Development builds wrote a second header line where a resume started."""
+    """Development builds wrote a second header line where a resume started, and no
+    digests: such a file is restored with --force only."""
     require_legacy_reader()
     url = _legacy_store(tmp_path)
     store = SqlStore(url)
@@ -268,7 +271,9 @@ def test_a_backup_with_a_second_header_from_an_earlier_build_is_restored(
     del old["digests"]  # those builds wrote no digests
     header = json.dumps(old).encode()
     backup.write_bytes(b"\n".join([header, records[0], header, *records[1:]]) + b"\n")
-    restored = run_migrate(url, "--restore", str(backup), check_code=0)
+    refused = run_cli_here(url, "--restore", str(backup), check_code=2)
+    assert "no digests" in refused.stderr and "--force" in refused.stderr
+    restored = run_migrate(url, "--restore", str(backup), "--force", check_code=0)
     assert restored["restored"] == 2 and store.rows() == before
     damaged = tmp_path / "damaged.jsonl"
     damaged.write_bytes(header + b"\n{not json\n")

@@ -22,8 +22,11 @@ previous line's digest (the header's ``id`` for the first), a line end, and the
 line's own bytes up to the digest (closed by ``}``). So each record can be
 checked, and a record edited, moved, or copied from another file breaks the
 chain at its line: :func:`verify_backup` refuses the file, naming the line,
-before a restore writes anything. Files written before digests existed (no
-``digests`` in the header) are read unchecked.
+before a restore writes anything. The first digest is seeded from the header's
+canonical JSON (``digests: "sha256-chain+header"``), so an edited header breaks
+the chain too; files of the earlier chain (``"sha256-chain"``) seed from the id.
+Files without digests (development builds, or a header whose ``digests`` was
+deleted) are read, but a restore refuses them unless forced.
 ``old`` and ``new`` hold the row's exact bytes as the text they decode to
 (a changed row is always UTF-8). Files written by development builds before
 segment markers existed hold a second header line where a resume started,
@@ -66,18 +69,33 @@ from ._files import backup_path
 from ._protocol import Change
 from ._urls import same_server
 
-__all__ = ["BACKUP_FORMAT", "Backup", "BackupRecord", "BackupWriter", "file_backup", "key_json",
-           "read_backup", "remove_killed_backups", "verify_backup"]
+__all__ = ["BACKUP_FORMAT", "Backup", "BackupRecord", "BackupWriter", "file_backup",
+           "file_store_run", "key_json", "read_backup", "remove_killed_backups",
+           "verify_backup"]
 
 BACKUP_FORMAT = 1
-DIGESTS = "sha256-chain"  # the header's ``digests``: every later line carries its digest
+DIGESTS = "sha256-chain+header"  # the header's ``digests``: every later line carries its
+# digest, the first seeded from the header's canonical JSON (so the header is checked too)
+_DIGESTS_ID = "sha256-chain"  # earlier files: the first digest seeded from the header's id
+_CHAINS = (DIGESTS, _DIGESTS_ID)
 _MODE = 0o600
 _CHUNK = 1 << 20
 _DIGEST_TAIL = re.compile(rb', "digest": "([0-9a-f]{64})"\}$')
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    """The time in UTC to the microsecond: two backups of one row made in one second are
+    still told apart (a restore reads the newest first)."""
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _seed(header: dict[str, Any]) -> str:
+    """The digest the chain starts from: of the header's canonical JSON (sorted keys, no
+    spaces), chained after its id; a file of the earlier chain starts from its id."""
+    if header.get("digests") != DIGESTS:
+        return str(header.get("id"))
+    canonical = json.dumps(header, sort_keys=True, ensure_ascii=True, separators=(",", ":"))
+    return _chain(str(header.get("id")), canonical.encode("ascii"))
 
 
 def key_json(key: Sequence[Any]) -> list[Any]:
@@ -131,6 +149,11 @@ class Backup:
     lines: int = 0  # whole lines, blank ones included
     digest: str | None = None  # the chain's last digest (None: no digests)
     _records: list[BackupRecord] | None = field(default=None, repr=False)
+
+    @property
+    def checked(self) -> bool:
+        """Whether its records carry digests (files of development builds carry none)."""
+        return self.digest is not None
 
     @property
     def id(self) -> str | None:
@@ -207,7 +230,17 @@ def _records(data: bytes) -> list[bytes]:
     return [line for line in lines if line.strip()]
 
 
-def _torn_note(where: str, number: int, size: int) -> str:
+def file_store_run(header: dict[str, Any]) -> bool:
+    """Whether the file is a file store's run (SQLite file, JSONL): its one segment ends with
+    a closing record, written and fsynced before the store changes."""
+    return header.get("kind") in ("sqlite", "jsonl") and "written_by" not in header
+
+
+def _torn_note(where: str, number: int, size: int, header: dict[str, Any]) -> str:
+    if file_store_run(header):
+        return (f"{where}: line {number}, the last, is a record cut short ({size} bytes, no "
+                "line end), and the file has no closing record: its run stopped before it "
+                "changed the store, or the file is a copy cut short; skipped")
     return (f"{where}: line {number}, the last, is a record cut short ({size} bytes, no line "
             "end): it was being written when its run stopped, before its row was changed; "
             "skipped")
@@ -240,14 +273,14 @@ def verify_backup(path: str | os.PathLike[str]) -> Backup:
         header = _parse(first, where, 1)
         if not isinstance(header, dict) or header.get("handoff_codec_backup") != BACKUP_FORMAT:
             raise StoreError(f"{where}: not a handoff-codec backup file")
-        chained = header.get("digests") == DIGESTS
-        digest = str(header.get("id")) if chained else None
+        chained = header.get("digests") in _CHAINS
+        digest = _seed(header) if chained else None
         backup = Backup(where, header, 0, 0, end=len(first), lines=1, digest=digest)
         segment_open = False
         for number, raw in enumerate(file, 2):
             if not raw.endswith(b"\n"):
                 if raw.strip():
-                    backup.torn = _torn_note(where, number, len(raw))
+                    backup.torn = _torn_note(where, number, len(raw), header)
                 break
             backup.end += len(raw)
             backup.lines += 1
@@ -398,14 +431,15 @@ class BackupWriter:
             self._cut_torn_tail(fd, where)
         if os.fstat(fd).st_size == 0:
             self.id = uuid.uuid4().hex
-            self._digest = self.id
-            start = _line(dict(self.header, id=self.id, created=_now(), digests=DIGESTS))
+            header = dict(self.header, id=self.id, created=_now(), digests=DIGESTS)
+            self._digest = _seed(header)
+            start = _line(header)
             return start + self._marker({"segment": 1, "started": _now(), "resumed": False})
         if self.shared:
             header = _first_line(fd, where)
             self._check_header(header, where, ("store", "kind"))
             self.id = header.get("id") if isinstance(header.get("id"), str) else None
-            self._digest = _last_digest(fd, header) if header.get("digests") == DIGESTS \
+            self._digest = _last_digest(fd, header) if header.get("digests") in _CHAINS \
                 else None
             return b""
         backup = verify_backup(self.path)
@@ -528,6 +562,12 @@ class BackupWriter:
             if self._created and self._on_create is not None:
                 self._on_create(self.path)
 
+    @property
+    def made(self) -> Path | None:
+        """The file, when this writer created it (even if its first write failed, a full
+        disk): what a failed run deletes."""
+        return self.path if self._created else None
+
     def sync(self) -> None:
         """fsync what was written (``write(..., sync=False)``)."""
         if self._fd is not None:
@@ -568,7 +608,7 @@ def _last_digest(fd: int, header: dict[str, Any]) -> str:
         if found is not None:
             return found.group(1).decode("ascii")
         break
-    return str(header.get("id"))
+    return _seed(header)
 
 
 def _count_lines(fd: int, size: int) -> int:

@@ -47,6 +47,26 @@ def sqlite_identity(database: str | os.PathLike[str], table: str) -> str:
     return f"sqlite:{place}#{table}"
 
 
+def same_file(mine: str, theirs: str) -> bool:
+    """Whether two identities of file stores (``sqlite:PATH#TABLE``, ``jsonl:PATH``) name
+    one file by two paths (a hard link): the same device and inode, and the same table."""
+    def split(identity: str) -> tuple[str, str, str] | None:
+        kind, sep, rest = identity.partition(":")
+        if not sep or kind not in ("sqlite", "jsonl"):
+            return None
+        path, _, table = rest.rpartition("#") if kind == "sqlite" else (rest, "", "")
+        return kind, path, table
+
+    a, b = split(mine), split(theirs)
+    if a is None or b is None or a[0] != b[0] or a[2] != b[2]:
+        return False
+    try:
+        one, other = os.stat(a[1]), os.stat(b[1])
+    except OSError:
+        return False
+    return (one.st_dev, one.st_ino) == (other.st_dev, other.st_ino)
+
+
 def fsync_dir(directory: Path) -> None:
     """Make a rename in ``directory`` durable (a no-op where directories cannot be opened)."""
     try:

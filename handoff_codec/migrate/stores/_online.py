@@ -40,8 +40,9 @@ from . import (
     StoreReport,
     StoreResult,
 )
-from ._backup import Backup, BackupWriter, key_json, verify_backup
+from ._backup import Backup, BackupWriter, file_store_run, key_json, verify_backup
 from ._capacity import foreign_bytes, within_capacity
+from ._files import same_file
 from ._options import MigrateOptions
 from ._protocol import Batch, Change, Checkpoint, Row, ServerStore, Shard, SwapRows
 from ._rows import NULL_ROW, RowOutcome
@@ -343,8 +344,8 @@ def _run_shard(store: ServerStore, options: MigrateOptions,
             position = checkpoint.position
         if getattr(store, "taken_over", False):
             report.warnings.append(
-                f"took over the lock of shard {shard} from an earlier pod of this Job (the same "
-                f"Job uid, index and layout: {options.job_id}), killed before it released it")
+                f"the lock of shard {shard} was held by a pod of the same Job (the same Job "
+                f"uid, index and layout: {options.job_id}); taken over")
         run = _Run(store, report, None,
                    dict(checkpoint.backups) if checkpoint is not None else {})
         if options.backup:
@@ -588,8 +589,7 @@ def restore(store: SwapRows, options: MigrateOptions,
         # A dry run reaches here for server stores only (a file store's is refused).
         rows: Any = _Compare(cast(ServerStore, store)) if options.dry_run else store
         # The newest file first, as the newest record in a file: each row its oldest value.
-        for backup in sorted(reversed(checked), key=lambda b: str(b.header.get("created", "")),
-                             reverse=True):
+        for backup in newest_first(checked):
             _restore_file(rows, backup, options.batch_size, report)
         _unrestored_files(store, checked, report)
         if report.missing or report.files_missing:
@@ -620,6 +620,14 @@ class _Compare:
 _FAMILIES = {"sqlite": "sqlite", "sqlalchemy-sqlite": "sqlite"}
 
 
+def newest_first(backups: Sequence[Backup]) -> list[Backup]:
+    """The files from the newest to the oldest by their ``created`` time (to the
+    microsecond), ties broken by the file's id: the same order however they were
+    named on the command line."""
+    return sorted(backups, key=lambda b: (str(b.header.get("created", "")), str(b.id)),
+                  reverse=True)
+
+
 def refuse_dry_run(options: MigrateOptions) -> None:
     """A restore writes: with ``dry_run`` it is refused (StoreError) before anything is
     read or written."""
@@ -632,11 +640,16 @@ def refuse_foreign(store: Any, backup: Backup, force: bool) -> None:
     """Refuse (StoreError) the backup of another store, unless ``force``: its header's
     ``identity`` (a SQLite file's real path and table, a server's host, port,
     database and table or key prefix) or, for files written before identities,
-    its kind of store."""
+    its kind of store. A file without digests (its records cannot be checked) is refused
+    as well, unless ``force``."""
     header = backup.header
+    if not backup.checked and not force:
+        raise StoreError(f"{backup.path}: the backup carries no digests (a development "
+                         "build's file, or its header was edited), so its records cannot "
+                         "be checked; nothing was restored (--force restores it unchecked)")
     mine, theirs = getattr(store, "identity", None), header.get("identity")
     if mine is not None and isinstance(theirs, str):
-        same = mine == theirs
+        same = mine == theirs or same_file(str(mine), theirs)
     else:
         kind = str(header.get("kind"))
         same = _FAMILIES.get(kind, kind) == _FAMILIES.get(store.kind, store.kind)
@@ -696,9 +709,29 @@ def _unrestored_files(store: SwapRows, restored: list[Backup], report: RestoreRe
                     "wrote, --restore once for each)")
 
 
+def unclosed_file(backup: Backup, restored: int, report: RestoreReport) -> None:
+    """Check a file store's backup for its closing record (written and fsynced before the
+    store changes): a file without one whose rows the store holds migrated (``restored``
+    of them put back) is a copy cut short, its missing records counted (at least one)."""
+    if not file_store_run(backup.header) or backup.closed:
+        return
+    if restored:
+        report.missing += 1
+        report.warnings.append(
+            f"{backup.path}: the closing record is missing, and the store holds rows this run "
+            f"changed: the file is a copy cut short (it holds {backup.count} records); the "
+            "rows it holds are restored, the others stay migrated: restore from the complete "
+            "file too")
+    else:
+        report.warnings.append(
+            f"{backup.path}: no closing record: its run stopped before it changed the store; "
+            "nothing of it to put back")
+
+
 def _restore_file(store: SwapRows, backup: Backup, size: int, report: RestoreReport) -> None:
     if backup.torn is not None:
         report.warnings.append(backup.torn)
+    restored_before = report.restored
     expected = _written_before(store, backup)
     if expected is not None and expected > backup.count:
         lost = expected - backup.count
@@ -722,6 +755,7 @@ def _restore_file(store: SwapRows, backup: Backup, size: int, report: RestoreRep
         chunk.append(Change(Row(key, record.session_id, record.new), record.old))
         keys.add(key)
     _restore_chunk(store, chunk, report)
+    unclosed_file(backup, report.restored - restored_before, report)
 
 
 def _restore_chunk(store: SwapRows, chunk: list[Change], report: RestoreReport) -> None:

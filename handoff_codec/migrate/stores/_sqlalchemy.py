@@ -227,6 +227,15 @@ class SQLAlchemyStore:
             return sa.cast(column, sa.LargeBinary)
         return column
 
+    def _session_column(self) -> sa.ColumnElement[Any]:
+        """The session id as its bytes where the server's text is not UTF-8 (a SQL_ASCII
+        database): read by :func:`_session_id`, so an odd id never stops a run."""
+        column = self._table.c.session_id
+        if self._raw_encoding is not None:
+            return sa.func.convert_to(sa.cast(column, sa.Text), self._raw_encoding,
+                                      type_=sa.LargeBinary)
+        return column
+
     def _in_keys(self) -> sa.ColumnElement[bool]:
         """``pk IN :keys``, the same statement for any number of keys (the server can keep
         its plan): PostgreSQL takes the keys as one array parameter."""
@@ -236,16 +245,16 @@ class SQLAlchemyStore:
         return pk.in_(sa.bindparam("keys", expanding=True))
 
     def batches(self, after: Position, size: int, shard: Shard) -> Iterator[Batch]:
-        table, pk = self._table, self._pk
+        pk = self._pk
         data = self._data_column().label("data")
         # With shards, the keys and session ids of the next size * N rows are read,
         # and the data of this shard's rows among them: two index-range queries.
         # Without shards, one query reads the next ``size`` rows whole.
         span = size * shard.count
         whole = shard.count == 1
-        keys_query = sa.select(pk, table.c.session_id, *([data] if whole else [])
+        keys_query = sa.select(pk, self._session_column(), *([data] if whole else [])
                                ).order_by(pk).limit(span)
-        data_query = sa.select(pk, table.c.session_id, data).where(self._in_keys()).order_by(pk)
+        data_query = sa.select(pk, self._session_column(), data).where(self._in_keys()).order_by(pk)
         last = after
         gaps = Gaps(after)  # ids missing between the keys read: rows committed late
         while True:
@@ -260,21 +269,21 @@ class SQLAlchemyStore:
                 if whole:
                     rows = found
                 else:
-                    mine = [key for key, sid in found if shard.holds(str(sid))]
+                    mine = [key for key, sid in found if shard.holds(_session_id(sid))]
                     rows = conn.execute(data_query, {"keys": mine}).all() if mine else []
                 conn.rollback()
             if not found:
                 break
             last = keys[-1]
-            yield Batch([Row((key,), str(sid), _as_bytes(value)) for key, sid, value in rows],
-                        last)
+            yield Batch([Row((key,), _session_id(sid), _as_bytes(value))
+                         for key, sid, value in rows], last)
         yield from self._catch_up(gaps, last, size, shard)
 
     def _catch_up(self, gaps: Gaps, last: Position, size: int, shard: Shard
                   ) -> Iterator[Batch]:
         """The final passes (``_catchup``): rows now in the gaps, and rows past ``last``."""
-        table, pk = self._table, self._pk
-        query = sa.select(pk, table.c.session_id, self._data_column()).order_by(pk)
+        pk = self._pk
+        query = sa.select(pk, self._session_column(), self._data_column()).order_by(pk)
         for _ in range(PASSES):
             found = 0
             for chunk in gaps.chunks():
@@ -285,8 +294,8 @@ class SQLAlchemyStore:
                     conn.rollback()
                 gaps.fill({row[0] for row in got})
                 found += len(got)
-                mine = [Row((key,), str(sid), _as_bytes(value)) for key, sid, value in got
-                        if shard.holds(str(sid))]
+                mine = [Row((key,), _session_id(sid), _as_bytes(value)) for key, sid, value in got
+                        if shard.holds(_session_id(sid))]
                 if mine:
                     yield Batch(mine, last)
             while True:
@@ -299,8 +308,9 @@ class SQLAlchemyStore:
                 gaps.note([row[0] for row in got])
                 found += len(got)
                 last = got[-1][0]
-                yield Batch([Row((key,), str(sid), _as_bytes(value)) for key, sid, value in got
-                             if shard.holds(str(sid))], last)
+                yield Batch([Row((key,), _session_id(sid), _as_bytes(value))
+                             for key, sid, value in got if shard.holds(_session_id(sid))],
+                            last)
             if not found:
                 return
 
@@ -314,10 +324,10 @@ class SQLAlchemyStore:
 
     def count_sessions(self, shard: Shard) -> int:
         """The sessions of ``shard`` that hold rows now (a resumed run's count)."""
-        query = sa.select(self._table.c.session_id).distinct()
+        query = sa.select(self._session_column()).distinct()
         with self._engine.connect() as conn:
             found = conn.execution_options(yield_per=10_000).execute(query).scalars()
-            count = sum(1 for session_id in found if shard.holds(str(session_id)))
+            count = sum(1 for session_id in found if shard.holds(_session_id(session_id)))
             conn.rollback()
         return count
 
@@ -534,6 +544,14 @@ def store_identity(url: sa.URL, table: str) -> str:
     host = url.host or "localhost"
     host = "127.0.0.1" if host in ("localhost", "::1") else host.lower()
     return f"{backend}://{host}:{url.port or _PORTS.get(backend, 0)}/{url.database}#{table}"
+
+
+def _session_id(value: Any) -> str:
+    """A session id as read: text, or its bytes (``_session_column``) with any byte that is
+    not UTF-8 kept as a surrogate escape, as a Redis key's."""
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value).decode("utf-8", "surrogateescape")
+    return str(value)
 
 
 def _as_bytes(data: Any) -> bytes | None:

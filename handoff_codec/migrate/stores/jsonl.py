@@ -20,6 +20,7 @@ import fcntl
 import hashlib
 import os
 import re
+import sqlite3
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -230,6 +231,7 @@ def jsonl_identity(path: Path) -> str:
     return f"jsonl:{os.path.realpath(path)}"
 
 
+_INDEX_BATCH = 4096  # records indexed per insert by a JSONL restore
 _SETTLE = 0.005  # seconds between looks at the replaced file's writers
 _WATCH = 5.0  # seconds a writer of the replaced file is waited for, at most
 
@@ -280,13 +282,21 @@ def _rewrite(lines: _Lines, target: Path, given: Path, report: StoreReport,
         fsync_dir(target.parent)
         fcntl.flock(source.fileno(), fcntl.LOCK_UN)  # a writer waiting for it may go on
         _carry_over(lines, target, old, report, records, writer)
+    except OSError as exc:
+        if replaced:
+            raise
+        raise StoreRefusal(
+            f"{exc.filename or given}: {exc.strerror or exc}; the run stopped before it "
+            f"changed {given}: nothing was committed, the file is unchanged, and this run's "
+            "temporary file and partial backup are deleted; free space (or name a "
+            "--backup-file on another disk) and run the same command again") from None
     finally:
         if writer is not None:
             writer.close()
         if not replaced:
             report.written = False
             report.backup = None
-            made = writer.path if writer is not None and writer.opened else None
+            made = writer.made if writer is not None else None
             left = remove_quietly(temp, made)
             if left:
                 raise StoreRefusal(f"{given}: the run failed and the file is unchanged, but "
@@ -340,11 +350,16 @@ def restore_jsonl(path: Path, options: MigrateOptions, backups: Sequence[str]) -
     kept, and a line holding neither value is counted as changed since and kept.
 
     The records are checked first (digests, the store); a line backed up twice gets
-    its oldest value. Only digests and offsets of the records are held: a line's old
+    its oldest value. Digests and offsets of the records are indexed on disk: a line's old
     bytes are read back from its backup when it is restored.
     """
-    from ._backup import Backup, verify_backup
-    from ._online import RestoreReport, refuse_dry_run, refuse_foreign
+    from ._backup import verify_backup
+    from ._online import (
+        RestoreReport,
+        newest_first,
+        refuse_dry_run,
+        refuse_foreign,
+    )
 
     refuse_dry_run(options)
     given = path
@@ -358,28 +373,57 @@ def restore_jsonl(path: Path, options: MigrateOptions, backups: Sequence[str]) -
         refuse_foreign(store, backup, options.force)
         if backup.torn is not None:
             report.warnings.append(backup.torn)
-    # line -> [(sha256 of its new bytes, sha256 of its old bytes, its backup, the offset
-    # of its record there)], newest first: the old bytes are read back when needed.
-    wanted: dict[int, list[tuple[bytes, bytes, Backup, int]]] = {}
-    for backup in sorted(reversed(checked), key=lambda b: str(b.header.get("created", "")),
-                         reverse=True):
-        for offset, record in backup.newest_first_at():
-            report.rows += 1
-            wanted.setdefault(int(record.key[0]), []).append(
-                (hashlib.sha256(record.new).digest(), hashlib.sha256(record.old).digest(),
-                 backup, offset))
+    # line -> (sha256 of its new bytes, sha256 of its old bytes, its backup, the offset
+    # of its record there), newest first: an index in SQLite's private temporary
+    # database (on disk once past its cache, deleted when closed, a kill included), so
+    # memory does not grow with the backup; the old bytes are read back when needed.
+    index = sqlite3.connect("")
+    try:
+        index.execute("CREATE TABLE wanted (line INTEGER, seq INTEGER, new BLOB, old BLOB, "
+                      "backup INTEGER, offset INTEGER)")
+        ordered = newest_first(checked)
+        seq = 0
+        for number, backup in enumerate(ordered):
+            batch: list[tuple[int, int, bytes, bytes, int, int]] = []
+            for offset, record in backup.newest_first_at():
+                report.rows += 1
+                seq += 1
+                batch.append((int(record.key[0]), seq, hashlib.sha256(record.new).digest(),
+                              hashlib.sha256(record.old).digest(), number, offset))
+                if len(batch) >= _INDEX_BATCH:
+                    index.executemany("INSERT INTO wanted VALUES (?, ?, ?, ?, ?, ?)", batch)
+                    batch.clear()
+            index.executemany("INSERT INTO wanted VALUES (?, ?, ?, ?, ?, ?)", batch)
+        index.execute("CREATE INDEX wanted_line ON wanted (line, seq)")
+        _restore_lines(target, given, options, report, checked, ordered, index)
+    finally:
+        index.close()
+    return report
+
+
+def _restore_lines(target: Path, given: Path, options: MigrateOptions, report: Any,
+                   checked: Sequence[Any], ordered: Sequence[Any],
+                   index: sqlite3.Connection) -> None:
+    """Rewrite ``target`` with the lines of the ``index`` put back (``restore_jsonl``)."""
+    from ._online import unclosed_file
+
     refuse_read_only(target)
+    restored: dict[int, int] = {}  # id of a backup -> lines it put back
 
     def transform(number: int, raw: bytes) -> bytes | None:
-        chain = wanted.pop(number, None)
-        if chain is None:
+        chain = index.execute("SELECT new, old, backup, offset FROM wanted WHERE line = ? "
+                              "ORDER BY seq", (number,)).fetchall()
+        if not chain:
             return None
+        index.execute("DELETE FROM wanted WHERE line = ?", (number,))
         body, ending = _split_ending(raw)
-        for new, old, backup, offset in chain:
+        for new, old, which, offset in chain:
+            backup = ordered[which]
             now = hashlib.sha256(body).digest()
             if now == new:
                 body = backup.record_at(offset).old
                 report.restored += 1
+                restored[id(backup)] = restored.get(id(backup), 0) + 1
             elif now == old:
                 report.already_old += 1
             else:
@@ -391,8 +435,9 @@ def restore_jsonl(path: Path, options: MigrateOptions, backups: Sequence[str]) -
         _rewrite(_Lines(source, transform, None), target, given, StoreReport(
             path=str(given), store="jsonl", dry_run=False), [], None, force=options.force,
             changed=lambda: report.restored > 0)
-    report.changed_since += sum(len(chain) for chain in wanted.values())  # lines gone
-    return report
+    report.changed_since += index.execute("SELECT count(*) FROM wanted").fetchone()[0]
+    for backup in checked:  # the count above: lines gone
+        unclosed_file(backup, restored.get(id(backup), 0), report)
 
 
 class _Identity:

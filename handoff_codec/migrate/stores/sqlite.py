@@ -72,6 +72,7 @@ if TYPE_CHECKING:
 __all__ = ["SQLITE_HEADER", "SQLiteFileStore", "SQLiteRows", "is_sqlite_file", "migrate_sqlite"]
 
 SQLITE_HEADER = b"SQLite format 3\x00"
+_CHECKPOINTS = "handoff_codec_checkpoints"  # the table a sqlite:/// run keeps its checkpoints in
 
 
 def is_sqlite_file(path: Path) -> bool:
@@ -222,6 +223,15 @@ class _Run:
             if report.written and self.writer is not None:
                 self.writer.close_segment()  # every record fsynced before the commit
             conn.execute("COMMIT" if report.written else "ROLLBACK")
+        except OSError as exc:  # the backup's disk is full, or fails
+            with contextlib.suppress(sqlite3.Error):
+                conn.execute("ROLLBACK")
+            self.clean_up(report)
+            raise StoreRefusal(
+                f"{exc.filename or self.db}: {exc.strerror or exc}; the run stopped before "
+                f"it changed {self.db}: nothing was committed, the store is unchanged, and "
+                "this run's partial backup is deleted; free space (or name a --backup-file "
+                "on another disk) and run the same command again") from None
         except BaseException:
             with contextlib.suppress(sqlite3.Error):
                 conn.execute("ROLLBACK")
@@ -234,7 +244,7 @@ class _Run:
     def clean_up(self, report: StoreReport) -> None:
         """After a failure: delete the backup this run made, or say where it is."""
         report.written = False
-        made = self.writer.path if self.writer is not None and self.writer.opened else None
+        made = self.writer.made if self.writer is not None else None
         if self.writer is not None:
             self.writer.close()
         left = remove_quietly(made)
@@ -562,6 +572,7 @@ class SQLiteRows:
         refuse_read_only(path)
         self.where = str(path)
         self.identity = sqlite_identity(path, options.messages_table)
+        self._messages = options.messages_table
         self._conn = _connect(path, "rw", options.timeout)
         try:
             table = _check_schema(self._conn, options.sessions_table, options.messages_table)
@@ -601,7 +612,16 @@ class SQLiteRows:
         return written
 
     def load_checkpoint(self, shard: Any) -> Checkpoint | None:
-        return None  # a file store's run is one transaction: nothing to resume
+        """The checkpoint a ``sqlite:///`` run of this file keeps in it (a file store's run
+        is one transaction and keeps none): it counts the records each backup file held
+        before its rows changed, so a copy cut short is found by either path."""
+        try:
+            row = self._conn.execute(
+                f"SELECT state FROM {_CHECKPOINTS} WHERE messages_table = ? AND shard = ?",
+                (self._messages, str(shard))).fetchone()
+        except sqlite3.OperationalError:
+            return None  # no checkpoint table: no run through the URL
+        return None if row is None else Checkpoint.loads(row[0])
 
     def row_key(self, key: Sequence[Any]) -> tuple[Any, ...]:
         return (int(key[0]),)
