@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from handoff_codec.migrate.stores import StoreRefusal
 from handoff_codec.migrate.stores.jsonl import migrate_jsonl
 from handoff_codec.migrate.stores.sqlite import migrate_sqlite
 from tests.support.migrate_support import (
@@ -145,7 +146,7 @@ def test_a_failed_run_leaves_no_backup_behind_and_retries_do_not_pile_up(
     make_session_db(path, {"s": [CRAFTED[0], PLAIN[0]]})
     state = snapshot(path)
     for _ in range(3):
-        with pytest.raises(OSError, match="No space"):
+        with pytest.raises(StoreRefusal, match=r"No space.*nothing was committed"):
             migrate_sqlite(path, progress=_FailAfterFirstBatch())
     assert snapshot(path) == state
     assert not [name for name in files_beside(path) if ".bak-" in name or "partial" in name]

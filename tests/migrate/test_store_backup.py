@@ -113,9 +113,7 @@ def test_rows_holding_raw_unicode_line_breaks_are_restored(tmp_path: Path) -> No
     real = run_migrate(url, "--backup-file", str(backup))
     assert real["migrated"] == 2 and store.rows() != before
     assert backup.read_bytes().isascii()  # each record is one line, whatever splits lines
-    refused = run_cli_here(url, "--restore", str(backup), check_code=2)
-    assert "no digests" in refused.stderr and "--force" in refused.stderr
-    restored = run_migrate(url, "--restore", str(backup), "--force", check_code=0)
+    restored = run_migrate(url, "--restore", str(backup), check_code=0)
     assert restored["restored"] == 2 and store.rows() == before
 
 
