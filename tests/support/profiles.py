@@ -1,6 +1,8 @@
 """Hypothesis profiles: ``ci`` at full strength, ``dev`` (the default locally) lighter.
 
-``CI=true`` selects ``ci``; ``HYPOTHESIS_PROFILE`` overrides either way. A
+``CI=true`` selects ``ci``, which is derandomized: a CI run is reproducible, the
+same examples each time (local runs and the fuzz job keep exploring at random).
+``HYPOTHESIS_PROFILE`` overrides either way. A
 property test states its full-strength count with ``@examples(n)``: ``ci``
 runs n examples, ``dev`` a tenth of them (at least 25).
 """
@@ -13,7 +15,7 @@ from hypothesis import settings
 
 __all__ = ["PROFILE", "examples"]
 
-settings.register_profile("ci", deadline=None, print_blob=True)
+settings.register_profile("ci", deadline=None, print_blob=True, derandomize=True)
 settings.register_profile("dev", deadline=None, max_examples=25)
 
 PROFILE = os.environ.get("HYPOTHESIS_PROFILE") or (
