@@ -297,9 +297,22 @@ def numbering(lines: Numbered, start: str, end: str, max_depth: int) -> Numberin
             kind = _lines.kind(line)
             spills = kind == _lines.KNOWN or (kind == _lines.PLAIN and typed_value(
                 line, max_depth) is None)
-        elif shaped(line) or _lines.kind(line) == _lines.PLAIN:
+        elif shaped(line) or _lines.kind(line) == _lines.PLAIN or _bare_role(lines, index):
             result.doubtful.append(index)
     return _renumbered(lines, result)
+
+
+# ``tool``: the role of a Chat Completions-style tool message, which the raw writers
+# wrote as they wrote any other.
+_BARE_ROLE = re.compile(r"[0-9]+\. (" + "|".join(sorted(KNOWN_ROLES | {"tool"})) + r")")
+
+
+def _bare_role(lines: Numbered, index: int) -> bool:
+    """Whether numbered line ``index`` is ``N. role`` alone: how the raw writers wrote an
+    empty turn, so read as content it may hide a turn."""
+    start = lines.starts[index]
+    stop = lines.text.find("\n", start, lines.end)
+    return _BARE_ROLE.fullmatch(lines.text, start, lines.end if stop < 0 else stop) is not None
 
 
 def every_line(lines: Numbered, inside: bytearray,
