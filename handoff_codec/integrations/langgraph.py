@@ -357,14 +357,18 @@ def _message_items(message: BaseMessage, index: int, notes: _Omissions,
     return items
 
 
-def _items(messages: Iterable[BaseMessage]) -> tuple[list[Item], tuple[Omission, ...]]:
+def _items(messages: Iterable[BaseMessage], *, visible: bool = False
+           ) -> tuple[list[Item], tuple[Omission, ...]]:
+    """The items of ``messages`` and what they leave out; ``visible``: only what a model
+    is sent (a RemoveMessage, an instruction to ``add_messages``, is left out)."""
     notes = _Omissions()
     items: list[Item] = []
     for index, message in enumerate(messages):
         if not isinstance(message, BaseMessage):
             raise TypeError(f"message {index}: expected a LangChain BaseMessage, "
                             f"not {type(message).__name__}")
-        items.extend(_message_items(message, index, notes))
+        if not (visible and isinstance(message, RemoveMessage)):
+            items.extend(_message_items(message, index, notes, visible=visible))
     return items, tuple(notes.found)
 
 
@@ -610,19 +614,7 @@ def model_visible(messages: Iterable[BaseMessage]) -> list[BaseMessage]:
     ``add_messages``, never sent to a model) is left out. ``loads`` of a
     summary's text gives this list.
     """
-    return _messages(_visible_items(list(messages))[0])
-
-
-def _visible_items(messages: Sequence[BaseMessage]) -> tuple[list[Item], tuple[Omission, ...]]:
-    notes = _Omissions()
-    items: list[Item] = []
-    for index, message in enumerate(messages):
-        if not isinstance(message, BaseMessage):
-            raise TypeError(f"message {index}: expected a LangChain BaseMessage, "
-                            f"not {type(message).__name__}")
-        if not isinstance(message, RemoveMessage):  # an instruction to add_messages
-            items.extend(_message_items(message, index, notes, visible=True))
-    return items, tuple(notes.found)
+    return _messages(_items(messages, visible=True)[0])
 
 
 class _Rendering:
@@ -631,7 +623,7 @@ class _Rendering:
     __slots__ = ("items", "media", "omitted", "ref")
 
     def __init__(self, message: BaseMessage) -> None:
-        self.items, self.omitted = _visible_items([message])
+        self.items, self.omitted = _items([message], visible=True)
         # (block index, the LangChain block): the message's first item holds its content
         content = message.content
         self.media = ([(place, block) for place, block in enumerate(content) if _is_media(block)]
