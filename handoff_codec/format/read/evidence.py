@@ -302,17 +302,17 @@ def numbering(lines: Numbered, start: str, end: str, max_depth: int) -> Numberin
     return _renumbered(lines, result)
 
 
-# ``tool``: the role of a Chat Completions-style tool message, which the raw writers
-# wrote as they wrote any other.
-_BARE_ROLE = re.compile(r"[0-9]+\. (" + "|".join(sorted(KNOWN_ROLES | {"tool"})) + r")")
+# ``N. tool``: how the raw writers wrote an empty Chat Completions-style tool message.
+# ``tool`` is no role of the grammar's vocabulary (a bare known role is a BARE line, a
+# record), so read as content such a line may hide a turn: it is doubtful.
+_BARE_TOOL = re.compile(r"[0-9]+\. tool")
 
 
 def _bare_role(lines: Numbered, index: int) -> bool:
-    """Whether numbered line ``index`` is ``N. role`` alone: how the raw writers wrote an
-    empty turn, so read as content it may hide a turn."""
+    """Whether numbered line ``index`` is ``N. tool`` alone (see ``_BARE_TOOL``)."""
     start = lines.starts[index]
     stop = lines.text.find("\n", start, lines.end)
-    return _BARE_ROLE.fullmatch(lines.text, start, lines.end if stop < 0 else stop) is not None
+    return _BARE_TOOL.fullmatch(lines.text, start, lines.end if stop < 0 else stop) is not None
 
 
 def every_line(lines: Numbered, inside: bytearray,
