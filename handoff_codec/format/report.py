@@ -163,6 +163,11 @@ class Recoveries:
         self._codes.append(code)
         return len(self._codes) - 1
 
+    def truncate(self, count: int) -> None:
+        """Keep the first ``count`` recoveries (a reading started over from there)."""
+        del self._ints[3 * count:]
+        del self._codes[count:]
+
     def update(self, index: int, a: int) -> None:
         """Set the first int of recovery ``index`` (a count known only later)."""
         self._ints[3 * index + 1] = a

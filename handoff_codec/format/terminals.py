@@ -72,10 +72,12 @@ PATTERNS: dict[str, dict[str, str]] = {
             '(?P<known_n>[0-9]+)\\. (?P<known_role>user|assistant|system|developer):(?! ?\\[) ?(?P<known_content>[^\n]*)\n',
         'KNOWN_ROLE':
             '(?:assistant|developer|system|user)',
+        'LEGACY_BARE_NAMED':
+            '[0-9]+\\. (?P<role>user|assistant|system|developer|tool)(?: \\((?P<name>[^\n]*)\\))?[ \t]*',
         'LEGACY_JSON':
             '(?s:[0-9]+\\. (?P<json>\\{.*))',
         'LEGACY_NAMED':
-            '(?s:[0-9]+\\. (?P<role>user|assistant|system|developer) \\((?P<name>[^\n:(]*[:(][^\n]*?)\\): ?(?P<content>.*))',
+            '(?s:[0-9]+\\. (?P<role>user|assistant|system|developer) \\((?P<name>[^\n:(]*[:(][^\n]*?|[^\\S\n]*)\\): ?(?P<content>.*))',
         'LEGACY_PLAIN':
             '(?s:[0-9]+\\. (?P<role>[^:]*?)(?: \\((?P<name>\\s*[^\\s:(][^:(]*)\\))?: ?(?P<content>.*))',
         'LEGACY_PREAMBLE':

@@ -31,8 +31,9 @@ import functools
 import re
 from array import array
 
+from .. import grammar
 from . import lines as _lines
-from .generations import Generation, Sign, candidates
+from .generations import Generation, Sign, candidates, raw_possible
 from .json_record import whole_object
 from .vocabulary import ITEM_TYPES, KNOWN_ROLES, WORD
 
@@ -42,8 +43,9 @@ if TYPE_CHECKING:
 
     from .lines import Line
 
-__all__ = ["Numbered", "Numbering", "every_line", "int_array", "numbering", "shaped", "sign",
-           "typed_value"]
+__all__ = ["MESSAGE_ROLES", "UNTYPED", "Numbered", "Numbering", "bare_named", "every_line",
+           "in_vocabulary", "int_array", "json_signs", "numbering", "shaped", "sign", "spills",
+           "typed_value", "typed_word"]
 
 # A body of up to this many lines keeps the fields of each line (they are
 # read once, by one findall); a longer one keeps only the offsets and numbers
@@ -129,10 +131,12 @@ class Numbered:
         return bool(self.starts) and self.starts[0] == self.begin and all(
             map(int.__eq__, self.numbers, range(1, len(self.numbers) + 1)))
 
-    def inside_quoted_summaries(self, start: str, end: str) -> bytearray:
+    def inside_quoted_summaries(self, start: str, end: str,
+                                preambles: tuple[str, ...] | None) -> bytearray:
         """1 for each numbered line between a quoted summary's own marker lines: a start
         marker line and the end marker line that closes it (one that none closes quotes
-        no summary)."""
+        no summary). The line before a quoted summary's start marker line ends with one
+        of ``preambles`` (None: any line, the loose reading a candidate offers)."""
         inside = bytearray(len(self.starts))
         text = self.text
         if text.find(start, self.begin, self.end) < 0:
@@ -141,6 +145,11 @@ class Numbered:
         depth, opened = 0, 0
         for marker in _marker_lines(start, end).finditer(text, self.begin, self.end):
             if marker[0] == start:
+                if not depth and preambles is not None:
+                    before = text.rfind("\n", 0, marker.start() - 1) + 1
+                    if marker.start() <= self.begin or not text.endswith(
+                            preambles, before, marker.start() - 1):
+                        continue  # no preamble: no evidence of a quoted summary
                 if not depth:
                     opened = marker.start()
                 depth += 1
@@ -158,23 +167,68 @@ class Numbered:
         return inside
 
 
-def shaped(line: Line) -> bool:
-    """Whether a numbered line looks like the start of a record: JSON, a known role
-    (bare, or followed by ":" or a name), or a `word: ` head."""
+# The roles every writer writes a message with: a line with another role is a
+# record only where each writer left escapes line breaks (docs/spec.md, "Numbering").
+MESSAGE_ROLES = KNOWN_ROLES | {"tool"}
+# An item without a role or type, as openai-agents 0.6 to 0.17.0 wrote it.
+UNTYPED = "item"
+def bare_named(text: str, start: int, stop: int) -> re.Match[str] | None:
+    """``text[start:stop]`` (one line) as ``LEGACY_BARE_NAMED``, an empty turn whose name
+    may hold any text, else None."""
+    return _bare_named().fullmatch(text, start, stop)
+
+
+@functools.cache
+def _bare_named() -> re.Pattern[str]:
+    return grammar.terminal("LEGACY_BARE_NAMED", "legacy")
+
+
+def typed_word(word: str, writes: int) -> bool:
+    """Whether ``word: {json}`` is a typed record's head for writers of the forms ``writes``."""
+    return bool(writes & Sign.TYPED) and (word in ITEM_TYPES or word == UNTYPED)
+
+
+def in_vocabulary(line: Line, writes: int) -> bool:
+    """Whether a writer of the forms ``writes`` writes ``line`` as the head of a record:
+    a message of a role it writes (``MESSAGE_ROLES``, named or bare), a typed record of
+    an item type, a JSON record. ``2. Speed: fast`` or ``2. critic: x`` is none."""
     kind = _lines.kind(line)
-    if kind in (_lines.KNOWN, _lines.JSON, _lines.BARE):
+    if kind == _lines.KNOWN:
         return True
+    if kind == _lines.JSON:
+        return bool(writes & Sign.JSON)
+    if kind == _lines.BARE:
+        return bool(writes & Sign.BARE_ROLE)
     if kind == _lines.PLAIN:
         role = line[4]
-        return role in KNOWN_ROLES or WORD.fullmatch(role) is not None
+        if role in MESSAGE_ROLES:
+            return True
+        if not line[5] and line[6][:1] == "{" and typed_word(role, writes):
+            return True
+        # a known role whose name holds ":" or "(" (`user (ops:bob)`, `user (a (b)): x`)
+        head, _, _ = role.partition(" (")
+        return head in MESSAGE_ROLES and role != head
+    if kind == _lines.NUMBERED:  # `N. tool`, or `N. role (name)` with a name of any text
+        rest = line[9]
+        head = rest[2:].partition(" (")[0].rstrip(" \t")
+        return rest[:2] == ". " and head in MESSAGE_ROLES and bool(writes & Sign.BARE_ROLE)
     return False
 
 
+def shaped(line: Line) -> bool:
+    """Whether a numbered line looks like the start of a record to some writer."""
+    return in_vocabulary(line, Sign.ALL)
+
+
 def typed_value(line: Line, max_depth: int) -> dict[str, object] | None:
-    """The JSON object of a `type: {json}` record line (``ITEM_TYPES`` word, no name), else None."""
-    if line[4] not in ITEM_TYPES or line[5] or line[6][:1] != "{":
+    """The JSON object of a `type: {json}` record line (``ITEM_TYPES`` word or ``item``, no
+    name), else None. NaN and Infinity are read (json.dumps writes them by default)."""
+    if not line[6][:1] == "{" or line[5] or not typed_word(line[4], Sign.TYPED):
         return None
-    return whole_object(line[6], max_depth)
+    return whole_object(line[6], max_depth, constants=True)
+
+
+_SPACED = re.compile(r'\{"(?:[^"\\\n]|\\.)*": ')
 
 
 def sign(line: Line, alone: bool, max_depth: int, value: object = None) -> int:
@@ -191,10 +245,7 @@ def sign(line: Line, alone: bool, max_depth: int, value: object = None) -> int:
             value = whole_object(line[3], max_depth)
         if not isinstance(value, dict):
             return 0
-        content = value.get("content")
-        if "role" in value and isinstance(content, str) and ("\n" in content or "\r" in content):
-            return Sign.JSON | Sign.ESCAPED_BREAK
-        return Sign.JSON
+        return json_signs(value, line[3])
     if kind == _lines.BARE:
         return Sign.BARE_ROLE
     if kind == _lines.PLAIN:
@@ -205,17 +256,36 @@ def sign(line: Line, alone: bool, max_depth: int, value: object = None) -> int:
     return 0
 
 
+def json_signs(value: dict[str, object], source: str) -> int:
+    """The signs of a JSON record: its object ``value`` and its text ``source``."""
+    found = Sign.JSON | (Sign.SPACED_JSON if _SPACED.match(source) else 0)
+    content = value.get("content")
+    if "role" in value and isinstance(content, str) and ("\n" in content or "\r" in content):
+        found |= Sign.ESCAPED_BREAK
+    return found
+
+
+def spills(line: Line, max_depth: int) -> bool:
+    """Whether the record that starts with ``line`` can hold content a raw writer spilled
+    over the lines below it: a `role: content` message, not a JSON, bare or typed record."""
+    kind = _lines.kind(line)
+    return kind == _lines.KNOWN or (kind == _lines.PLAIN and typed_value(line, max_depth) is None)
+
+
 class Numbering:
     """Which numbered lines start records, and what the reading rests on.
 
     ``heads`` are indexes into the :class:`Numbered` lines; ``renumbered``
     the heads whose number does not follow (with the number expected);
     ``doubtful`` the lines read as content that would read as records
-    alone (``ambiguous``); ``writers`` the writers the evidence leaves, or
-    None when the numbering did not depend on them (the records then say).
+    alone (``ambiguous``); ``guarded`` the heads that follow a record a raw
+    writer's content could have spilled from (read as records, they must not
+    gain authority: :mod:`.authority`); ``lowered`` the lines read as content
+    for that reason, with why; ``writers`` the writers the evidence leaves.
     """
 
-    __slots__ = ("doubtful", "expected", "heads", "inside", "renumbered", "writers")
+    __slots__ = ("doubtful", "expected", "guarded", "heads", "inside", "lowered", "renumbered",
+                 "signs", "writers")
 
     def __init__(self, heads: MutableSequence[int], writers: tuple[Generation, ...] | None,
                  inside: bytearray) -> None:
@@ -223,6 +293,20 @@ class Numbering:
         self.renumbered = int_array(len(heads))
         self.expected = array("q")
         self.doubtful = int_array(len(heads))
+        self.guarded = int_array(len(heads))
+        self.lowered: dict[int, int] = {}
+        self.signs = 0  # the evidence's signs
+
+    def lower(self, found: dict[int, int]) -> Numbering:
+        """This numbering with the heads of ``found`` (head -> why) read as content."""
+        result = Numbering(int_array(len(self.heads), (h for h in self.heads if h not in found)),
+                           self.writers, self.inside)
+        result.renumbered, result.expected = self.renumbered, self.expected
+        result.doubtful = int_array(len(self.heads), sorted((*self.doubtful, *found)))
+        result.guarded = int_array(len(self.heads), (h for h in self.guarded if h not in found))
+        result.lowered = {**self.lowered, **found}
+        result.signs = self.signs
+        return result
 
 
 def _run(lines: Numbered, inside: bytearray) -> array[int]:
@@ -264,15 +348,12 @@ def _run(lines: Numbered, inside: bytearray) -> array[int]:
     return run
 
 
-def numbering(lines: Numbered, start: str, end: str, max_depth: int) -> Numbering:
+def numbering(lines: Numbered, start: str, end: str, max_depth: int,
+              preambles: tuple[str, ...] | None) -> Numbering:
     """The records of a body whose first line is numbered (rules 1 to 3)."""
     count = len(lines)
-    inside = lines.inside_quoted_summaries(start, end)
-    if lines.in_order() and not any(inside):
-        return Numbering(range(count), None, inside)  # type: ignore[arg-type]
-    run = _run(lines, inside)
-    if len(run) == count - sum(inside):  # every numbered line is in the run
-        return _renumbered(lines, Numbering(run, None, inside))
+    inside = lines.inside_quoted_summaries(start, end, preambles)
+    run = range(count) if lines.in_order() and not any(inside) else _run(lines, inside)
     # The evidence: the run's records, and whether any line is not numbered.
     signs = Sign.SPILLED if lines.unnumbered else 0
     is_head = bytearray(count)
@@ -283,36 +364,30 @@ def numbering(lines: Numbered, start: str, end: str, max_depth: int) -> Numberin
         following = lines.starts[run[position + 1]] if position + 1 < len(run) else lines.end
         signs |= sign(lines.line(head), after == following, max_depth)
     writers = candidates(signs)
-    if writers and all(writer.escapes_line_breaks for writer in writers):
-        return every_line(lines, inside, writers)
+    if not raw_possible(writers):
+        result = every_line(lines, inside, writers)
+        result.signs = signs
+        return result
+    writes = 0
+    for writer in writers:
+        writes |= writer.writes
     heads = int_array(count)
     result = Numbering(heads, writers, inside)
-    spills = False  # whether the record above can hold content that spilled
+    result.signs = signs
+    spilling = False  # whether the record above can hold content that spilled
     for index in range(count):
         if inside[index]:
             continue
         line = lines.line(index)
-        if is_head[index] or not spills:
-            heads.append(index)
-            kind = _lines.kind(line)
-            spills = kind == _lines.KNOWN or (kind == _lines.PLAIN and typed_value(
-                line, max_depth) is None)
-        elif shaped(line) or _lines.kind(line) == _lines.PLAIN or _bare_role(lines, index):
-            result.doubtful.append(index)
+        if spilling:
+            if not is_head[index] or not in_vocabulary(line, writes):
+                if not is_head[index] and in_vocabulary(line, writes):
+                    result.doubtful.append(index)
+                continue  # content of the record above
+            result.guarded.append(index)
+        heads.append(index)
+        spilling = spills(line, max_depth)
     return _renumbered(lines, result)
-
-
-# ``N. tool``: how the raw writers wrote an empty Chat Completions-style tool message.
-# ``tool`` is no role of the grammar's vocabulary (a bare known role is a BARE line, a
-# record), so read as content such a line may hide a turn: it is doubtful.
-_BARE_TOOL = re.compile(r"[0-9]+\. tool")
-
-
-def _bare_role(lines: Numbered, index: int) -> bool:
-    """Whether numbered line ``index`` is ``N. tool`` alone (see ``_BARE_TOOL``)."""
-    start = lines.starts[index]
-    stop = lines.text.find("\n", start, lines.end)
-    return _BARE_TOOL.fullmatch(lines.text, start, lines.end if stop < 0 else stop) is not None
 
 
 def every_line(lines: Numbered, inside: bytearray,

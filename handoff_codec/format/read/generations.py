@@ -21,7 +21,8 @@ TYPE_CHECKING = False  # typing is not imported at run time (see ..models)
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-__all__ = ["GENERATIONS", "Generation", "Sign", "candidates", "describe", "label"]
+__all__ = ["EMPTY_TURN_UNKEPT", "GENERATIONS", "Generation", "Sign", "candidates", "describe",
+           "label", "raw_possible"]
 
 
 class Sign:
@@ -34,8 +35,9 @@ class Sign:
     JSON = 16  # `N. {json}`: the whole item as one JSON object
     ESCAPED_BREAK = 32  # a JSON record of a message whose text holds "\n" or "\r"
     NAMED = 64  # `N. role (name): content`
+    SPACED_JSON = 128  # a JSON record written with Python's separators (`{"key": `)
 
-    ALL = 127
+    ALL = 255
 
 
 class Generation:
@@ -64,6 +66,11 @@ class Generation:
 
 _NONE_OR_EMPTY = "whether an empty turn's content was None or '' (both are a bare role)"
 _NOT_JSON = "values that are not JSON, written as str(value)"
+# What `N. role: ` (an empty turn, Sign.EMPTY_TURN) cannot say, in the text of
+# openai-agents 0.20 and later (handoff-codec writes each of these otherwise).
+EMPTY_TURN_UNKEPT = ("whether an empty turn's content was None, missing or '', and whether "
+                     "it had an empty name (openai-agents 0.20 and later write each as "
+                     "'N. role: ')")
 _RAW_BREAKS = ("line breaks in content: it was written raw, so a line of it that "
                "looks like a record cannot be told from a record")
 
@@ -86,14 +93,14 @@ GENERATIONS: tuple[Generation, ...] = (
     Generation(
         "openai-agents 0.17.1 to 0.19.x",
         Format.LEGACY_0_17_1,
-        Sign.BARE_ROLE | Sign.JSON | Sign.ESCAPED_BREAK | Sign.NAMED,
+        Sign.BARE_ROLE | Sign.JSON | Sign.ESCAPED_BREAK | Sign.NAMED | Sign.SPACED_JSON,
         escapes_line_breaks=True, lists_after_colon=False,
         unkept=(_NONE_OR_EMPTY, "empty names (left out)", _NOT_JSON),
     ),
     Generation(
         "openai-agents 0.20 and later, handoff-codec",
         Format.CURRENT,
-        Sign.EMPTY_TURN | Sign.JSON | Sign.ESCAPED_BREAK | Sign.NAMED,
+        Sign.EMPTY_TURN | Sign.JSON | Sign.ESCAPED_BREAK | Sign.NAMED | Sign.SPACED_JSON,
         escapes_line_breaks=True, lists_after_colon=False,
         unkept=(_NOT_JSON,),
     ),
@@ -124,6 +131,12 @@ def candidates(signs: int) -> tuple[Generation, ...]:
     if found:
         return found
     return tuple(g for g in GENERATIONS if signs & g.writes)
+
+
+@functools.cache
+def raw_possible(writers: tuple[Generation, ...]) -> bool:
+    """Whether a writer left wrote content raw: a line of content may look like a record."""
+    return not writers or not all(writer.escapes_line_breaks for writer in writers)
 
 
 @functools.cache

@@ -36,6 +36,8 @@ _STRICT_JSON = json.JSONDecoder(parse_constant=_refuse)
 # The C scanner behind json.loads (not in the type stubs): (value, end) or StopIteration.
 _scan_once: Callable[[str, int], tuple[Any, int]] = _STRICT_JSON.scan_once  # type: ignore[attr-defined]
 # A JSON string (skipped whole), or a constant outside strings.
+# The same scanner with NaN and Infinity, as json.loads reads them.
+_scan_any: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 _CONSTANT = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|(?P<constant>-?Infinity|NaN)', re.DOTALL)
 _JSON_EXPECTED = ("a JSON object",)
 
@@ -86,24 +88,21 @@ def json_object(
     return value
 
 
-def whole_object(source: str, max_depth: int) -> Item | None:
+def whole_object(source: str, max_depth: int, *, constants: bool = False) -> Item | None:
     """The usual JSON record: an object read whole by the C scanner, as
     :func:`json_object` would read it; None for anything else, which
     :func:`json_object` reads or says why not. JSON that reads whole takes two
-    brackets a level, so a short or bracket-poor record cannot nest too deep."""
+    brackets a level, so a short or bracket-poor record cannot nest too deep.
+    ``constants`` reads NaN and Infinity too, as ``json.loads`` does."""
     if len(source) <= 2 * max_depth + 1 or \
             source.count("{") + source.count("[") <= max_depth:
         try:
-            value, stop = _scan_once(source, 0)
+            value, stop = (_scan_any if constants else _scan_once)(source, 0)
         except (StopIteration, ValueError, RecursionError):
             return None
         if stop == len(source) and type(value) is dict:
             return value
     return None
-
-
-# The same scanner with NaN and Infinity, as json.loads reads them.
-_scan_any: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 
 
 def json_value(text: str) -> Any:

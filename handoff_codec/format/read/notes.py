@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..report import Note, RecoveryKind
+from .authority import Why
 
 __all__ = ["NOTES", "Code"]
 
@@ -52,6 +53,35 @@ def _ambiguous_list(text: str, pos: int, length: int) -> str:
             "the same way, so it may have been a list (see candidates)")
 
 
+def _lowered(text: str, pos: int, why: int) -> str:
+    end = text.find("\n", pos, pos + 60)
+    return (f"a line read as content of the record above, not as {Why.WORDS[why]}: "
+            f"{_line_at(text, pos, 60 if end < 0 else end - pos)}; the writer may have written "
+            "content raw (openai-agents 0.6 to 0.17.0), and text must not gain the authority "
+            "of a turn (see candidates)")
+
+
+def _typed_word(text: str, pos: int, length: int) -> str:
+    word = text[pos:pos + length]
+    return (f"'{word}: {{...}}' read as an item of type {word!r}, which is no item type the "
+            f"Responses API has; openai-agents 0.6 to 0.17.0 wrote a message of role {word!r} "
+            "with JSON text the same way (see candidates)")
+
+
+def _two_names(text: str, pos: int, length: int) -> str:
+    end = text.find("\n", pos)
+    line = text[pos:end if end >= 0 else len(text)]
+    return (f"a name read to the first '): ' of {line[:80]!r}; a name that holds '): ' "
+            "(written verbatim by every openai-agents release) would end at a later one "
+            "(see candidates)")
+
+
+def _quoted_summary(text: str, pos: int, length: int) -> str:
+    return ("a start marker line with no preamble line before it, closed by an end marker "
+            "line: the records between them are read as records of this summary, but they "
+            "may have been a summary quoted in content (see candidates)")
+
+
 class Code:
     """What the reader notes: indexes into :data:`NOTES` (plain ints: an enum's are slower).
 
@@ -68,6 +98,10 @@ class Code:
     RENUMBERED = 7  # the record's offset, and the number expected
     AMBIGUOUS_CONTENT = 8  # the line's offset and length (at most 60)
     AMBIGUOUS_LIST = 9  # the content's offset and length (at most 60)
+    AMBIGUOUS_AUTHORITY = 10  # the line's offset, and why (authority.Why)
+    AMBIGUOUS_TYPED = 11  # the word's offset and length
+    AMBIGUOUS_NAME = 12  # the role's offset and length
+    AMBIGUOUS_QUOTED = 13  # the start marker line's offset
 
 
 NOTES: tuple[Note, ...] = (
@@ -84,4 +118,8 @@ NOTES: tuple[Note, ...] = (
     Note(RecoveryKind.RENUMBERED, _renumbered, lost=True),
     Note(RecoveryKind.AMBIGUOUS, _ambiguous_content, lost=True),
     Note(RecoveryKind.AMBIGUOUS, _ambiguous_list, lost=True),
+    Note(RecoveryKind.AMBIGUOUS, _lowered, lost=True),
+    Note(RecoveryKind.AMBIGUOUS, _typed_word, lost=True),
+    Note(RecoveryKind.AMBIGUOUS, _two_names, lost=True),
+    Note(RecoveryKind.AMBIGUOUS, _quoted_summary, lost=True),
 )

@@ -28,12 +28,14 @@ from __future__ import annotations
 
 from .. import grammar
 from ..limits import depth_exceeded_at
-from .generations import Sign
+from .authority import RANKS, lowered
+from .evidence import UNTYPED, json_signs, typed_word
+from .generations import Sign, candidates, raw_possible
 from .json_record import strict_scanner, whole_object
 from .lines import usual_pattern
 from .notes import Code
 from .records import content_parts
-from .vocabulary import ITEM_TYPES, SHARED_ROLES
+from .vocabulary import SHARED_ROLES
 
 TYPE_CHECKING = False  # typing is not imported at run time (see ..models)
 if TYPE_CHECKING:
@@ -107,6 +109,7 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
     chunk, numbers = _CHUNK, _NUMBERS
     tail_length, empty_length = len(tail) - 1, len(no_records)
     quoted = f"\n{start}\n"  # a summary quoted in content starts with such a line
+    ranked = frozenset(RANKS)  # the roles a line must not gain unproven
 
     def json_line(rest: str, notes: Recoveries | None) -> tuple[Item, int] | None:
         """A ``JSON_LINE``'s object and the signs it gives (those of the report only when
@@ -120,11 +123,7 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
             return None
         if at != len(rest) or type(value) is not dict:
             return None
-        if notes is None:
-            return value, 0
-        content = value.get("content")
-        return value, Sign.JSON | (Sign.ESCAPED_BREAK if "role" in value and isinstance(
-            content, str) and ("\n" in content or "\r" in content) else 0)
+        return value, json_signs(value, rest)
 
     def read(text: str, strict: bool, notes: Recoveries | None) -> tuple[list[Item], int] | None:
         if not text.endswith(tail):
@@ -175,6 +174,11 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
         run_note, run_lines, run_count = -1, list[str](), 0
         empties: list[int] = []  # the `N. role: ` records (by count), alone unless continued
         offsets: _Offsets | None = None  # made for the first note that quotes the text
+        # Records a raw writer's content may have spilled into (see .authority): the
+        # items (by index) that must not gain authority, and whether a record has a role
+        # no writer writes (content under a raw writer).
+        guarded: list[int] = []
+        custom = False
         while pos < stop:
             cut = stop if stop - pos <= chunk else text.find("\n", pos + chunk, stop) + 1 or stop
             found = findall(text, pos, cut)
@@ -189,6 +193,8 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
                     count += 1
                     if number != numbers[count]:
                         return None
+                    if role in ranked and rigid != count - 1 and count > 1:
+                        guarded.append(count - 1)
                     append({"role": role, "content": rest})
                     if not rest:
                         empties.append(count)
@@ -200,6 +206,8 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
                     record = json_line(rest, notes)
                     if record is None:
                         return None
+                    if rigid != count - 1 and count > 1:
+                        guarded.append(count - 1)
                     append(record[0])
                     signs |= record[1]
                     rigid = count  # a line below it belongs to no record
@@ -232,6 +240,8 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
                 if number != numbers[count]:
                     return None
                 index = line - 1 + count + texts  # the line number of this record
+                if rigid != count - 1 and count > 1:
+                    guarded.append(count - 1)
                 rigid = count  # a record without spilled content, but for a message below
                 if is_bare:  # BARE_LINE
                     if notes is not None:
@@ -246,7 +256,7 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
                 if role not in roles and not strict:
                     if "(" in role:  # maybe a known role with a name holding ":" or "("
                         return None
-                    if role in ITEM_TYPES and not name and content[:1] == "{":
+                    if not name and content[:1] == "{" and typed_word(role, Sign.TYPED):
                         value = whole_object(content, max_depth)
                         if value is None:
                             return None
@@ -255,12 +265,17 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
                                 offsets = _Offsets(text, begin)
                             notes.add(index, Code.TYPED_RECORD,
                                       offsets(index - line) + len(number) + 2, len(role))
-                        value["type"] = role
+                        if role != UNTYPED:
+                            value["type"] = role
                         append(value)
                         signs |= Sign.TYPED
                         continue
+                    if role != "tool":
+                        custom = True
                 elif name and role in roles:
                     signs |= Sign.NAMED
+                    if "): " in content:  # two readings of the name: the steps report it
+                        return None
                 if content[:1] == "[" and not strict and notes is not None \
                         and content_parts(content) is not None:
                     return None  # may be a list: the steps report it
@@ -276,6 +291,9 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
             signs |= Sign.SPILLED
         if empties and set(empties) - set(continued):
             signs |= Sign.EMPTY_TURN
+        if (custom or guarded) and not strict and raw_possible(candidates(signs)) and (
+                custom or lowered(items, guarded)):
+            return None  # a line a raw writer may have written as content: the steps read it
         return items, signs
 
     return read

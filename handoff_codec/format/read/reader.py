@@ -31,7 +31,8 @@ from ..errors import DecodeError, DecodeReason, ReadFailure
 from ..report import Candidate, Decoded, Format
 from . import evidence, reference
 from .envelope import Envelope, splitter
-from .generations import candidates, describe
+from .authority import lowered
+from .generations import EMPTY_TURN_UNKEPT, Sign, candidates, describe
 from .json_record import json_object
 from .lines import line_pattern
 from .notes import Code
@@ -41,7 +42,7 @@ from .vocabulary import SHARED_ROLES
 
 TYPE_CHECKING = False  # typing is not imported at run time (see ..models)
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
     from typing import Any, Literal
 
     from .lines import Line
@@ -67,32 +68,37 @@ def check_engine(engine: str) -> None:
 class _Reading:
     """What steps 3 to 5 found: the items and what the report says of them."""
 
-    __slots__ = ("candidates", "items", "recoveries", "writers")
+    __slots__ = ("candidates", "items", "recoveries", "signs", "writers")
 
     def __init__(self, items: list[Item], recoveries: Any, writers: tuple[Any, ...],
-                 candidates: tuple[Candidate, ...]) -> None:
+                 candidates: tuple[Candidate, ...], signs: int = 0) -> None:
         self.items, self.recoveries = items, recoveries
-        self.writers, self.candidates = writers, candidates
+        self.writers, self.candidates, self.signs = writers, candidates, signs
 
     def decoded(self) -> Decoded:
+        empty_turns = (EMPTY_TURN_UNKEPT,) if self.signs & Sign.EMPTY_TURN else ()
         if not len(self.recoveries):
             return Decoded(items=self.items, format=Format.CURRENT, recoveries=self.recoveries,
-                           candidates=self.candidates)
+                           unkept=empty_turns, candidates=self.candidates)
         form, writers, unkept = describe(self.writers)
         return Decoded(items=self.items, format=form, recoveries=self.recoveries,
-                       writers=writers, unkept=unkept, candidates=self.candidates)
+                       writers=writers, unkept=unkept + empty_turns,
+                       candidates=self.candidates)
 
 
 class Reader:
     """The readings of one codec configuration: envelope, limits and JSON depth."""
 
-    __slots__ = ("end", "literals", "max_depth", "max_records", "one_pass", "split", "start")
+    __slots__ = ("end", "literals", "max_depth", "max_records", "one_pass", "preambles", "split",
+                 "start")
 
     def __init__(self, literals: Literals, max_depth: int, max_records: int) -> None:
         values = dict(literals)
         self.literals, self.max_depth, self.max_records = literals, max_depth, max_records
         self.start, self.end = values["START_MARKER"], values["END_MARKER"]
         self.split = splitter(values["PREAMBLE"], self.start, self.end)
+        # The line before a summary quoted in content ends with one of these.
+        self.preambles = (values["PREAMBLE"], grammar.literal("LEGACY_PREAMBLE", "legacy"))
         self.one_pass = one_pass(values["PREAMBLE"], grammar.literal("LEGACY_PREAMBLE", "legacy"),
                                  self.start, self.end, max_depth, max_records)
 
@@ -107,7 +113,7 @@ class Reader:
             notes = new_recoveries(text)
             read = self.one_pass(text, False, notes)
             if read is not None:
-                return _Reading(read[0], notes, candidates(read[1]), ()).decoded()
+                return _Reading(read[0], notes, candidates(read[1]), (), read[1]).decoded()
         return self._read(text, engine).decoded()
 
     def strict(self, text: str, engine: Engine = "fast") -> list[Item]:
@@ -151,39 +157,103 @@ class Reader:
             raise failure.at(text) from None
 
     def _records(self, text: str, envelope: Envelope, recoveries: Any,
-                 tokens: dict[int, Line] | None) -> _Reading:
+                 tokens: dict[int, Line] | None, *, loose: bool = False,
+                 words: bool | None = None, last_names: bool = False) -> _Reading:
+        """The records of the body (steps 3 and 4) and the other readings of them.
+
+        ``loose`` reads lines between markers as a quoted summary without a preamble
+        line; ``words`` reads `word: {json}` of any word as an item (None: when a writer
+        of typed records is left); ``last_names`` reads names to their last "): "."""
         lines = evidence.Numbered(text, envelope.begin, envelope.stop, tokens)
         if not len(lines) or lines.starts[0] != envelope.begin:
             raise DecodeError("text before the first record", text, envelope.begin,
                               ("record 1",), DecodeReason.NUMBERING)
-        numbering = evidence.numbering(lines, self.start, self.end, self.max_depth)
-        records = RecordReader(lines, recoveries, self.max_depth)
-        items = records.read(numbering, envelope.first_line)
-        writers = numbering.writers
-        if writers is None:  # the numbering did not depend on them: the records say
-            writers = candidates(records.signs)
-        listed = records.settle_lists(any(writer.lists_after_colon for writer in writers))
-        found: list[Candidate] = []
+        numbering = evidence.numbering(lines, self.start, self.end, self.max_depth,
+                                       None if loose else self.preambles)
+        if words is None:
+            words = any(writer.writes & Sign.TYPED for writer in numbering.writers or ())
         first_line, max_depth = envelope.first_line, self.max_depth
-        if len(numbering.doubtful):
+        mark = len(recoveries)
+        records = RecordReader(lines, recoveries, max_depth, words=words, last_names=last_names)
+        items = records.read(numbering, first_line)
+        as_records: list[Item] | None = None
+        if records.guarded:
+            found = lowered(items, [index for _, index in records.guarded])
+            if found:  # read again with those lines as content of the record above
+                as_records = items
+                numbering = numbering.lower(
+                    {head: found[index] for head, index in records.guarded if index in found})
+                recoveries.truncate(mark)
+                records = RecordReader(lines, recoveries, max_depth, words=words,
+                                       last_names=last_names)
+                items = records.read(numbering, first_line)
+        signs = numbering.signs | records.signs
+        writers = candidates(signs)
+        listed = records.settle_lists(any(writer.lists_after_colon for writer in writers))
+        found_readings: list[Candidate] = []
+
+        def again(**options: bool) -> Callable[[], list[Item]]:
+            def read() -> list[Item]:
+                try:
+                    return self._records(text, envelope, new_recoveries(text), tokens,
+                                         **{"loose": loose, "words": words,
+                                            "last_names": last_names, **options}).items
+                except ReadFailure as failure:
+                    raise failure.at(text) from None
+            return read
+
+        if as_records is not None:
+            kept = as_records
+            found_readings.append(Candidate(
+                reading="the lines noted ambiguous as the turns they look like (a system or "
+                        "developer turn, a tool call or output that nothing pairs)",
+                items=lambda: kept))
+        if len(numbering.doubtful) > len(numbering.lowered):
             # The other reading is read when first asked for: a long summary's costs
             # nothing until then.
             def as_numbered() -> list[Item]:
                 try:
-                    return RecordReader(lines, new_recoveries(text), max_depth).read(
+                    return RecordReader(lines, new_recoveries(text), max_depth,
+                                        words=words, last_names=last_names).read(
                         evidence.every_line(lines, numbering.inside, writers), first_line)
                 except ReadFailure as failure:
                     raise failure.at(text) from None
 
-            found.append(Candidate(
+            found_readings.append(Candidate(
                 reading="every numbered line a record, as an edited summary would be",
                 items=as_numbered))
+        if records.typed_words:
+            found_readings.append(Candidate(
+                reading="'word: {...}' lines of a word that is no item type as messages of "
+                        "that role", items=again(words=False)))
+        if records.named:
+            found_readings.append(Candidate(
+                reading="each name that holds '): ' read to its last '): '",
+                items=again(last_names=True)))
+        if not loose:
+            quoted = self._loosely_quoted(lines, numbering.inside)
+            if quoted is not None:
+                recoveries.merge(((text.count("\n", 0, quoted) + 1, Code.AMBIGUOUS_QUOTED,
+                                   quoted, 0),))
+                found_readings.append(Candidate(
+                    reading="lines between a start and an end marker line as a summary quoted "
+                            "in content, though no preamble line comes before it",
+                    items=again(loose=True)))
         if listed:
-            found.append(Candidate(
+            found_readings.append(Candidate(
                 reading="JSON arrays of content parts as list content, as openai-agents 0.6 "
                         "to 0.17.0 wrote it",
                 items=lambda: _with_lists(self._read(text, "fast").items, listed)))
-        return _Reading(items, recoveries, writers, tuple(found))
+        return _Reading(items, recoveries, writers, tuple(found_readings), signs)
+
+    def _loosely_quoted(self, lines: evidence.Numbered, inside: bytearray) -> int | None:
+        """Where the first numbered line is that a quoted summary without its preamble
+        line would hold (it is read as a record), else None."""
+        loose = lines.inside_quoted_summaries(self.start, self.end, None)
+        if loose == inside:
+            return None
+        first = next(index for index, flag in enumerate(loose) if flag and not inside[index])
+        return lines.starts[first]
 
     def _strict_read(self, text: str) -> list[Item]:
         """A strict read line by line, for the text the one pass gave up on: the items, or the

@@ -31,11 +31,11 @@ from .. import grammar
 from ..errors import DecodeReason, ReadFailure
 from ..report import Recoveries as _Recoveries
 from . import lines as _lines
-from .evidence import sign, typed_value
+from .evidence import MESSAGE_ROLES, UNTYPED, bare_named, sign, typed_word
 from .generations import Sign
 from .json_record import json_object, json_value, whole_object
 from .notes import NOTES, Code
-from .vocabulary import CONTENT_PART_TYPES, KNOWN_ROLES, SHARED_ROLES
+from .vocabulary import CONTENT_PART_TYPES, KNOWN_ROLES, SHARED_ROLES, WORD
 
 TYPE_CHECKING = False  # typing is not imported at run time (see ..models)
 if TYPE_CHECKING:
@@ -58,10 +58,11 @@ def content_parts(content: str) -> list[Any] | None:
     """``content`` as a list of content parts, when it is a JSON array of them (else None).
 
     A content part is an object with a ``type`` of grammar/legacy.lark's
-    ``CONTENT_PART_TYPE``; ``[1, 2]`` or ``[{"a": 1}]`` can only be text.
+    ``CONTENT_PART_TYPE``; ``[1, 2]`` or ``[{"a": 1}]`` can only be text. ``[]`` is the
+    empty list.
     """
     value = json_value(content)
-    if not isinstance(value, list) or not value:
+    if not isinstance(value, list):
         return None
     for part in value:
         if not isinstance(part, dict) or not isinstance(part.get("type"), str) \
@@ -79,15 +80,24 @@ class RecordReader:
     on them once the writers are known).
     """
 
-    __slots__ = ("lines", "listed", "max_depth", "note", "recoveries", "signs", "text")
+    __slots__ = ("guarded", "last_names", "lines", "listed", "max_depth", "named", "note",
+                 "recoveries", "signs", "text", "typed_words", "words")
 
-    def __init__(self, lines: Numbered, recoveries: Recoveries, max_depth: int) -> None:
+    def __init__(self, lines: Numbered, recoveries: Recoveries, max_depth: int, *,
+                 words: bool = False, last_names: bool = False) -> None:
         self.lines, self.text, self.max_depth = lines, lines.text, max_depth
         self.recoveries = recoveries
         self.note = recoveries.add
         self.signs = Sign.SPILLED if lines.unnumbered else 0
         # Content that may be a list: its item's index, line and offset, 3 ints each.
         self.listed = array("q")
+        # ``words``: a `word: {json}` record of a word outside the item types is an item of
+        # that type (a writer of typed records is left); else a message of that role.
+        self.words, self.typed_words = words, 0
+        # ``last_names``: a name read to the last "): " of its line, not the first.
+        self.last_names, self.named = last_names, 0
+        # The item of each guarded head: (head, item index) pairs.
+        self.guarded: list[tuple[int, int]] = []
 
     def read(self, numbering: Numbering, first_line: int) -> list[Item]:
         """The items of the records that start on ``numbering.heads``; the body's first
@@ -100,6 +110,8 @@ class RecordReader:
         renumbered = dict(zip(numbering.renumbered, numbering.expected, strict=True))
         doubtful = iter(numbering.doubtful)
         doubt = next(doubtful, -1)
+        lowered = numbering.lowered
+        guarded = set(numbering.guarded) if len(numbering.guarded) else None
         line, at = first_line, lines.begin  # the line number of offset ``at``
         count, find, roles = text.count, text.find, SHARED_ROLES
         last = len(heads) - 1
@@ -114,6 +126,8 @@ class RecordReader:
                     note(line, Code.RENUMBERED, start, expected)
             fields_of = fields[head] if fields is not None else lines.line(head)
             role = fields_of[1]
+            if guarded is not None and head in guarded:
+                self.guarded.append((head, len(items)))
             if role and find("\n", start, stop - 1) < 0:  # KNOWN_LINE, alone: the usual record
                 if not fields_of[2]:
                     self.signs |= Sign.EMPTY_TURN
@@ -127,7 +141,12 @@ class RecordReader:
                     doubt_line += count("\n", doubt_at, pos)
                     doubt_at = pos
                     end = find("\n", pos, pos + 60)
-                    note(doubt_line, Code.AMBIGUOUS_CONTENT, pos, 60 if end < 0 else end - pos)
+                    why = lowered.get(doubt) if lowered else None
+                    if why is not None:
+                        note(doubt_line, Code.AMBIGUOUS_AUTHORITY, pos, why)
+                    else:
+                        note(doubt_line, Code.AMBIGUOUS_CONTENT, pos,
+                             60 if end < 0 else end - pos)
                 doubt = next(doubtful, -1)
         return items
 
@@ -151,12 +170,8 @@ class RecordReader:
             return
         kind = _lines.kind(head)
         if kind == _lines.PLAIN:
-            typed = typed_value(head, self.max_depth) if not spilled else None
-            if typed is not None:
-                note(line, Code.TYPED_RECORD, text.index(". ", start) + 2, len(head[4]))
-                self.signs |= sign(head, True, self.max_depth, typed)
-                typed["type"] = head[4]
-                items.append(typed)
+            if self.typed(items, head, start, line):
+                self.unrecognised(after, stop, line + 1)
                 return
             self.signs |= sign(head, not spilled, self.max_depth)
             self.plain(items, start, stop, line, spilled)
@@ -174,6 +189,36 @@ class RecordReader:
             return
         self.unrecognised(after, stop, line + 1)
 
+    def typed(self, items: list[Item], head: _lines.Line, start: int, line: int) -> bool:
+        """Append the item of a `word: {json}` record (``head``), if it is one: a word of
+        the item types or ``item`` (0.6 to 0.17.0's item without a type), or with
+        ``words`` any word (``ambiguous``: it may be a message of that role)."""
+        word, source = head[4], head[6]
+        if head[5] or source[:1] != "{":
+            return False
+        if typed_word(word, Sign.TYPED):
+            value = whole_object(source, self.max_depth, constants=True)
+            if value is None:
+                return False
+            at = self.text.index(". ", start) + 2
+            note = self.note
+            note(line, Code.TYPED_RECORD, at, len(word))
+            if whole_object(source, self.max_depth) is None:
+                note(line, Code.NON_STANDARD_JSON)
+        elif self.words and WORD.fullmatch(word) is not None:
+            value = whole_object(source, self.max_depth, constants=True)
+            if value is None:
+                return False
+            self.note(line, Code.AMBIGUOUS_TYPED, self.text.index(". ", start) + 2, len(word))
+            self.typed_words += 1
+        else:
+            return False
+        self.signs |= Sign.TYPED
+        if word != UNTYPED:
+            value["type"] = word
+        items.append(value)
+        return True
+
     def unrecognised(self, pos: int, stop: int, line: int) -> None:
         """Note each line of ``text[pos:stop]`` as belonging to no record."""
         text = self.text
@@ -186,6 +231,15 @@ class RecordReader:
         """A `role: content` record over ``text[start:stop]`` (its last "\\n" left out)."""
         text = self.text
         match = _legacy("LEGACY_PLAIN").fullmatch(text, start, stop - 1)
+        if (match is None or match["role"] not in MESSAGE_ROLES) and not spilled:
+            bare = bare_named(text, start, stop - 1)
+            if bare is not None:  # `N. user (ops:bob)`: a known role's empty turn, named so
+                self.note(line, Code.BARE_ROLE)
+                self.signs |= Sign.BARE_ROLE
+                role, name = SHARED_ROLES.get(bare["role"], bare["role"]), bare["name"]
+                items.append({"role": role, "content": ""} if name is None
+                             else {"role": role, "name": name, "content": ""})
+                return
         if match is None:  # no ":" on the record's lines: not a record
             self.unrecognised(start, stop, line)
             return
@@ -200,6 +254,13 @@ class RecordReader:
             named = _legacy("LEGACY_NAMED").fullmatch(text, start, stop - 1)
             if named is not None:
                 role, name, content = named.group("role", "name", "content")
+        if name is not None and "): " in content and role in MESSAGE_ROLES:
+            # `user (a): b): hi`: name "a" and content "b): hi", or name "a): b" and "hi"
+            self.named += 1
+            self.note(line, Code.AMBIGUOUS_NAME, match.start("role"), len(role))
+            if self.last_names:
+                cut = content.rindex("): ")
+                name, content = f"{name}): {content[:cut]}", content[cut + 3:]
         if spilled:
             self.note(line, Code.CONTINUATION, spilled)
         role = SHARED_ROLES.get(role, role)

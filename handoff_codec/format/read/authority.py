@@ -1,0 +1,121 @@
+"""Authority: which records a raw writer's line of content must not become unproven.
+
+A writer that wrote content raw (openai-agents 0.6 to 0.17.0) let any line of
+a turn's text look like a record. Where the evidence leaves such a writer, a
+record that follows a `role: content` record may have been that turn's text.
+Read as a record, an ordinary change of role (a user or assistant turn, a
+tool call followed by the output that answers it) harms no one; but a line
+must never gain more authority than the record it would end:
+
+* a ``system`` or ``developer`` turn after a turn of lower rank;
+* a tool call that no output after it answers, or a tool output that answers
+  no call before it.
+
+The reader reads such a line as content of the record above and reports it
+``ambiguous``; the writer (``write.py``) never leaves one unproven: it writes
+the record above as a JSON object, after which no writer's content spills.
+docs/spec.md, "Authority", states the rule.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False  # typing is not imported at run time (see ..models)
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from typing import Any
+
+__all__ = ["CALLS", "OUTPUTS", "RANKS", "Why", "lowered"]
+
+# The rank of a message's role: a line read as a record of a higher rank than
+# the one above it would raise that text's authority.
+RANKS = {"system": 2, "developer": 1}
+
+# Each tool call that an output item answers, by the key they share.
+CALLS = {
+    "function_call": "call_id", "custom_tool_call": "call_id", "computer_call": "call_id",
+    "local_shell_call": "call_id", "shell_call": "call_id", "apply_patch_call": "call_id",
+    "tool_search_call": "call_id", "mcp_approval_request": "id",
+}
+OUTPUTS = {
+    "function_call_output": "call_id", "custom_tool_call_output": "call_id",
+    "computer_call_output": "call_id", "local_shell_call_output": "call_id",
+    "shell_call_output": "call_id", "apply_patch_call_output": "call_id",
+    "tool_search_output": "call_id", "mcp_approval_response": "approval_request_id",
+}
+
+
+class Why:
+    """Why a record was not read from a line (indexes into the note's words)."""
+
+    SYSTEM = 0
+    DEVELOPER = 1
+    CALL = 2  # a tool call that no output answers
+    OUTPUT = 3  # a tool output that answers no call
+    WORDS = ("a system turn", "a developer turn", "a tool call that no output answers",
+             "a tool output that answers no call")
+
+
+def _rank(item: Mapping[str, Any]) -> int:
+    role = item.get("role")
+    return RANKS.get(role, 0) if type(role) is str else 0
+
+
+def _link(item: Mapping[str, Any]) -> tuple[bool, object] | None:
+    """``(True, key)`` for a tool call, ``(False, key)`` for a tool output (a ``tool``
+    message has no key a plain record could hold: None), else None."""
+    kind = item.get("type")
+    if type(kind) is str:
+        if kind in CALLS:
+            return True, item.get(CALLS[kind])
+        if kind in OUTPUTS:
+            return False, item.get(OUTPUTS[kind])
+    if item.get("role") == "tool" and "type" not in item:
+        return False, item.get("tool_call_id")
+    return None
+
+
+def lowered(items: Sequence[Mapping[str, Any]], guarded: Sequence[int]) -> dict[int, int]:
+    """The items of ``guarded`` (indexes, each with an item before it) that would gain
+    authority from the item before them, with :class:`Why`.
+
+    A call is answered by an output with its key after it; an output answers a
+    call with its key before it. A record of rank 1 or more above (a system or
+    developer turn) lends its authority to what follows: nothing after it is lowered.
+    """
+    found: dict[int, int] = {}
+    keys: tuple[dict[object, int], dict[object, int]] | None = None
+    for index in guarded:
+        above, item = _rank(items[index - 1]), items[index]
+        if above:
+            continue
+        rank = _rank(item)
+        if rank:
+            found[index] = Why.SYSTEM if rank == 2 else Why.DEVELOPER
+            continue
+        link = _link(item)
+        if link is None:
+            continue
+        if keys is None:
+            keys = _keys(items)
+        is_call, key = link
+        if type(key) is not str:
+            found[index] = Why.CALL if is_call else Why.OUTPUT
+        elif is_call and keys[1].get(key, -1) <= index:
+            found[index] = Why.CALL
+        elif not is_call and keys[0].get(key, index) >= index:
+            found[index] = Why.OUTPUT
+    return found
+
+
+def _keys(items: Sequence[Mapping[str, Any]]) -> tuple[dict[object, int], dict[object, int]]:
+    """The index of the first call and of the last output with each key."""
+    first: dict[object, int] = {}
+    last: dict[object, int] = {}
+    for index, item in enumerate(items):
+        link = _link(item)
+        if link is not None and type(link[1]) is str:
+            if link[0]:
+                first.setdefault(link[1], index)
+            else:
+                last[link[1]] = index
+    return first, last
