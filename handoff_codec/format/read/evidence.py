@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 
 __all__ = ["MESSAGE_ROLES", "UNTYPED", "Numbered", "Numbering", "bare_named", "every_line",
            "in_vocabulary", "int_array", "json_signs", "numbering", "shaped", "sign", "spills",
-           "typed_value", "typed_word"]
+           "typed_value", "typed_word", "with_heads"]
 
 # A body of up to this many lines keeps the fields of each line (they are
 # read once, by one findall); a longer one keeps only the offsets and numbers
@@ -284,8 +284,8 @@ class Numbering:
     for that reason, with why; ``writers`` the writers the evidence leaves.
     """
 
-    __slots__ = ("doubtful", "expected", "guarded", "heads", "inside", "lowered", "renumbered",
-                 "signs", "writers")
+    __slots__ = ("doubtful", "expected", "guarded", "heads", "inside", "lowered", "quoted",
+                 "renumbered", "signs", "writers")
 
     def __init__(self, heads: MutableSequence[int], writers: tuple[Generation, ...] | None,
                  inside: bytearray) -> None:
@@ -296,17 +296,7 @@ class Numbering:
         self.guarded = int_array(len(heads))
         self.lowered: dict[int, int] = {}
         self.signs = 0  # the evidence's signs
-
-    def lower(self, found: dict[int, int]) -> Numbering:
-        """This numbering with the heads of ``found`` (head -> why) read as content."""
-        result = Numbering(int_array(len(self.heads), (h for h in self.heads if h not in found)),
-                           self.writers, self.inside)
-        result.renumbered, result.expected = self.renumbered, self.expected
-        result.doubtful = int_array(len(self.heads), sorted((*self.doubtful, *found)))
-        result.guarded = int_array(len(self.heads), (h for h in self.guarded if h not in found))
-        result.lowered = {**self.lowered, **found}
-        result.signs = self.signs
-        return result
+        self.quoted = -1  # where a record is that a quoted summary without preamble would hold
 
 
 def _run(lines: Numbered, inside: bytearray) -> array[int]:
@@ -349,11 +339,42 @@ def _run(lines: Numbered, inside: bytearray) -> array[int]:
 
 
 def numbering(lines: Numbered, start: str, end: str, max_depth: int,
-              preambles: tuple[str, ...] | None) -> Numbering:
-    """The records of a body whose first line is numbered (rules 1 to 3)."""
-    count = len(lines)
+              preambles: tuple[str, ...] | None, lowered: dict[int, int] | None = None,
+              ) -> Numbering:
+    """The records of a body whose first line is numbered (rules 1 to 3); ``lowered``
+    lines (index -> why, :mod:`.authority`) are content of the record above.
+
+    A summary quoted in content is known by the preamble line before its start marker
+    line (``preambles``; None: any line). Lines between marker lines without one are
+    content too, unless that would swallow a record: then the records are read, and
+    ``quoted`` says where the doubt is.
+    """
+    if preambles is None:
+        return _numbering(lines, lines.inside_quoted_summaries(start, end, None), max_depth,
+                          lowered)
     inside = lines.inside_quoted_summaries(start, end, preambles)
-    run = range(count) if lines.in_order() and not any(inside) else _run(lines, inside)
+    loose = lines.inside_quoted_summaries(start, end, None) if lines.text.find(
+        start, lines.begin, lines.end) >= 0 else inside
+    if loose == inside:
+        return _numbering(lines, inside, max_depth, lowered)
+    result = _numbering(lines, inside, max_depth, lowered)
+    swallowed = [head for head in result.heads if loose[head] and not inside[head]]
+    if not swallowed:
+        return _numbering(lines, loose, max_depth, lowered)
+    result.quoted = lines.starts[swallowed[0]]
+    return result
+
+
+def _numbering(lines: Numbered, inside: bytearray, max_depth: int,
+               lowered: dict[int, int] | None) -> Numbering:
+    count = len(lines)
+    if lowered:
+        skipped = bytearray(inside)
+        for index in lowered:
+            skipped[index] = 1
+        run = _run(lines, skipped)
+    else:
+        run = range(count) if lines.in_order() and not any(inside) else _run(lines, inside)
     # The evidence: the run's records, and whether any line is not numbered.
     signs = Sign.SPILLED if lines.unnumbered else 0
     is_head = bytearray(count)
@@ -379,6 +400,10 @@ def numbering(lines: Numbered, start: str, end: str, max_depth: int,
         if inside[index]:
             continue
         line = lines.line(index)
+        if lowered and index in lowered:
+            result.doubtful.append(index)
+            result.lowered[index] = lowered[index]
+            continue
         if spilling:
             if not is_head[index] or not in_vocabulary(line, writes):
                 if not is_head[index] and in_vocabulary(line, writes):
@@ -388,6 +413,13 @@ def numbering(lines: Numbered, start: str, end: str, max_depth: int,
         heads.append(index)
         spilling = spills(line, max_depth)
     return _renumbered(lines, result)
+
+
+def with_heads(lines: Numbered, result: Numbering, extra: Iterable[int]) -> Numbering:
+    """``result`` with the lines of ``extra`` read as records too."""
+    heads = sorted({*result.heads, *extra})
+    return _renumbered(lines, Numbering(int_array(len(lines), heads), result.writers,
+                                        result.inside))
 
 
 def every_line(lines: Numbered, inside: bytearray,

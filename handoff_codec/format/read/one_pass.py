@@ -274,7 +274,7 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
                         custom = True
                 elif name and role in roles:
                     signs |= Sign.NAMED
-                    if "): " in content:  # two readings of the name: the steps report it
+                    if "): " in content:  # two readings of the name: the steps report them
                         return None
                 if content[:1] == "[" and not strict and notes is not None \
                         and content_parts(content) is not None:

@@ -77,7 +77,7 @@ class _Reading:
 
     def decoded(self) -> Decoded:
         empty_turns = (EMPTY_TURN_UNKEPT,) if self.signs & Sign.EMPTY_TURN else ()
-        if not len(self.recoveries):
+        if not len(self.recoveries) and not empty_turns:
             return Decoded(items=self.items, format=Format.CURRENT, recoveries=self.recoveries,
                            unkept=empty_turns, candidates=self.candidates)
         form, writers, unkept = describe(self.writers)
@@ -168,25 +168,25 @@ class Reader:
         if not len(lines) or lines.starts[0] != envelope.begin:
             raise DecodeError("text before the first record", text, envelope.begin,
                               ("record 1",), DecodeReason.NUMBERING)
-        numbering = evidence.numbering(lines, self.start, self.end, self.max_depth,
-                                       None if loose else self.preambles)
-        if words is None:
-            words = any(writer.writes & Sign.TYPED for writer in numbering.writers or ())
+        preambles = None if loose else self.preambles
         first_line, max_depth = envelope.first_line, self.max_depth
         mark = len(recoveries)
-        records = RecordReader(lines, recoveries, max_depth, words=words, last_names=last_names)
-        items = records.read(numbering, first_line)
-        as_records: list[Item] | None = None
-        if records.guarded:
-            found = lowered(items, [index for _, index in records.guarded])
-            if found:  # read again with those lines as content of the record above
-                as_records = items
-                numbering = numbering.lower(
-                    {head: found[index] for head, index in records.guarded if index in found})
-                recoveries.truncate(mark)
-                records = RecordReader(lines, recoveries, max_depth, words=words,
-                                       last_names=last_names)
-                items = records.read(numbering, first_line)
+        heads_lowered: dict[int, int] = {}
+        while True:  # read again while a record would gain authority (at most once a line)
+            numbering = evidence.numbering(lines, self.start, self.end, max_depth, preambles,
+                                           heads_lowered)
+            if words is None:
+                words = any(writer.writes & Sign.TYPED for writer in numbering.writers or ())
+            records = RecordReader(lines, recoveries, max_depth, words=words,
+                                   last_names=last_names)
+            items = records.read(numbering, first_line)
+            found = lowered(items, [index for _, index in records.guarded]) \
+                if records.guarded else None
+            if not found:
+                break
+            heads_lowered.update(
+                {head: found[index] for head, index in records.guarded if index in found})
+            recoveries.truncate(mark)
         signs = numbering.signs | records.signs
         writers = candidates(signs)
         listed = records.settle_lists(any(writer.lists_after_colon for writer in writers))
@@ -202,12 +202,21 @@ class Reader:
                     raise failure.at(text) from None
             return read
 
-        if as_records is not None:
-            kept = as_records
+        if numbering.lowered:
+            final = numbering
+
+            def as_records() -> list[Item]:
+                try:
+                    return RecordReader(lines, new_recoveries(text), max_depth, words=words,
+                                        last_names=last_names).read(
+                        evidence.with_heads(lines, final, final.lowered), first_line)
+                except ReadFailure as failure:
+                    raise failure.at(text) from None
+
             found_readings.append(Candidate(
                 reading="the lines noted ambiguous as the turns they look like (a system or "
                         "developer turn, a tool call or output that nothing pairs)",
-                items=lambda: kept))
+                items=as_records))
         if len(numbering.doubtful) > len(numbering.lowered):
             # The other reading is read when first asked for: a long summary's costs
             # nothing until then.
@@ -230,30 +239,20 @@ class Reader:
             found_readings.append(Candidate(
                 reading="each name that holds '): ' read to its last '): '",
                 items=again(last_names=True)))
-        if not loose:
-            quoted = self._loosely_quoted(lines, numbering.inside)
-            if quoted is not None:
-                recoveries.merge(((text.count("\n", 0, quoted) + 1, Code.AMBIGUOUS_QUOTED,
-                                   quoted, 0),))
-                found_readings.append(Candidate(
-                    reading="lines between a start and an end marker line as a summary quoted "
-                            "in content, though no preamble line comes before it",
-                    items=again(loose=True)))
+        if numbering.quoted >= 0:
+            quoted = numbering.quoted
+            recoveries.merge(((text.count("\n", 0, quoted) + 1, Code.AMBIGUOUS_QUOTED,
+                               quoted, 0),))
+            found_readings.append(Candidate(
+                reading="lines between a start and an end marker line as a summary quoted "
+                        "in content, though no preamble line comes before it",
+                items=again(loose=True)))
         if listed:
             found_readings.append(Candidate(
                 reading="JSON arrays of content parts as list content, as openai-agents 0.6 "
                         "to 0.17.0 wrote it",
                 items=lambda: _with_lists(self._read(text, "fast").items, listed)))
         return _Reading(items, recoveries, writers, tuple(found_readings), signs)
-
-    def _loosely_quoted(self, lines: evidence.Numbered, inside: bytearray) -> int | None:
-        """Where the first numbered line is that a quoted summary without its preamble
-        line would hold (it is read as a record), else None."""
-        loose = lines.inside_quoted_summaries(self.start, self.end, None)
-        if loose == inside:
-            return None
-        first = next(index for index, flag in enumerate(loose) if flag and not inside[index])
-        return lines.starts[first]
 
     def _strict_read(self, text: str) -> list[Item]:
         """A strict read line by line, for the text the one pass gave up on: the items, or the

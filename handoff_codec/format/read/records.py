@@ -254,12 +254,12 @@ class RecordReader:
             named = _legacy("LEGACY_NAMED").fullmatch(text, start, stop - 1)
             if named is not None:
                 role, name, content = named.group("role", "name", "content")
-        if name is not None and "): " in content and role in MESSAGE_ROLES:
+        if name is not None and role in MESSAGE_ROLES and "): " in content.partition("\n")[0]:
             # `user (a): b): hi`: name "a" and content "b): hi", or name "a): b" and "hi"
             self.named += 1
             self.note(line, Code.AMBIGUOUS_NAME, match.start("role"), len(role))
             if self.last_names:
-                cut = content.rindex("): ")
+                cut = content.rindex("): ", 0, len(content.partition("\n")[0]))
                 name, content = f"{name}): {content[:cut]}", content[cut + 3:]
         if spilled:
             self.note(line, Code.CONTINUATION, spilled)

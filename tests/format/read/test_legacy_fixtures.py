@@ -90,11 +90,16 @@ def test_list_content_is_text_in_every_version_that_wrote_it_so(engine: Engine) 
 @pytest.mark.parametrize("row", NESTED, ids=row_id)
 def test_every_record_of_a_second_hop_summary_is_read(row: dict[str, Any],
                                                       engine: Engine) -> None:
-    """Old readers dropped turns in the first hop; what the writer then wrote is all read."""
+    """Old readers dropped turns in the first hop; what the writer then wrote is all read,
+    as the reading or, for a record that would raise the authority of text (0.6's own
+    reader turned a quoted summary into `3. system: ...`), as the reported candidate."""
     content = row["summary"]["content"]
     decoded = handoff_codec.decode(content, engine=engine)
     assert decoded.complete
-    assert len(decoded.items) == records_written(content)
+    if len(decoded.items) != records_written(content):
+        assert RecoveryKind.AMBIGUOUS in {recovery.kind for recovery in decoded.recoveries}
+        assert any(len(candidate.items) == records_written(content)
+                   for candidate in decoded.candidates)
 
 
 def test_the_sdk_reader_loses_turns_that_we_recover() -> None:
