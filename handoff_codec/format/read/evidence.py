@@ -395,6 +395,7 @@ def _numbering(lines: Numbered, inside: bytearray, max_depth: int,
     heads = int_array(count)
     result = Numbering(heads, writers, inside)
     result.signs = signs
+    counted: list[int] = []
     spilling = False  # whether the record above can hold content that spilled
     for index in range(count):
         if inside[index]:
@@ -405,14 +406,17 @@ def _numbering(lines: Numbered, inside: bytearray, max_depth: int,
             result.lowered[index] = lowered[index]
             continue
         if spilling:
-            if not is_head[index] or not in_vocabulary(line, writes):
-                if not is_head[index] and in_vocabulary(line, writes):
+            if not is_head[index]:
+                if in_vocabulary(line, writes):
                     result.doubtful.append(index)
                 continue  # content of the record above
+            if not in_vocabulary(line, writes):
+                counted.append(index)  # content, though in sequence: the next one follows it
+                continue
             result.guarded.append(index)
         heads.append(index)
         spilling = spills(line, max_depth)
-    return _renumbered(lines, result)
+    return _renumbered(lines, result, counted)
 
 
 def with_heads(lines: Numbered, result: Numbering, extra: Iterable[int]) -> Numbering:
@@ -431,10 +435,16 @@ def every_line(lines: Numbered, inside: bytearray,
         int_array(count, (i for i in range(count) if not inside[i])), writers, inside))
 
 
-def _renumbered(lines: Numbered, result: Numbering) -> Numbering:
-    """``result`` with each head whose number does not follow the one above noted."""
+def _renumbered(lines: Numbered, result: Numbering, counted: Iterable[int] = ()) -> Numbering:
+    """``result`` with each head whose number does not follow the one above noted; a line
+    of ``counted`` (content in sequence) is followed as a head is."""
     numbers, expected = lines.numbers, 1
+    after = iter(counted)
+    next_counted = next(after, -1)
     for head in result.heads:
+        while 0 <= next_counted < head:
+            expected = numbers[next_counted] + 1
+            next_counted = next(after, -1)
         if numbers[head] != expected:
             result.renumbered.append(head)
             result.expected.append(expected)

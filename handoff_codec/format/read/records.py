@@ -170,7 +170,7 @@ class RecordReader:
             return
         kind = _lines.kind(head)
         if kind == _lines.PLAIN:
-            if self.typed(items, head, start, line):
+            if self.typed(items, head, start, line, spilled):
                 self.unrecognised(after, stop, line + 1)
                 return
             self.signs |= sign(head, not spilled, self.max_depth)
@@ -189,10 +189,12 @@ class RecordReader:
             return
         self.unrecognised(after, stop, line + 1)
 
-    def typed(self, items: list[Item], head: _lines.Line, start: int, line: int) -> bool:
+    def typed(self, items: list[Item], head: _lines.Line, start: int, line: int,
+              spilled: int) -> bool:
         """Append the item of a `word: {json}` record (``head``), if it is one: a word of
         the item types or ``item`` (0.6 to 0.17.0's item without a type), or with
-        ``words`` any word (``ambiguous``: it may be a message of that role)."""
+        ``words`` any other word, alone on its line (``ambiguous``: it may be a message
+        of that role)."""
         word, source = head[4], head[6]
         if head[5] or source[:1] != "{":
             return False
@@ -205,7 +207,8 @@ class RecordReader:
             note(line, Code.TYPED_RECORD, at, len(word))
             if whole_object(source, self.max_depth) is None:
                 note(line, Code.NON_STANDARD_JSON)
-        elif self.words and WORD.fullmatch(word) is not None:
+        elif self.words and not spilled and word not in MESSAGE_ROLES \
+                and WORD.fullmatch(word) is not None:
             value = whole_object(source, self.max_depth, constants=True)
             if value is None:
                 return False

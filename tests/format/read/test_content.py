@@ -69,7 +69,6 @@ def test_each_content_part_type_is_ambiguous(kind: str, head: str, engine: Engin
 
 @pytest.mark.parametrize("content", [
     "[1, 2]",
-    "[]",
     '[{"a": 1}]',
     '[{"type": "input_text", "text": "a"}, {"type": "something_else"}]',
     '[{"text": "a"}]',
@@ -105,16 +104,26 @@ def test_evidence_that_rules_out_lists_after_the_colon_leaves_no_doubt(
     assert notes(decoded) == [] and decoded.candidates == ()
 
 
+def test_an_empty_array_may_have_been_an_empty_list(engine: Engine) -> None:
+    """0.6 to 0.17.0 wrote an empty list as `[]` after the colon: the text is kept, the
+    empty list is the candidate."""
+    decoded = handoff_codec.decode(summary("1. user: []"), engine=engine)
+    assert decoded.items == [{"role": "user", "content": "[]"}]
+    assert notes(decoded) == [(3, "ambiguous", True)]
+    [candidate] = decoded.candidates
+    assert candidate.items == [{"role": "user", "content": []}]
+
+
 def test_evidence_of_0_6_keeps_the_text_and_the_doubt(engine: Engine) -> None:
     # A typed record shows 0.6 to 0.17.0, which wrote lists after the colon.
     decoded = handoff_codec.decode(
-        summary(f"1. user: {json.dumps(IMAGE)}", '2. function_call: {"call_id": "c"}'),
+        summary(f"1. user: {json.dumps(IMAGE)}", '2. reasoning: {"summary": []}'),
         engine=engine)
     assert decoded.items[0]["content"] == json.dumps(IMAGE)
     assert notes(decoded) == [(3, "ambiguous", True), (4, "typed_record", False)]
     assert decoded.format is Format.LEGACY_0_6
     [candidate] = decoded.candidates
-    assert candidate.items[0]["content"] == IMAGE and candidate.items[1]["type"] == "function_call"
+    assert candidate.items[0]["content"] == IMAGE and candidate.items[1]["type"] == "reasoning"
 
 
 def test_every_array_of_parts_is_noted_and_listed_in_one_candidate(engine: Engine) -> None:

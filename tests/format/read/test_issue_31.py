@@ -71,10 +71,14 @@ def test_a_gap_at_the_start_is_renumbered_and_lost(engine: Engine) -> None:
     assert not decoded.lossless
 
 
-def test_an_unknown_role_before_json_is_a_message(engine: Engine) -> None:
+def test_an_unknown_word_before_json_is_ambiguous(engine: Engine) -> None:
+    """0.6 to 0.17.0 wrote an item of type "custom" and a message of role "custom" with
+    that JSON text alike: the item, reported ambiguous, the message the candidate."""
     decoded = handoff_codec.decode(CUSTOM, engine=engine)
-    assert decoded.items == [{"role": "custom", "content": '{"a": 1}'}]
-    assert list(decoded.recoveries) == []
+    assert decoded.items == [{"a": 1, "type": "custom"}]
+    assert [(r.kind, r.lost) for r in decoded.recoveries] == [("ambiguous", True)]
+    [candidate] = decoded.candidates
+    assert candidate.items == [{"role": "custom", "content": '{"a": 1}'}]
 
 
 def _decode_cli(tmp_path: Path, text: str) -> subprocess.CompletedProcess[str]:
@@ -91,7 +95,7 @@ def _decode_cli(tmp_path: Path, text: str) -> subprocess.CompletedProcess[str]:
                 {"role": "assistant", "content": "ok"}]),
     (LIST_TEXT, 3, [{"role": "user", "content": json.dumps(IMAGE)},
                     {"role": "assistant", "content": "a cat"}]),
-    (CUSTOM, 0, [{"role": "custom", "content": '{"a": 1}'}]),
+    (CUSTOM, 3, [{"a": 1, "type": "custom"}]),
 ], ids=["numbers", "gap", "pwned", "list", "custom"])
 def test_the_cli_exits_3_exactly_when_the_read_may_have_lost(
     tmp_path: Path, text: str, code: int, items: list[dict[str, str]]

@@ -59,11 +59,11 @@ def test_the_lenient_reader_reads_them_and_says_so(word: str, value: float,
     assert math.isnan(got) if math.isnan(value) else got == value
     [recovery] = decoded.recoveries
     assert (recovery.kind, recovery.line, recovery.lost) == ("non_standard_json", 4, False)
-    # Not the current format; a JSON record: 0.17.1 and later, or openai-agents-js, wrote it.
+    # Not the current format; a JSON record with Python's separators: 0.17.1 and later
+    # wrote it (openai-agents-js wrote compact JSON).
     assert decoded.format == "legacy" and decoded.lossless and decoded.candidates == ()
     assert decoded.writers == ("openai-agents 0.17.1 to 0.19.x",
-                               "openai-agents 0.20 and later, handoff-codec",
-                               "openai-agents-js (a development commit, never released)")
+                               "openai-agents 0.20 and later, handoff-codec")
 
 
 def test_the_agents_sdk_writes_them_and_the_lenient_reader_reads_them(engine: Engine) -> None:

@@ -18,9 +18,9 @@ RAW = ("nothing in the summary rules out a writer that wrote content raw (openai
 
 def test_recoveries_read_as_a_list_of_recovery(engine: Engine) -> None:
     text = "\n".join([LEGACY_PREAMBLE, DEFAULT_START, "1. user: [1]", "3. assistant: b",
-                      "3. x y: z", DEFAULT_END])
+                      "3. user: z", DEFAULT_END])
     decoded = handoff_codec.decode(text, engine=engine)
-    assert decoded.items == [{"role": "user", "content": "[1]\n3. assistant: b\n3. x y: z"}]
+    assert decoded.items == [{"role": "user", "content": "[1]\n3. assistant: b\n3. user: z"}]
     expected = [
         Recovery(line=1, kind=RecoveryKind.LEGACY_PREAMBLE, message="the short legacy preamble"),
         Recovery(line=3, kind=RecoveryKind.CONTINUATION, message=(
@@ -30,7 +30,7 @@ def test_recoveries_read_as_a_list_of_recovery(engine: Engine) -> None:
             f"'3. assistant: b'; {RAW}")),
         Recovery(line=5, kind=RecoveryKind.AMBIGUOUS, lost=True, message=(
             "a line numbered out of sequence, read as content of the record above: "
-            f"'3. x y: z'; {RAW}")),
+            f"'3. user: z'; {RAW}")),
     ]
     recoveries = decoded.recoveries
     assert list(recoveries) == expected and recoveries == expected and expected == recoveries
@@ -59,7 +59,7 @@ MESSAGES = {
                    True),
     "not_json": (summary("1. {not json"), 3, "starts with '{' but is not a JSON object; read as "
                  "a plain record, as the Agents SDK does", False),
-    "unrecognised": (summary("1. user: a", "2. no colon here"), 4,
+    "unrecognised": (summary('1. {"role": "user", "content": "a"}', "2. no colon here"), 4,
                      "a line that belongs to no record; not read as a turn: "
                      "'2. no colon here'", True),
     "non_standard_json": (summary('1. {"a": NaN}'), 3, "NaN or Infinity, which JSON (RFC 8259) "
@@ -85,9 +85,9 @@ def test_each_kind_is_noted_with_its_line_message_and_loss(kind: str, engine: En
 
 
 def test_a_long_line_is_quoted_in_part(engine: Engine) -> None:
-    line = "2. " + "x" * 200
+    line = "3. user: " + "x" * 200
     decoded = handoff_codec.decode(summary("1. user: a", line), engine=engine)
-    [recovery] = decoded.recoveries
+    [_, recovery] = decoded.recoveries
     assert repr(line[:60]) in recovery.message and line not in recovery.message
 
 
