@@ -33,6 +33,7 @@ from array import array
 
 from .. import grammar
 from . import lines as _lines
+from .authority import CALLS, OUTPUTS, RANKS
 from .generations import Generation, Sign, candidates, raw_possible
 from .json_record import whole_object
 from .vocabulary import ITEM_TYPES, KNOWN_ROLES, WORD
@@ -44,7 +45,7 @@ if TYPE_CHECKING:
     from .lines import Line
 
 __all__ = ["MESSAGE_ROLES", "UNTYPED", "Numbered", "Numbering", "bare_named", "every_line",
-           "in_vocabulary", "int_array", "json_signs", "numbering", "shaped", "sign", "spills",
+           "in_vocabulary", "int_array", "json_signs", "may_rise", "numbering", "shaped", "sign", "spills",
            "typed_value", "typed_word", "with_heads"]
 
 # A body of up to this many lines keeps the fields of each line (they are
@@ -213,6 +214,25 @@ def in_vocabulary(line: Line, writes: int) -> bool:
         head = rest[2:].partition(" (")[0].rstrip(" \t")
         return rest[:2] == ". " and head in MESSAGE_ROLES and bool(writes & Sign.BARE_ROLE)
     return False
+
+
+# The words of a line whose record may rank above a turn or be a tool item (.authority).
+_RISING = frozenset((*RANKS, "tool", *CALLS, *OUTPUTS))
+
+
+def may_rise(line: Line) -> bool:
+    """Whether the record ``line`` starts may be one :mod:`.authority` lowers: a system or
+    developer turn, a tool message, a tool call or output, or a JSON record."""
+    kind = _lines.kind(line)
+    if kind == _lines.KNOWN:
+        return line[1] in RANKS
+    if kind == _lines.PLAIN:
+        return line[4].partition(" (")[0] in _RISING
+    if kind == _lines.BARE:
+        return line[7] in RANKS
+    if kind == _lines.NUMBERED:
+        return line[9][2:].partition(" ")[0] in _RISING
+    return kind == _lines.JSON
 
 
 def shaped(line: Line) -> bool:
@@ -413,7 +433,8 @@ def _numbering(lines: Numbered, inside: bytearray, max_depth: int,
             if not in_vocabulary(line, writes):
                 counted.append(index)  # content, though in sequence: the next one follows it
                 continue
-            result.guarded.append(index)
+            if may_rise(line):
+                result.guarded.append(index)
         heads.append(index)
         spilling = spills(line, max_depth)
     return _renumbered(lines, result, counted)

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from .. import grammar
 from ..limits import depth_exceeded_at
-from .authority import RANKS, lowered
+from .authority import CALLS, OUTPUTS, RANKS, lowered
 from .evidence import UNTYPED, json_signs, typed_word
 from .generations import Sign, candidates, raw_possible
 from .json_record import strict_scanner, whole_object
@@ -110,6 +110,7 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
     tail_length, empty_length = len(tail) - 1, len(no_records)
     quoted = f"\n{start}\n"  # a summary quoted in content starts with such a line
     ranked = frozenset(RANKS)  # the roles a line must not gain unproven
+    rising = frozenset((*RANKS, "tool", *CALLS, *OUTPUTS))  # and the items
 
     def json_line(rest: str, notes: Recoveries | None) -> tuple[Item, int] | None:
         """A ``JSON_LINE``'s object and the signs it gives (those of the report only when
@@ -240,7 +241,7 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
                 if number != numbers[count]:
                     return None
                 index = line - 1 + count + texts  # the line number of this record
-                if rigid != count - 1 and count > 1:
+                if rigid != count - 1 and count > 1 and role.partition(" (")[0] in rising:
                     guarded.append(count - 1)
                 rigid = count  # a record without spilled content, but for a message below
                 if is_bare:  # BARE_LINE

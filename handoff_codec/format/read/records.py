@@ -126,14 +126,15 @@ class RecordReader:
                     note(line, Code.RENUMBERED, start, expected)
             fields_of = fields[head] if fields is not None else lines.line(head)
             role = fields_of[1]
-            if guarded is not None and head in guarded:
-                self.guarded.append((head, len(items)))
+            before = len(items)
             if role and find("\n", start, stop - 1) < 0:  # KNOWN_LINE, alone: the usual record
                 if not fields_of[2]:
                     self.signs |= Sign.EMPTY_TURN
                 append({"role": roles[role], "content": fields_of[2]})
             else:
                 self.record(items, fields_of, start, stop, line)
+            if guarded is not None and head in guarded and 0 < before < len(items):
+                self.guarded.append((head, before))
             doubt_line, doubt_at = line, start  # counted on, not from the head each time
             while doubt >= 0 and starts[doubt] < stop:  # lines of this record's content
                 if starts[doubt] > start:
