@@ -20,8 +20,9 @@ a record that holds no spilled content, a summary quoted in the body (its
 lines are content whatever their numbers), a name that may hold ":" or "(", a
 JSON record that is not a whole RFC 8259 object within ``max_depth``, more
 than ``max_records`` records; with a report, content that may be a list.
-Strictly, only the current format. The Lark reference always takes the
-steps, and tests check on arbitrary text that both engines agree.
+Strictly, only the current format (no line break but "\n" and no NUL in the
+body). The Lark reference always takes the steps, and tests check on
+arbitrary text that both engines agree.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from .generations import Sign
 from .json_record import strict_scanner, whole_object
 from .lines import usual_pattern
 from .notes import Code
+from .raw_breaks import first_raw_break
 from .records import content_parts
 from .vocabulary import ITEM_TYPES, SHARED_ROLES
 
@@ -149,6 +151,8 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
                         return None
             if text.startswith(no_records, pos):
                 return ([], 0) if stop == pos + empty_length else None
+        if strict and first_raw_break(text, pos, stop) is not None:
+            return None  # the steps refuse it at its place
         if text.find("\n", pos, stop - 1) < 0:  # one line, one record: the usual handoff
             match = first(text, pos, stop)
             if match is not None and match[1] == "1":
