@@ -111,8 +111,8 @@ def test_dumps_writes_no_raw_break_and_strict_reads_it_back(items: list[dict[str
     assert RAW_CLASS.search(text) is None
     text.encode("utf-8")  # a UTF-8 file, a TEXT column, an HTTP body can hold it
     for engine in ("fast", "lark"):
-        assert handoff_codec.loads(text, strict=True, engine=engine) == items  # type: ignore[arg-type]
-        assert handoff_codec.decode(text, strict=True, engine=engine).items == items  # type: ignore[arg-type]
+        assert handoff_codec.loads(text, strict=True, engine=engine) == items
+        assert handoff_codec.decode(text, strict=True, engine=engine).items == items
 
 
 @pytest.mark.parametrize("char", RAW, ids=[f"U+{ord(c):04X}" for c in RAW])
