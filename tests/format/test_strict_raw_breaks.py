@@ -122,3 +122,20 @@ def test_dumps_writes_an_item_holding_one_as_a_json_record(char: str, field: str
     record = handoff_codec.dumps([item]).split("\n")[2]
     assert record.startswith("1. {") and char not in record
     assert handoff_codec.loads(handoff_codec.dumps([item]), strict=True) == [item]
+
+
+def test_record_char_is_no_break_but_nul() -> None:
+    """The grammar's one definition of what a record holds: what splitlines() does not
+    break at, but NUL; the plain record a writer writes holds nothing else."""
+    from handoff_codec.format import grammar
+
+    record_char, no_break = grammar.terminal("RECORD_CHAR"), grammar.terminal("NO_BREAK")
+    for code in range(0x110000):
+        char = chr(code)
+        assert (record_char.fullmatch(char) is not None) == (
+            no_break.fullmatch(char) is not None and char != "\x00"), repr(char)
+    canon = grammar.terminal("CANON_PLAIN")
+    for char in RAW:
+        for line in (f"user: a{char}b", f"user: {char}", f"user (a{char}b): c",
+                     f"user ({char}): b"):
+            assert canon.fullmatch(line) is None, repr(line)
