@@ -70,6 +70,20 @@ def test_strict_refuses_each_raw_break_where_it_is(char: str, place: str, api: s
         assert handoff_codec.loads(text, engine=engine) == want
 
 
+@pytest.mark.parametrize("api", ["loads", "decode"])
+@pytest.mark.parametrize("record", ["1. user: a{c}b", "1. user: {c}", "1. user (x{c}): b",
+                                    '1. {{"content": "a{c}b", "role": "user"}}'])
+@pytest.mark.parametrize("char", RAW, ids=[f"U+{ord(c):04X}" for c in RAW])
+def test_strict_refuses_it_in_the_only_record(char: str, record: str, api: str,
+                                              engine: Engine) -> None:
+    """The usual handoff, one record on one line, takes the same care."""
+    line = record.format(c=char)
+    text = f"{HEAD}{line}\n{DEFAULT_END}"
+    with pytest.raises(DecodeError) as refused:
+        getattr(handoff_codec, api)(text, strict=True, engine=engine)
+    assert (refused.value.lineno, refused.value.colno) == (3, line.index(char) + 1)
+
+
 @pytest.mark.parametrize("char", RAW, ids=[f"U+{ord(c):04X}" for c in RAW])
 def test_strict_refuses_the_first_of_several(char: str, engine: Engine) -> None:
     text = summary(f"2. assistant: a{char}b{char}c\n3. user: d{char}")

@@ -33,7 +33,7 @@ from .generations import Sign
 from .json_record import strict_scanner, whole_object
 from .lines import usual_pattern
 from .notes import Code
-from .raw_breaks import first_raw_break
+from .raw_breaks import raw_break_finder
 from .records import content_parts
 from .vocabulary import ITEM_TYPES, SHARED_ROLES
 
@@ -103,6 +103,7 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
     bare = grammar.terminal("BARE_LINE", "legacy").fullmatch
     numbered = grammar.terminal("RECORD_NUMBER", "legacy").match
     scan = strict_scanner()
+    raw_break = raw_break_finder()
     roles = dict(SHARED_ROLES)
     shared = roles.get
     deep = 2 * max_depth + 1  # JSON this long may nest deeper than max_depth
@@ -151,11 +152,11 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
                         return None
             if text.startswith(no_records, pos):
                 return ([], 0) if stop == pos + empty_length else None
-        if strict and first_raw_break(text, pos, stop) is not None:
-            return None  # the steps refuse it at its place
         if text.find("\n", pos, stop - 1) < 0:  # one line, one record: the usual handoff
             match = first(text, pos, stop)
-            if match is not None and match[1] == "1":
+            # (Strictly, no line break or NUL in it: printable text holds none.)
+            if match is not None and match[1] == "1" and (
+                    not strict or match[3].isprintable() or raw_break(text, pos, stop) is None):
                 if match[2]:  # KNOWN_LINE
                     content = match[3]
                     return [{"role": roles[match[2]], "content": content}], (
@@ -165,6 +166,8 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
                     return [record[0]], record[1]
         if not strict and text.find(quoted, pos - 1, stop) >= 0:
             return None
+        if strict and raw_break(text, pos, stop) is not None:
+            return None  # a line break or NUL in a record: the steps refuse it where it is
         begin = pos
         items: list[Item] = []
         append = items.append
