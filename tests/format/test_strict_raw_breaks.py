@@ -92,6 +92,20 @@ def test_strict_refuses_the_first_of_several(char: str, engine: Engine) -> None:
     assert refused.value.pos == text.index(char)
 
 
+@pytest.mark.parametrize("char", RAW, ids=[f"U+{ord(c):04X}" for c in RAW])
+def test_strict_refuses_it_in_a_long_summary(char: str, engine: Engine) -> None:
+    """However long the body, the first such character is refused, whichever it is."""
+    later = RAW[RAW.index(char) - 1]  # another one, further down
+    lines = [f"{n}. user: message {n}" for n in range(1, 201)]
+    lines[119] += char
+    lines[179] += later
+    text = f"{HEAD}{chr(10).join(lines)}\n{DEFAULT_END}"
+    for api in ("loads", "decode"):
+        with pytest.raises(DecodeError) as refused:
+            getattr(handoff_codec, api)(text, strict=True, engine=engine)
+        assert (refused.value.lineno, refused.value.colno) == (122, len(lines[119]))
+
+
 def test_an_earlier_problem_is_refused_first(engine: Engine) -> None:
     text = f"{HEAD}hello\n1. user: a\u2028b\n{DEFAULT_END}"
     with pytest.raises(DecodeError) as refused:
