@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Run the nested-history conformance suite against a decoder or an encoder.
 
-    python conformance/run.py --decoder CMD [--vectors DIR] [--only decode/valid,...]
+    python conformance/run.py --decoder CMD [--strict] [--vectors DIR] [--only decode/valid,...]
     python conformance/run.py --encoder CMD [--vectors DIR] [--only encode/...]
 
 CMD is a shell-split command line. A decoder reads a summary on stdin and
@@ -10,8 +10,11 @@ writes the JSON array of items on stdout (or an object ``{"items": [...],
 refuse it exits 65 (``REFUSED``) and writes one JSON object, ``{"error":
 {"line": L, "column": C, "reason": "..."}}``; any other outcome (another
 exit status, a refusal without that object, a timeout) is a crash, and a
-crash fails every vector, refused ones included. An encoder reads a JSON
-array of items on stdin and writes the summary text on stdout.
+crash fails every vector, refused ones included. ``--strict`` says the
+decoder reads the current format only: it must refuse the
+``decode/strict-invalid`` vectors too (a lenient one reads their items), and
+the ``decode/legacy`` ones are not run. An encoder reads a JSON array of items
+on stdin and writes the summary text on stdout.
 conformance/README.md states the whole protocol.
 
 One line per failure (the vector, what was expected, what came back), then
@@ -44,7 +47,9 @@ Call = Callable[[bytes], "tuple[int, bytes, bytes]"]
 # data was incorrect"); 1, 2 and 101 are what runtimes exit with when a program
 # crashes (Python, Node and Java; Go; Rust), so none of them can mean a refusal.
 REFUSED = 65
-DECODE_CATEGORIES = ("decode/valid", "decode/invalid", "decode/legacy")
+DECODE_CATEGORIES = ("decode/valid", "decode/invalid", "decode/strict-invalid", "decode/legacy")
+# What a strict decoder (``--strict``: the current format only) is run on.
+STRICT_CATEGORIES = ("decode/valid", "decode/invalid", "decode/strict-invalid")
 ENCODE_CATEGORIES = ("encode",)
 UNSCORED = "impl-defined"
 SHOWN = 400  # characters of a value shown in a failure line
@@ -82,7 +87,8 @@ class Result:
 
 
 def category_of(name: str) -> str:
-    """``decode/valid``, ``decode/invalid``, ``decode/legacy``, ``encode`` or ``impl-defined``."""
+    """``decode/valid``, ``decode/invalid``, ``decode/strict-invalid``, ``decode/legacy``,
+    ``encode`` or ``impl-defined``."""
     parts = name.split("/")
     return "/".join(parts[:2]) if parts[0] == "decode" else parts[0]
 
@@ -197,11 +203,14 @@ def _refused(error: dict[str, object]) -> str:
     return f"refused{place}: {show(error.get('reason'))}"
 
 
-def _check_decoded(vector: Vector, code: int, out: bytes, err: bytes) -> str | None:
-    """None when the decoder did what ``vector`` asks, else the failure line."""
+def _check_decoded(vector: Vector, code: int, out: bytes, err: bytes,
+                   strict: bool = False) -> str | None:
+    """None when the decoder (``strict``: of the current format only) did what ``vector``
+    asks, else the failure line."""
     name = vector.name
     error = refusal(code, out)
-    if vector.category == "decode/invalid":
+    if vector.category == "decode/invalid" or (
+            strict and vector.category == "decode/strict-invalid"):
         if error is not None:
             return None
         got = f"exit 0, stdout {show(out)}" if code == 0 else _crash(code, out, err)
@@ -263,9 +272,12 @@ def _note_unscored(vector: Vector, code: int, out: bytes, err: bytes) -> str | N
     return None if error is None else f"NOTE {vector.name}: {_refused(error)}"
 
 
-def run(vectors: Iterable[Vector], call: Call, mode: str, *, jobs: int = 1) -> Result:
+def run(vectors: Iterable[Vector], call: Call, mode: str, *, jobs: int = 1,
+        strict: bool = False) -> Result:
     """Run every vector through ``call`` and score it; impl-defined vectors are skipped,
-    unless the program crashes on one (a failure: accepting and refusing are its choice)."""
+    unless the program crashes on one (a failure: accepting and refusing are its choice).
+    ``strict``: the decoder reads the current format only, so it must refuse the
+    ``decode/strict-invalid`` vectors."""
     vectors = list(vectors)
     result = Result()
 
@@ -288,8 +300,8 @@ def run(vectors: Iterable[Vector], call: Call, mode: str, *, jobs: int = 1) -> R
             result.failures.append(f"FAIL {vector.name}: expected the items or a refusal, got "
                                    f"{_crash(code, out, err)}")
             continue
-        check = _check_decoded if mode == "decoder" else _check_encoded
-        failure = check(vector, code, out, err)
+        failure = (_check_decoded(vector, code, out, err, strict) if mode == "decoder"
+                   else _check_encoded(vector, code, out, err))
         counts[1] += 1
         if failure is None:
             result.passed += 1
@@ -326,6 +338,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", metavar="LIST",
                         help="comma-separated categories or folders, "
                              "e.g. decode/valid,decode/invalid")
+    parser.add_argument("--strict", action="store_true",
+                        help="the decoder reads the current format only: it must refuse "
+                             "decode/strict-invalid, and decode/legacy is not run")
     parser.add_argument("--jobs", type=int, default=min(4, os.cpu_count() or 1),
                         help="vectors run at once (default: CPUs, at most 4)")
     parser.add_argument("--timeout", type=float, default=30.0,
@@ -339,12 +354,16 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--vectors {args.vectors}: not a folder")
     only = [o.strip().strip("/") for o in args.only.split(",") if o.strip()] if args.only else None
     mode = "decoder" if args.decoder else "encoder"
+    if args.strict and mode != "decoder":
+        parser.error("--strict goes with --decoder")
     vectors = discover(root, mode, only)
+    if args.strict:
+        vectors = [v for v in vectors if v.category in (*STRICT_CATEGORIES, UNSCORED)]
     if not vectors:
         parser.error(f"no {mode} vectors under {root}"
                      + (f" matching {args.only}" if only else ""))
     result = run(vectors, command_call(args.decoder or args.encoder, args.timeout), mode,
-                 jobs=args.jobs)
+                 jobs=args.jobs, strict=args.strict)
     other = "encoder" if mode == "decoder" else "decoder"
     left_out = discover(root, other, only)
     if left_out:

@@ -13,37 +13,39 @@ __all__ = ["PATTERNS"]
 PATTERNS: dict[str, dict[str, str]] = {
     'summary': {
         'CANON_CHAR':
-            '(?![\ud800-\udfff])[^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]',
+            '(?![\ud800-\udfff])[^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\x00]',
         'CANON_CONTENT':
-            '(?!\\[)(?![\ud800-\udfff])\\S(?:(?:(?![\ud800-\udfff])[^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029])*(?![\ud800-\udfff])\\S)?',
+            '(?!\\[)(?![\ud800-\udfff\x00])\\S(?:(?:(?![\ud800-\udfff])[^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\x00])*(?![\ud800-\udfff\x00])\\S)?',
         'CANON_NAME':
-            '(?![:()])(?![\ud800-\udfff])\\S(?:(?:(?![:()])(?![\ud800-\udfff])[^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029])*(?![:()])(?![\ud800-\udfff])\\S)?',
+            '(?![:()])(?![\ud800-\udfff\x00])\\S(?:(?:(?![:()])(?![\ud800-\udfff])[^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\x00])*(?![:()])(?![\ud800-\udfff\x00])\\S)?',
         'CANON_PLAIN':
-            '(?:assistant|developer|system|user)(?:\\ \\((?![:()])(?![\ud800-\udfff])\\S(?:(?:(?![:()])(?![\ud800-\udfff])[^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029])*(?![:()])(?![\ud800-\udfff])\\S)?\\))?:\\ (?:(?!\\[)(?![\ud800-\udfff])\\S(?:(?:(?![\ud800-\udfff])[^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029])*(?![\ud800-\udfff])\\S)?)?',
+            '(?:assistant|developer|system|user)(?:\\ \\((?![:()])(?![\ud800-\udfff\x00])\\S(?:(?:(?![:()])(?![\ud800-\udfff])[^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\x00])*(?![:()])(?![\ud800-\udfff\x00])\\S)?\\))?:\\ (?:(?!\\[)(?![\ud800-\udfff\x00])\\S(?:(?:(?![\ud800-\udfff])[^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\x00])*(?![\ud800-\udfff\x00])\\S)?)?',
         'CANON_VISIBLE':
-            '(?![\ud800-\udfff])\\S',
+            '(?![\ud800-\udfff\x00])\\S',
         'CONTENT_START':
-            '(?!\\[)(?![\ud800-\udfff])\\S',
+            '(?!\\[)(?![\ud800-\udfff\x00])\\S',
         'EMPTY_TRANSCRIPT':
             '\\(no\\ previous\\ turns\\ recorded\\)',
         'END_MARKER':
             '</CONVERSATION\\ HISTORY>',
         'JSON_RECORD':
-            '(?P<json_index>[0-9]+)\\. (?P<json>\\{[^\n]*)\n',
+            '(?P<json_index>[0-9]+)\\. (?P<json>\\{[^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\x00]*)\n',
         'KNOWN_ROLE':
             '(?:assistant|developer|system|user)',
         'NAME_CHAR':
-            '(?![:()])(?![\ud800-\udfff])[^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]',
+            '(?![:()])(?![\ud800-\udfff])[^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\x00]',
         'NAME_VISIBLE':
-            '(?![:()])(?![\ud800-\udfff])\\S',
+            '(?![:()])(?![\ud800-\udfff\x00])\\S',
         'NO_BREAK':
             '[^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]',
         'PLAIN_RECORD':
-            '(?P<index>[0-9]+)\\. (?P<role>(?!\\{)[^\n:]*?)(?: \\((?P<name>[^\\S\n]*[^\\s:(][^\n:(]*)\\))?: ?(?P<content>[^\n]*)\n',
+            '(?P<index>[0-9]+)\\. (?P<role>(?!\\{)[^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\x00:]*?)(?: \\((?P<name>[^\\S\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\x00]*[^\\s\x00:(][^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\x00:(]*)\\))?: ?(?P<content>[^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\x00]*)\n',
         'PREAMBLE':
             'For\\ context,\\ here\\ is\\ the\\ conversation\\ so\\ far\\ between\\ the\\ user\\ and\\ the\\ previous\\ agent:',
         'RECORDS':
-            '(?:(?:(?P<index>[0-9]+)\\. (?P<role>(?!\\{)[^\n:]*?)(?: \\((?P<name>[^\\S\n]*[^\\s:(][^\n:(]*)\\))?: ?(?P<content>[^\n]*)\n|(?P<json_index>[0-9]+)\\. (?P<json>\\{[^\n]*)\n))+',
+            '(?:(?:(?P<index>[0-9]+)\\. (?P<role>(?!\\{)[^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\x00:]*?)(?: \\((?P<name>[^\\S\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\x00]*[^\\s\x00:(][^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\x00:(]*)\\))?: ?(?P<content>[^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\x00]*)\n|(?P<json_index>[0-9]+)\\. (?P<json>\\{[^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\x00]*)\n))+',
+        'RECORD_CHAR':
+            '[^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\x00]',
         'START_MARKER':
             '<CONVERSATION\\ HISTORY>',
         'VISIBLE':

@@ -50,10 +50,20 @@ def test_lenient_decoder_passes_every_decode_vector() -> None:
 
 
 def test_strict_decoder_passes_valid_and_invalid() -> None:
-    vectors = runner.discover(SUITE, "decoder", ["decode/valid", "decode/invalid"])
-    result = runner.run(vectors, _call(decoder.decode, strict=True), "decoder")
+    vectors = runner.discover(SUITE, "decoder", list(runner.STRICT_CATEGORIES))
+    assert any(v.category == "decode/strict-invalid" for v in vectors)
+    result = runner.run(vectors, _call(decoder.decode, strict=True), "decoder", strict=True)
     assert result.failed == 0, "\n".join(result.failures)
     assert result.passed == len(vectors)
+
+
+def test_strict_invalid_vectors_are_refused_only_by_a_strict_decoder() -> None:
+    """A strict decoder that reads them fails them; a lenient one passes by reading them."""
+    vectors = runner.discover(SUITE, "decoder", ["decode/strict-invalid"])
+    as_strict = runner.run(vectors, _call(decoder.decode), "decoder", strict=True)
+    assert as_strict.passed == 0 and as_strict.failed == len(vectors) >= 10
+    lenient = runner.run(vectors, _call(decoder.decode, strict=True), "decoder")
+    assert lenient.passed == 0 and lenient.failed == len(vectors)
 
 
 def test_encoder_passes_every_encode_vector() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -13,6 +14,8 @@ from tests.support.profiles import examples
 from tests.support.sdk import sdk_flatten, sdk_read, sdk_summarize
 from tests.support.strategies import messages, transcripts, without_sdk_stripped_keys
 
+# A line break other than "\n", or NUL: no record of the current format holds one.
+RAW_BREAK = re.compile("[\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029\x00]")
 # 2,000 examples each, as four shards of 500 that pytest-xdist runs side by side.
 SHARDS = pytest.mark.parametrize("shard", range(4))
 
@@ -52,10 +55,14 @@ def test_we_read_whatever_the_sdk_reads_back(shard: int, items: list[dict[str, A
 @examples(500)
 @given(item=messages(extra=False))
 def test_strict_reads_every_sdk_summary_of_messages(item: dict[str, Any], engine: Engine) -> None:
-    """Strict mode reads every single-line record the SDK (>= 0.20) writes, one turn each.
+    """Strict mode reads every single-line record the SDK (>= 0.20) writes, one turn each,
+    and refuses one that holds a line break its reader splits at, or NUL, where it is.
 
     Roles and names holding "\n" span lines, and a role starting with "{" is
     reserved for JSON records: the lenient reader takes those (tests above).
+    The SDK checks content for "\n" and "\r" only, and roles and names not at
+    all, so it writes the other line breaks raw; its own reader then splits
+    the record in two.
     """
     head = [item.get("role"), item.get("name")]
     if not isinstance(head[0], str) or head[0].startswith("{"):
@@ -63,4 +70,10 @@ def test_strict_reads_every_sdk_summary_of_messages(item: dict[str, Any], engine
     if any(isinstance(part, str) and "\n" in part for part in head):
         return
     content = sdk_summarize([item])["content"]
+    raw = RAW_BREAK.search(content)
+    if raw is not None:
+        with pytest.raises(handoff_codec.DecodeError) as refused:
+            handoff_codec.loads(content, strict=True, engine=engine)
+        assert refused.value.pos == raw.start()
+        return
     assert len(handoff_codec.loads(content, strict=True, engine=engine)) == 1

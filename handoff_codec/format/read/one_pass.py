@@ -20,8 +20,9 @@ a record that holds no spilled content, a summary quoted in the body (its
 lines are content whatever their numbers), a name that may hold ":" or "(", a
 JSON record that is not a whole RFC 8259 object within ``max_depth``, more
 than ``max_records`` records; with a report, content that may be a list.
-Strictly, only the current format. The Lark reference always takes the
-steps, and tests check on arbitrary text that both engines agree.
+Strictly, only the current format (no line break but "\n" and no NUL in the
+body). The Lark reference always takes the steps, and tests check on
+arbitrary text that both engines agree.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from .generations import Sign, candidates, raw_possible
 from .json_record import strict_scanner, whole_object
 from .lines import usual_pattern
 from .notes import Code
+from .raw_breaks import raw_break_finder
 from .records import content_parts
 from .vocabulary import SHARED_ROLES
 
@@ -103,6 +105,7 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
     bare = grammar.terminal("BARE_LINE", "legacy").fullmatch
     numbered = grammar.terminal("RECORD_NUMBER", "legacy").match
     scan = strict_scanner()
+    raw_break = raw_break_finder()
     roles = dict(SHARED_ROLES)
     shared = roles.get
     deep = 2 * max_depth + 1  # JSON this long may nest deeper than max_depth
@@ -151,7 +154,9 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
                 return ([], 0) if stop == pos + empty_length else None
         if text.find("\n", pos, stop - 1) < 0:  # one line, one record: the usual handoff
             match = first(text, pos, stop)
-            if match is not None and match[1] == "1":
+            # (Strictly, no line break or NUL in it: printable text holds none.)
+            if match is not None and match[1] == "1" and (
+                    not strict or match[3].isprintable() or raw_break(text, pos, stop) is None):
                 if match[2]:  # KNOWN_LINE
                     content = match[3]
                     return [{"role": roles[match[2]], "content": content}], (
@@ -161,6 +166,8 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
                     return [record[0]], record[1]
         if not strict and text.find(quoted, pos - 1, stop) >= 0:
             return None
+        if strict and raw_break(text, pos, stop) is not None:
+            return None  # a line break or NUL in a record: the steps refuse it where it is
         begin = pos
         items: list[Item] = []
         append = items.append

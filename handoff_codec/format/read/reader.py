@@ -19,7 +19,8 @@ tests check that this pass gives what the steps give (the Lark reference
 always takes the steps).
 
 ``strict=True`` accepts only the current format (``grammar/summary.lark``):
-the same pass, and an error where it stops.
+the same pass, and an error where it stops; a line break or NUL inside a
+record is refused at its place (``raw_breaks.py``).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from .json_record import json_object
 from .lines import line_pattern
 from .notes import Code
 from .one_pass import one_pass
+from .raw_breaks import first_raw_break, refusal
 from .records import RecordReader, content_parts, new_recoveries
 from .vocabulary import SHARED_ROLES
 
@@ -120,9 +122,24 @@ class Reader:
         """The items of a current-format summary (``loads(strict=True)``) the one pass gave
         up on; DecodeError when it is not one."""
         self._check_records(text)
+        self._refuse_raw_breaks(text)
         if engine == "lark":
             return reference.strict_items(text, self.literals, self.max_depth)
         return self._strict_read(text)
+
+    def _refuse_raw_breaks(self, text: str) -> None:
+        """A strict read's DecodeError at a line break or NUL inside a record (both
+        engines), unless the parser finds a problem on an earlier line."""
+        envelope = self.split(text)
+        if envelope is None:
+            return  # the parser says what is wrong
+        pos = first_raw_break(text, envelope.begin, envelope.stop)
+        if pos is None:
+            return
+        syntax = reference.syntax_error(text, self.literals, "summary")
+        if syntax is not None and syntax.pos <= text.rfind("\n", 0, pos):
+            raise syntax
+        raise refusal(text, pos)
 
     # ------------------------------------------------------------ the steps
     def _check_records(self, text: str) -> None:
