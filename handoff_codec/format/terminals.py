@@ -79,7 +79,7 @@ PATTERNS: dict[str, dict[str, str]] = {
         'LEGACY_JSON':
             '(?s:[0-9]+\\. (?P<json>\\{.*))',
         'LEGACY_NAMED':
-            '(?s:[0-9]+\\. (?P<role>user|assistant|system|developer) \\((?P<name>[^\n:(]*[:(][^\n]*?|[^\\S\n]*)\\): ?(?P<content>.*))',
+            '(?s:[0-9]+\\. (?P<role>user|assistant|system|developer|tool) \\((?P<name>[^\n:(]*[:(][^\n]*?|[^\\S\n]*)\\): ?(?P<content>.*))',
         'LEGACY_PLAIN':
             '(?s:[0-9]+\\. (?P<role>[^:]*?)(?: \\((?P<name>\\s*[^\\s:(][^:(]*)\\))?: ?(?P<content>.*))',
         'LEGACY_PREAMBLE':

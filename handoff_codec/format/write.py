@@ -14,7 +14,7 @@ from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-
 from . import grammar as _grammar
 from . import limits
 from .errors import EncodeError
-from .read.authority import RANKS
+from .read.authority import RANKS, lowered, may_rise
 from .read.vocabulary import KNOWN_ROLES
 
 TYPE_CHECKING = False  # typing is not imported at run time (see .models)
@@ -216,34 +216,43 @@ def encode_records(
         raise EncodeError(not_a_list(items))
     lines: list[str] = []
     append, to_json = lines.append, _json_writer()
-    # The rank of the plain record above (-1: none, or a JSON record). A plain record of a
-    # higher rank after it is written as JSON (Python's separators rule out every writer
-    # that wrote content raw, so it reads back as a record: .read.authority).
-    above = -1
+    written: list[Mapping[str, Any]] = []  # the items, for the authority rule below
+    keep = written.append
+    plain_above = False  # whether the record above is written plain
+    risers: list[int] = []  # records after a plain one that may gain authority unproven
     for number, item in enumerate(items, 1):
+        keep(item)
         if type(item) is dict and len(item) == 2:
             # The usual item, {"role", "content"} with a known role: plain_line's
             # first tests, inline.
             role, content = item.get("role"), item.get("content")
             if type(role) is str and type(content) is str and role in KNOWN_ROLES:
-                rank = RANKS.get(role, 0)
+                if plain_above and role in RANKS:
+                    risers.append(number - 1)
                 # _plain_content, inline (this runs for nearly every item)
-                if (not content or (content.isprintable() and content[0] not in " ["
-                                    and content[-1] != " ")) and not (0 <= above < rank):
+                if not content or (content.isprintable() and content[0] not in " ["
+                                   and content[-1] != " "):
                     append(f"{number}. {role}: {content}")
-                    above = rank
+                    plain_above = True
                     continue
-                if "\n" in content or 0 <= above < rank:  # plain_line would say None
+                if "\n" in content:  # plain_line would say None
                     append(f"{number}. {_json_record(item, number - 1, max_depth, to_json)}")
-                    above = -1
+                    plain_above = False
                     continue
         if type(item) is not dict and not isinstance(item, Mapping):
             raise EncodeError(f"item {number - 1} is a {type(item).__name__}, not a mapping "
                               '(an item is a dict such as {"role": "user", "content": "hi"})')
+        if plain_above and may_rise(item):
+            risers.append(number - 1)
         body = plain_line(item)
-        rank = RANKS.get(item.get("role"), 0) if body is not None else -1  # type: ignore[arg-type]
-        if body is None or 0 <= above < rank:
-            body, rank = _json_record(item, number - 1, max_depth, to_json), -1
+        plain_above = body is not None
+        if body is None:
+            body = _json_record(item, number - 1, max_depth, to_json)
         append(f"{number}. {body}")
-        above = rank
+    # A record that a reader would lower (read as text of the plain record above it: a
+    # system turn after a user turn, a tool call no output answers) stays a record when
+    # the record above is JSON, which no writer's content spills from (.read.authority).
+    for index in lowered(written, risers) if risers else ():
+        above = _json_record(written[index - 1], index - 1, max_depth, to_json)
+        lines[index - 1] = f"{index}. {above}"
     return lines

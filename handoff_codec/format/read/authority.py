@@ -9,7 +9,7 @@ must never gain more authority than the record it would end:
 
 * a ``system`` or ``developer`` turn after a turn of lower rank;
 * a tool call that no output after it answers, or a tool output that answers
-  no call before it.
+  no call before it (after any turn).
 
 The reader reads such a line as content of the record above and reports it
 ``ambiguous``; the writer (``write.py``) never leaves one unproven: it writes
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from typing import Any
 
-__all__ = ["CALLS", "OUTPUTS", "RANKS", "Why", "lowered"]
+__all__ = ["CALLS", "OUTPUTS", "RANKS", "Why", "lowered", "may_rise"]
 
 # The rank of a message's role: a line read as a record of a higher rank than
 # the one above it would raise that text's authority.
@@ -41,6 +41,8 @@ OUTPUTS = {
     "computer_call_output": "call_id", "local_shell_call_output": "call_id",
     "shell_call_output": "call_id", "apply_patch_call_output": "call_id",
     "tool_search_output": "call_id", "mcp_approval_response": "approval_request_id",
+    # openai-agents-js: a function call's result, keyed "callId" (as its call is)
+    "function_call_result": "callId",
 }
 
 
@@ -51,8 +53,16 @@ class Why:
     DEVELOPER = 1
     CALL = 2  # a tool call that no output answers
     OUTPUT = 3  # a tool output that answers no call
+    WORD = 4  # a role no raw writer wrote (only a writer that escapes line breaks did)
     WORDS = ("a system turn", "a developer turn", "a tool call that no output answers",
-             "a tool output that answers no call")
+             "a tool output that answers no call",
+             "a turn of a role that openai-agents 0.6 to 0.17.0 never wrote")
+
+
+def may_rise(item: Mapping[str, Any]) -> bool:
+    """Whether ``item`` is one :func:`lowered` may lower: a system or developer turn, or a
+    tool item."""
+    return _rank(item) > 0 or _link(item) is not None
 
 
 def _rank(item: Mapping[str, Any]) -> int:
@@ -66,9 +76,9 @@ def _link(item: Mapping[str, Any]) -> tuple[bool, object] | None:
     kind = item.get("type")
     if type(kind) is str:
         if kind in CALLS:
-            return True, item.get(CALLS[kind])
+            return True, item.get(CALLS[kind], item.get("callId"))
         if kind in OUTPUTS:
-            return False, item.get(OUTPUTS[kind])
+            return False, item.get(OUTPUTS[kind], item.get("callId"))
     if item.get("role") == "tool" and "type" not in item:
         return False, item.get("tool_call_id")
     return None
@@ -79,18 +89,17 @@ def lowered(items: Sequence[Mapping[str, Any]], guarded: Sequence[int]) -> dict[
     authority from the item before them, with :class:`Why`.
 
     A call is answered by an output with its key after it; an output answers a
-    call with its key before it. A record of rank 1 or more above (a system or
-    developer turn) lends its authority to what follows: nothing after it is lowered.
+    call with its key before it. A turn of a rank no higher than the one above it
+    gains nothing (a developer turn after a system turn).
     """
     found: dict[int, int] = {}
     keys: tuple[dict[object, int], dict[object, int]] | None = None
     for index in guarded:
-        above, item = _rank(items[index - 1]), items[index]
-        if above:
-            continue
+        item = items[index]
         rank = _rank(item)
         if rank:
-            found[index] = Why.SYSTEM if rank == 2 else Why.DEVELOPER
+            if rank > _rank(items[index - 1]):
+                found[index] = Why.SYSTEM if rank == 2 else Why.DEVELOPER
             continue
         link = _link(item)
         if link is None:

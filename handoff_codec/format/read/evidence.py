@@ -33,10 +33,10 @@ from array import array
 
 from .. import grammar
 from . import lines as _lines
-from .authority import CALLS, OUTPUTS, RANKS
+from .authority import CALLS, OUTPUTS, RANKS, Why
 from .generations import Generation, Sign, candidates, raw_possible
 from .json_record import whole_object
-from .vocabulary import ITEM_TYPES, KNOWN_ROLES, WORD
+from .vocabulary import ITEM_TYPES, KNOWN_ROLES
 
 TYPE_CHECKING = False  # typing is not imported at run time (see ..models)
 if TYPE_CHECKING:
@@ -45,8 +45,8 @@ if TYPE_CHECKING:
     from .lines import Line
 
 __all__ = ["MESSAGE_ROLES", "UNTYPED", "Numbered", "Numbering", "bare_named", "every_line",
-           "in_vocabulary", "int_array", "json_signs", "may_rise", "numbering", "shaped", "sign", "spills",
-           "typed_value", "typed_word", "with_heads"]
+           "in_vocabulary", "int_array", "json_signs", "may_rise", "numbering", "one_line",
+           "shaped", "sign", "spills", "typed_value", "typed_word", "with_heads"]
 
 # A body of up to this many lines keeps the fields of each line (they are
 # read once, by one findall); a longer one keeps only the offsets and numbers
@@ -243,7 +243,7 @@ def shaped(line: Line) -> bool:
 def typed_value(line: Line, max_depth: int) -> dict[str, object] | None:
     """The JSON object of a `type: {json}` record line (``ITEM_TYPES`` word or ``item``, no
     name), else None. NaN and Infinity are read (json.dumps writes them by default)."""
-    if not line[6][:1] == "{" or line[5] or not typed_word(line[4], Sign.TYPED):
+    if line[6][:1] != "{" or line[5] or not typed_word(line[4], Sign.TYPED):
         return None
     return whole_object(line[6], max_depth, constants=True)
 
@@ -319,11 +319,13 @@ class Numbering:
         self.quoted = -1  # where a record is that a quoted summary without preamble would hold
 
 
-def _run(lines: Numbered, inside: bytearray) -> array[int]:
+def _run(lines: Numbered, inside: bytearray, lowered: dict[int, int] | None = None,
+         ) -> array[int]:
     """The best run: indexes of lines numbered n, n+1, ... from the first line (rule 1).
 
     The best run ending on each number is kept in arrays indexed by the
-    number less n: a run reaches number k only through k - 1.
+    number less n: a run reaches number k only through k - 1. A ``lowered``
+    line counts against the run that holds it.
     """
     count = len(lines)
     first = lines.numbers[0]
@@ -339,7 +341,7 @@ def _run(lines: Numbered, inside: bytearray) -> array[int]:
             score, parent = scores[offset - 1], ends[offset - 1]
         else:
             continue
-        score += shaped(lines.line(position))
+        score += shaped(lines.line(position)) - (2 if lowered and position in lowered else 0)
         if offset >= len(scores):
             scores.append(score)
             ends.append(position)
@@ -385,33 +387,46 @@ def numbering(lines: Numbered, start: str, end: str, max_depth: int,
     return result
 
 
+# The signs that rule out every writer that wrote content raw (alone or together): they
+# count only from a line that is a record whatever the writer (raw content could forge
+# them): the first line, or one after a record no content spills from.
+_AGAINST_RAW = Sign.EMPTY_TURN | Sign.ESCAPED_BREAK | Sign.SPACED_JSON | Sign.JSON | Sign.NAMED
+
+
 def _numbering(lines: Numbered, inside: bytearray, max_depth: int,
                lowered: dict[int, int] | None) -> Numbering:
-    count = len(lines)
+    count, text = len(lines), lines.text
     if lowered:
-        skipped = bytearray(inside)
-        for index in lowered:
-            skipped[index] = 1
-        run = _run(lines, skipped)
+        run = _run(lines, inside, lowered)
     else:
         run = range(count) if lines.in_order() and not any(inside) else _run(lines, inside)
     # The evidence: the run's records, and whether any line is not numbered.
     signs = Sign.SPILLED if lines.unnumbered else 0
+    against = signs  # the signs that may rule raw writers out: see _AGAINST_RAW
     is_head = bytearray(count)
     for head in run:
         is_head[head] = 1
+    certain = True
     for position, head in enumerate(run):
-        after = lines.text.find("\n", lines.starts[head]) + 1
+        after = text.find("\n", lines.starts[head]) + 1
         following = lines.starts[run[position + 1]] if position + 1 < len(run) else lines.end
-        signs |= sign(lines.line(head), after == following, max_depth)
-    writers = candidates(signs)
+        line = lines.line(head)
+        if lowered and head in lowered:  # content: evidence of nothing
+            certain = False
+            continue
+        found = sign(line, after == following, max_depth)
+        signs |= found
+        against |= found if certain else found & ~_AGAINST_RAW
+        certain = certain and after == following and not spills(line, max_depth)
+    writers = candidates(against)
     if not raw_possible(writers):
-        result = every_line(lines, inside, writers)
+        result = every_line(lines, inside, candidates(signs))
         result.signs = signs
         return result
     writes = 0
     for writer in writers:
         writes |= writer.writes
+    proven = not any(writer.escapes_line_breaks for writer in writers)
     heads = int_array(count)
     result = Numbering(heads, writers, inside)
     result.signs = signs
@@ -424,6 +439,8 @@ def _numbering(lines: Numbered, inside: bytearray, max_depth: int,
         if lowered and index in lowered:
             result.doubtful.append(index)
             result.lowered[index] = lowered[index]
+            if is_head[index]:
+                counted.append(index)
             continue
         if spilling:
             if not is_head[index]:
@@ -432,12 +449,34 @@ def _numbering(lines: Numbered, inside: bytearray, max_depth: int,
                 continue  # content of the record above
             if not in_vocabulary(line, writes):
                 counted.append(index)  # content, though in sequence: the next one follows it
+                if not proven and _lines.kind(line) == _lines.PLAIN:
+                    result.doubtful.append(index)  # an escaping writer's custom role
+                    result.lowered[index] = Why.WORD
+                continue
+            if not _alone(lines, index) and one_line(line, writes):
+                counted.append(index)  # no writer wrote such a record with lines below it
                 continue
             if may_rise(line):
                 result.guarded.append(index)
         heads.append(index)
         spilling = spills(line, max_depth)
     return _renumbered(lines, result, counted)
+
+
+def _alone(lines: Numbered, index: int) -> bool:
+    """Whether the line after numbered line ``index`` is numbered (or the body ends)."""
+    after = lines.text.find("\n", lines.starts[index]) + 1
+    return after == (lines.starts[index + 1] if index + 1 < len(lines) else lines.end)
+
+
+def one_line(line: Line, writes: int) -> bool:
+    """Whether every writer wrote the record ``line`` starts on that one line: a JSON, bare
+    or typed record."""
+    kind = _lines.kind(line)
+    if kind in (_lines.JSON, _lines.BARE, _lines.NUMBERED):
+        return True
+    return kind == _lines.PLAIN and not line[5] and line[6][:1] == "{" and typed_word(
+        line[4], writes)
 
 
 def with_heads(lines: Numbered, result: Numbering, extra: Iterable[int]) -> Numbering:

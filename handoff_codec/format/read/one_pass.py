@@ -115,9 +115,10 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
     ranked = frozenset(RANKS)  # the roles a line must not gain unproven
     rising = frozenset((*RANKS, "tool", *CALLS, *OUTPUTS))  # and the items
 
-    def json_line(rest: str, notes: Recoveries | None) -> tuple[Item, int] | None:
-        """A ``JSON_LINE``'s object and the signs it gives (those of the report only when
-        ``notes`` is given); None leaves the text to the steps."""
+    def json_line(rest: str, signs: int) -> tuple[Item, int] | None:
+        """A ``JSON_LINE``'s object and the signs it gives, or none once ``signs`` (those
+        found so far) hold Python's separators (no other sign of a JSON record then rules
+        out a writer more); None leaves the text to the steps."""
         if len(rest) > deep and rest.count("{") + rest.count("[") > max_depth \
                 and depth_exceeded_at(rest, max_depth) is not None:
             return None
@@ -127,7 +128,7 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
             return None
         if at != len(rest) or type(value) is not dict:
             return None
-        return value, json_signs(value, rest)
+        return value, 0 if signs & Sign.SPACED_JSON else json_signs(value, rest)
 
     def read(text: str, strict: bool, notes: Recoveries | None) -> tuple[list[Item], int] | None:
         if not text.endswith(tail):
@@ -161,7 +162,7 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
                     content = match[3]
                     return [{"role": roles[match[2]], "content": content}], (
                         0 if content else Sign.EMPTY_TURN)
-                record = json_line(match[3], notes)  # JSON_LINE
+                record = json_line(match[3], 0)  # JSON_LINE
                 if record is not None:
                     return [record[0]], record[1]
         if not strict and text.find(quoted, pos - 1, stop) >= 0:
@@ -187,6 +188,9 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
         # no writer writes (content under a raw writer).
         guarded: list[int] = []
         custom = False
+        # Whether every record so far is a record whatever the writer (none content could
+        # spill from came before it), the signs they show, and the first that may spill.
+        prefix, against, spill = True, 0, 0
         while pos < stop:
             cut = stop if stop - pos <= chunk else text.find("\n", pos + chunk, stop) + 1 or stop
             found = findall(text, pos, cut)
@@ -206,18 +210,22 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
                     append({"role": role, "content": rest})
                     if not rest:
                         empties.append(count)
+                    if prefix:
+                        prefix, spill = False, count
                     continue
                 if number:  # JSON_LINE
                     count += 1
                     if number != numbers[count]:
                         return None
-                    record = json_line(rest, notes)
+                    record = json_line(rest, against if prefix else signs)
                     if record is None:
                         return None
                     if rigid != count - 1 and count > 1:
                         guarded.append(count - 1)
                     append(record[0])
                     signs |= record[1]
+                    if prefix:
+                        against |= record[1]
                     rigid = count  # a line below it belongs to no record
                     continue
                 # Any other line: PLAIN_LINE, BARE_LINE or TEXT_LINE (else no record here).
@@ -280,8 +288,12 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
                         continue
                     if role != "tool":
                         custom = True
+                    elif name and "): " in content:
+                        return None  # two readings of the name: the steps report them
                 elif name and role in roles:
                     signs |= Sign.NAMED
+                    if prefix:
+                        against |= Sign.NAMED
                     if "): " in content:  # two readings of the name: the steps report them
                         return None
                 if content[:1] == "[" and not strict and notes is not None \
@@ -291,6 +303,7 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
                 append({"role": role, "content": content} if not name
                        else {"role": role, "name": name, "content": content})
                 rigid = 0
+                prefix = False
             pos = cut
             if len(run_lines) > 1:
                 run_lines[:] = ["\n".join(run_lines)]
@@ -299,7 +312,12 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
             signs |= Sign.SPILLED
         if empties and set(empties) - set(continued):
             signs |= Sign.EMPTY_TURN
-        if (custom or guarded) and not strict and raw_possible(candidates(signs)) and (
+            if spill in empties and spill not in continued:
+                against |= Sign.EMPTY_TURN
+        # Only the records up to the first that content may spill from are records whatever
+        # the writer: only they may rule out a raw writer (evidence.py, _AGAINST_RAW).
+        against |= signs & (Sign.SPILLED | Sign.BARE_ROLE | Sign.TYPED)
+        if (custom or guarded) and not strict and raw_possible(candidates(against)) and (
                 custom or lowered(items, guarded)):
             return None  # a line a raw writer may have written as content: the steps read it
         return items, signs

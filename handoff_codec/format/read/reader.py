@@ -31,8 +31,8 @@ from .. import grammar, limits
 from ..errors import DecodeError, DecodeReason, ReadFailure
 from ..report import Candidate, Decoded, Format
 from . import evidence, reference
-from .envelope import Envelope, splitter
 from .authority import lowered
+from .envelope import Envelope, splitter
 from .generations import EMPTY_TURN_UNKEPT, Sign, candidates, describe
 from .json_record import json_object
 from .lines import line_pattern

@@ -35,7 +35,7 @@ from .evidence import MESSAGE_ROLES, UNTYPED, bare_named, sign, typed_word
 from .generations import Sign
 from .json_record import json_object, json_value, whole_object
 from .notes import NOTES, Code
-from .vocabulary import CONTENT_PART_TYPES, KNOWN_ROLES, SHARED_ROLES, WORD
+from .vocabulary import CONTENT_PART_TYPES, SHARED_ROLES, WORD
 
 TYPE_CHECKING = False  # typing is not imported at run time (see ..models)
 if TYPE_CHECKING:
@@ -235,7 +235,18 @@ class RecordReader:
         """A `role: content` record over ``text[start:stop]`` (its last "\\n" left out)."""
         text = self.text
         match = _legacy("LEGACY_PLAIN").fullmatch(text, start, stop - 1)
-        if (match is None or match["role"] not in MESSAGE_ROLES) and not spilled:
+        named = None
+        if match is not None and match["role"] not in MESSAGE_ROLES and (
+                match["name"] is None or match["role"].count("(") != match["role"].count(")")):
+            # `user (team:alice): q` reads as role "user (team" by the first colon,
+            # and `assistant (agent (v2)): a` as role "assistant (agent" and name
+            # "v2)": a known role with a name holding ":" or "(" is likelier. A role
+            # that closes each parenthesis it opens and has a name, as in the Agents
+            # SDK's `assistant (bot) (0): ` for role "assistant (bot)" and name "0",
+            # keeps that reading.
+            named = _legacy("LEGACY_NAMED").fullmatch(text, start, stop - 1)
+        if named is None and (match is None or match["role"] not in MESSAGE_ROLES) \
+                and not spilled:
             bare = bare_named(text, start, stop - 1)
             if bare is not None:  # `N. user (ops:bob)`: a known role's empty turn, named so
                 self.note(line, Code.BARE_ROLE)
@@ -247,21 +258,11 @@ class RecordReader:
         if match is None:  # no ":" on the record's lines: not a record
             self.unrecognised(start, stop, line)
             return
-        role, name, content = match.group("role", "name", "content")
-        if role not in KNOWN_ROLES and (name is None or role.count("(") != role.count(")")):
-            # `user (team:alice): q` reads as role "user (team" by the first colon,
-            # and `assistant (agent (v2)): a` as role "assistant (agent" and name
-            # "v2)": a known role with a name holding ":" or "(" is likelier. A role
-            # that closes each parenthesis it opens and has a name, as in the Agents
-            # SDK's `assistant (bot) (0): ` for role "assistant (bot)" and name "0",
-            # keeps that reading.
-            named = _legacy("LEGACY_NAMED").fullmatch(text, start, stop - 1)
-            if named is not None:
-                role, name, content = named.group("role", "name", "content")
+        role, name, content = (named or match).group("role", "name", "content")
         if name is not None and role in MESSAGE_ROLES and "): " in content.partition("\n")[0]:
             # `user (a): b): hi`: name "a" and content "b): hi", or name "a): b" and "hi"
             self.named += 1
-            self.note(line, Code.AMBIGUOUS_NAME, match.start("role"), len(role))
+            self.note(line, Code.AMBIGUOUS_NAME, (named or match).start("role"), len(role))
             if self.last_names:
                 cut = content.rindex("): ", 0, len(content.partition("\n")[0]))
                 name, content = f"{name}): {content[:cut]}", content[cut + 3:]
@@ -271,7 +272,7 @@ class RecordReader:
         item = {"role": role, "content": content} if name is None \
             else {"role": role, "name": name, "content": content}
         if content[:1] == "[":
-            self.maybe_list(len(items), content, match.start("content"), line)
+            self.maybe_list(len(items), content, (named or match).start("content"), line)
         items.append(item)
 
     def json(self, items: list[Item], head: _lines.Line, start: int, line: int) -> None:
