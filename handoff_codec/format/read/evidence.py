@@ -40,7 +40,7 @@ from .vocabulary import ITEM_TYPES, KNOWN_ROLES
 
 TYPE_CHECKING = False  # typing is not imported at run time (see ..models)
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, MutableSequence
+    from collections.abc import Callable, Iterable, MutableSequence, Sequence
 
     from .lines import Line
 
@@ -396,6 +396,7 @@ _AGAINST_RAW = Sign.EMPTY_TURN | Sign.ESCAPED_BREAK | Sign.SPACED_JSON | Sign.JS
 def _numbering(lines: Numbered, inside: bytearray, max_depth: int,
                lowered: dict[int, int] | None) -> Numbering:
     count, text = len(lines), lines.text
+    run: Sequence[int]
     if lowered:
         run = _run(lines, inside, lowered)
     else:
