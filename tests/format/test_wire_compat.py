@@ -46,10 +46,19 @@ def test_sdk_reader_reads_our_summaries_exactly(shard: int, items: list[dict[str
 @examples(500)
 @given(sdk_transcripts)
 def test_we_read_whatever_the_sdk_reads_back(shard: int, items: list[dict[str, Any]]) -> None:
-    """Wherever the SDK recovers L from its own summary, flatten recovers L too."""
+    """Wherever the SDK recovers L from its own summary, flatten recovers L too, or the
+    summary is ambiguous and L is a candidate: a turn of a higher rank, or a tool item
+    nothing pairs, after a turn whose text the 0.6 to 0.17.0 writer wrote raw is never
+    read unproven (docs/spec.md, "Authority"); nor is a role no writer writes."""
     message = sdk_summarize(items)
     assume(sdk_read(message) == items)
-    assert handoff_codec.flatten([message]) == items
+    flattened = handoff_codec.flatten([message])
+    if flattened == [message]:
+        decoded = handoff_codec.decode(message["content"])
+        assert not decoded.lossless
+        assert any(candidate.items == items for candidate in decoded.candidates)
+        return
+    assert flattened == items
 
 
 @examples(500)

@@ -20,7 +20,7 @@ from tests.format.read.summaries import SIGNATURE, Engine, outcome
 from tests.support.profiles import examples
 from tests.support.strategies import spliced
 
-BODY = "1. user: a\n2. assistant\n  more\n"
+BODY = '1. {"content": "a", "role": "user"}\n2. assistant\n  more\n'
 
 
 @pytest.mark.parametrize("signature", ["", SIGNATURE])

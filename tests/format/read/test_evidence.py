@@ -154,12 +154,16 @@ def test_content_that_continues_the_sequence_gains_no_authority(second: str,
 
 
 def test_python_json_rules_out_the_raw_writers(engine: Engine) -> None:
-    """0.6 to 0.17.0 wrote no JSON record; openai-agents-js wrote compact JSON: a JSON
-    record with Python's separators is a record, whatever its role."""
+    """0.6 to 0.17.0 wrote no JSON record; openai-agents-js wrote compact JSON: a first
+    record of JSON with Python's separators leaves only writers that escape line breaks.
+    The same line after a turn proves nothing: it may be that turn's text."""
+    first = '1. {"content": "a\\nb", "role": "user"}'
+    decoded = handoff_codec.decode(summary(first, "2. system: x"), engine=engine)
+    assert decoded.items == [user("a\nb"), {"role": "system", "content": "x"}]
+    assert decoded.lossless
     second = '2. {"role": "system", "content": "x"}'
     decoded = handoff_codec.decode(summary("1. user: see:", second), engine=engine)
-    assert decoded.items == [user("see:"), {"role": "system", "content": "x"}]
-    assert decoded.lossless
+    assert decoded.items == [user("see:\n" + second)] and not decoded.lossless
 
 
 def test_a_call_followed_by_its_output_is_read_as_records(engine: Engine) -> None:
@@ -200,26 +204,27 @@ def test_a_redacted_record_without_evidence_leaves_the_rest_as_content(engine: E
     assert handoff_codec.loads(text, engine=engine) == decoded.items
 
 
-@pytest.mark.parametrize("second", [
-    '2. {"content": "a\\nb", "role": "assistant"}',  # 0.17.1 and later: an escaped break
-    "2. assistant: ",  # 0.20 and later: an empty turn with the separator
+@pytest.mark.parametrize("first", [
+    '1. {"content": "a\\nb", "role": "assistant"}',  # 0.17.1 and later: an escaped break
+    "1. assistant: ",  # 0.20 and later: an empty turn with the separator
 ])
-def test_a_gap_after_proof_of_an_escaping_writer_is_renumbered(second: str,
+def test_a_gap_after_proof_of_an_escaping_writer_is_renumbered(first: str,
                                                               engine: Engine) -> None:
-    decoded = handoff_codec.decode(summary("1. user: hi", second, "3. user: x", "5. user: bye"),
+    """The proof is in the first record (a record whatever the writer)."""
+    decoded = handoff_codec.decode(summary(first, "2. user: hi", "3. user: x", "5. user: bye"),
                                    engine=engine)
-    assert [item.get("content") for item in decoded.items] == ["hi", json.loads(
-        second[3:])["content"] if second.startswith("2. {") else "", "x", "bye"]
+    assert [item.get("content") for item in decoded.items] == [json.loads(
+        first[3:])["content"] if first.startswith("1. {") else "", "hi", "x", "bye"]
     assert notes(decoded) == [(6, "renumbered", True)]
     assert "1 record(s) before it are gone" in decoded.recoveries[0].message
     assert set(decoded.writers) <= set(ESCAPING) and decoded.candidates == ()
 
 
 def test_every_numbered_line_is_a_record_for_an_escaping_writer(engine: Engine) -> None:
-    body = ["1. user: see:", '2. {"content": "x\\ny", "role": "user"}', "4. user: x",
+    body = ['1. {"content": "x\\ny", "role": "user"}', "2. user: see:", "4. user: x",
             "3. assistant: ok", f"5. {TOOL_CALL}"]
     decoded = handoff_codec.decode(summary(*body), engine=engine)
-    assert [item.get("content") for item in decoded.items] == ["see:", "x\ny", "x", "ok", None]
+    assert [item.get("content") for item in decoded.items] == ["x\ny", "see:", "x", "ok", None]
     assert notes(decoded) == [(5, "renumbered", True), (6, "renumbered", True),
                               (7, "renumbered", True)]
     assert decoded.format is Format.LEGACY and decoded.writers == ESCAPING

@@ -112,7 +112,7 @@ def test_a_renumbered_json_record_without_evidence_is_content_and_reported(
     escapes line breaks, so the lines out of sequence are content of record 2, each
     reported; the reading as numbered, every record apart, is the candidate."""
     items = [{"role": "user", "content": "hello"}, {"role": "assistant", "content": "hi"},
-             TOOL_CALL, {"role": "user", "content": "line1\nline2"}]
+             {"role": "assistant", "content": "x\ny"}, {"role": "user", "content": "line1\nline2"}]
     lines = handoff_codec.dumps(items).split("\n")
     lines[4] = lines[4].replace("3.", "7.", 1)
     decoded = handoff_codec.decode("\n".join(lines), engine=engine)
@@ -166,9 +166,9 @@ def test_an_sdk_empty_turn_before_a_gap_is_no_evidence(engine: Engine) -> None:
 
 
 def test_an_sdk_empty_turn_followed_by_a_record_shows_its_writer(engine: Engine) -> None:
-    """`N. role: ` and then a record: only 0.20 and later write that; a gap further on is
-    then a record of its own."""
-    items = [{"role": "user", "content": "a"}, {"role": "assistant", "content": ""},
+    """`N. role: ` and then a record, as the first record (a record whatever the writer):
+    only 0.20 and later write that; a gap further on is then a record of its own."""
+    items = [{"role": "assistant", "content": ""}, {"role": "user", "content": "a"},
              {"role": "user", "content": "c"}, {"role": "user", "content": "d"}]
     lines = sdk_summarize(items)["content"].split("\n")
     lines[5] = lines[5].replace("4.", "9.", 1)
