@@ -37,7 +37,7 @@ from handoff_codec.format import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START
 from handoff_codec.format.report import Candidate
 from tests.format.read.summaries import ENGINES, Engine
 from tests.support.profiles import examples
-from tests.support.raw_writer import ITEM_TYPES, Item, raw_holds, raw_summary
+from tests.support.raw_writer import ITEM_TYPES, Item, raw_holds, raw_record, raw_summary
 
 CALLS = frozenset(kind for kind in ITEM_TYPES if f"{kind}_output" in ITEM_TYPES)
 OUTPUTS = frozenset(f"{kind}_output" for kind in CALLS)
@@ -140,22 +140,31 @@ def same(a: list[Item], b: list[Item]) -> bool:
     return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
 
 
+def record_lines(items: list[Item]) -> list[int]:
+    """The line of the raw text on which each item's record starts."""
+    starts, line = [], 0
+    for item in items:
+        starts.append(line)
+        line += raw_record(item).count("\n") + 1
+    return starts
+
+
 def inherent(text: str, reading: list[Item], written: list[Item]) -> bool:
     """Whether ``reading`` differs from ``written`` only by ordinary turns read from content
-    lines that continue the numbering: the raw writer writes the same text for it, and what
-    it holds beyond the written items is user or assistant turns or tool items that pair."""
+    lines that continue the numbering: the raw writer writes the same text for it, every
+    written record starts a record of it, and each record it starts on a content line is a
+    user or assistant turn or a tool item, with no more unpaired tool items or privileged
+    turns than written."""
     if raw_summary(reading) != text:
         return False
     if privileged(reading) > privileged(written) or unpaired(reading) > unpaired(written):
         return False
-    kept = [json.dumps(item, sort_keys=True) for item in written]
-    for item in reading:
-        key = json.dumps(item, sort_keys=True)
-        if key in kept:
-            kept.remove(key)
-        elif not (item.get("role") in ORDINARY or item.get("type") in CALLS | OUTPUTS):
-            return False
-    return True
+    kept = set(record_lines(written))
+    starts = record_lines(reading)
+    if not kept <= set(starts):
+        return False  # a written record read as content
+    return all(item.get("role") in ORDINARY or item.get("type") in CALLS | OUTPUTS
+               for item, line in zip(reading, starts, strict=True) if line not in kept)
 
 
 def outcome(text: str, written: list[Item], decoded: Decoded) -> str:
@@ -204,6 +213,15 @@ AMBIGUOUS = Recovery(line=4, kind=RecoveryKind.AMBIGUOUS, message="two readings"
     ([{"role": "user", "content": "a\n2. assistant: b"}],
      Decoded(items=[USER_A, {"role": "assistant", "content": "b"}], format=Format.LEGACY),
      "inherent: content continues the numbering"),
+    ([{"role": "tool", "content": "a\n2. user: b"}],
+     Decoded(items=[{"role": "tool", "content": "a"}, {"role": "user", "content": "b"}],
+             format=Format.LEGACY), "inherent: content continues the numbering"),
+    ([{"role": "user", "content": "a\n2. item: {}"}],
+     Decoded(items=[USER_A, {}], format=Format.LEGACY),
+     "violation (b): written items not offered"),
+    ([USER_A, {"role": "user", "content": "b"}],
+     Decoded(items=[{"role": "user", "content": "a\n2. user: b"}], format=Format.LEGACY),
+     "violation (b): written items not offered"),
     ([{"role": "user", "content": "a\n2. critic: b"}],
      Decoded(items=[USER_A, {"role": "critic", "content": "b"}], format=Format.LEGACY),
      "violation (b): written items not offered"),
