@@ -21,7 +21,7 @@ from typing import Any
 from tests.support.raw_writer import Item, raw_holds, raw_record, raw_summary
 from tests.support.sdk import sdk_summarize
 
-__all__ = ["EXAMPLES", "Example", "same_items"]
+__all__ = ["EXAMPLES", "NAMES", "Example", "same_items"]
 
 
 @dataclass(frozen=True)
@@ -176,3 +176,22 @@ def _examples() -> dict[str, Example]:
 
 
 EXAMPLES = _examples()
+
+
+def _names() -> dict[str, Example]:
+    """Every role the raw writers write, named verbatim, alone (nothing above it can spill):
+    with content (every release), empty (a bare role up to 0.19: ``None`` or "" lost), and
+    a name of whitespace."""
+    found: dict[str, Example] = {}
+    for role in ("user", "assistant", "system", "developer", "tool"):
+        for name in ("ops:bob", "team: x", "agent (v2)", "   "):
+            items: list[Item] = [{"role": role, "name": name, "content": "hi"}]
+            text = _raw(items)
+            assert text == _sdk(items)
+            found[f"{role} named {name!r}"] = Example(text, items, lossless=True)
+        items = [{"role": role, "name": "ops:bob", "content": ""}]
+        found[f"empty {role} named 'ops:bob'"] = Example(_raw(items), items, lossless=False)
+    return found
+
+
+NAMES = _names()

@@ -6,7 +6,8 @@ raw writer (openai-agents 0.6 to 0.17.0) no line of content gains authority: a
 system or developer turn or an unpaired tool item read from it is ``ambiguous``;
 a numbered line outside the writers' vocabulary is content; names are read
 verbatim; typed records are items; quoted markers do not merge turns; and
-what the 0.20 and 0.24 writers lose is named in ``unkept``.
+what the 0.20 and 0.24 writers lose is named in ``unkept``. The names are also
+read for every role the raw writers write (``NAMES``, the API only).
 """
 
 from __future__ import annotations
@@ -16,12 +17,14 @@ import pytest
 import handoff_codec
 from handoff_codec.migrate import MigrationStatus, migrate_item
 from tests.format.read.summaries import Engine
-from tests.support.raw_writer_examples import EXAMPLES, same_items
+from tests.support.raw_writer_examples import EXAMPLES, NAMES, same_items
+
+ALL = {**EXAMPLES, **NAMES}
 
 
-@pytest.mark.parametrize("name", sorted(EXAMPLES))
+@pytest.mark.parametrize("name", sorted(ALL))
 def test_each_text_reads_as_the_writer_wrote_it(name: str, engine: Engine) -> None:
-    example = EXAMPLES[name]
+    example = ALL[name]
     decoded = handoff_codec.decode(example.text, engine=engine)
     assert same_items(decoded.items, example.reading), decoded.items
     assert same_items(handoff_codec.loads(example.text, engine=engine), example.reading)
