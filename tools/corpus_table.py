@@ -19,12 +19,16 @@ assistant message it is. Per release:
 
 Run from the repository root::
 
-    python tools/corpus_table.py [--engine fast|lark] [--kind single|nested]
+    python tools/corpus_table.py [--engine fast|lark] [--kind single|nested] [FILE ...]
+
+FILE: other rows of the same shape (a release held out of the fixtures, say),
+read beside tests/fixtures/legacy_summaries.jsonl.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections import Counter
 from pathlib import Path
@@ -107,15 +111,19 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--engine", choices=["fast", "lark"], default="fast")
     parser.add_argument("--kind", choices=["single", "nested"])
+    parser.add_argument("files", nargs="*", type=Path, metavar="FILE")
     options = parser.parse_args(argv)
-    rows = [row for row in ROWS if options.kind in (None, row["kind"])]
+    extra = [json.loads(line) for path in options.files
+             for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = [row for row in [*ROWS, *extra] if options.kind in (None, row["kind"])]
+    versions = list(dict.fromkeys([*VERSIONS, *(row["version"] for row in extra)]))
     counts = tally(rows, options.engine)
     total: Counter[str] = sum(counts.values(), Counter())
-    print(f"{len(rows)} summaries of {len(VERSIONS)} releases "
+    print(f"{len(rows)} summaries of {len(versions)} releases "
           f"({options.kind or 'one handoff and two'}), engine {options.engine}\n")
     print(f"| release | {' | '.join(COLUMNS)} |")
     print(f"|---|{'---|' * len(COLUMNS)}")
-    for version, count in [*((v, counts[v]) for v in VERSIONS if v in counts),
+    for version, count in [*((v, counts[v]) for v in versions if v in counts),
                            ("all", total)]:
         print(f"| {version} | {' | '.join(str(count[column]) for column in COLUMNS)} |")
 
