@@ -5,9 +5,8 @@ and numbering are written by three writers:
 
 * ``handoff_codec.dumps`` (lossless: read back exactly, with no recovery);
 * the openai-agents 0.24 writer (``agents.handoffs.history._build_summary_message``);
-* a raw 0.6 to 0.17.0 writer: :func:`raw_record` writes what
-  ``_format_transcript_item`` of openai-agents 0.6.0 to 0.17.0 writes (raw
-  content, bare roles, `type: {json}`, lists as JSON after the colon).
+* the raw 0.6 to 0.17.0 writer (tests/support/raw_writer.py: raw content, bare
+  roles, `type: {json}`, lists as JSON after the colon).
 
 For every transcript and writer, ``decode(text).items`` is what that writer's
 text holds (the transcript, less what that writer provably loses:
@@ -26,21 +25,19 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from typing import Any
 
 import pytest
 from hypothesis import event, given
 from hypothesis import strategies as st
 
 import handoff_codec
-from handoff_codec.format import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START, grammar
+from handoff_codec.format import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START
 from tests.format.read.summaries import Engine
 from tests.support.profiles import examples
+from tests.support.raw_writer import ITEM_TYPES, Item, raw_holds, raw_record, raw_summary
 from tests.support.sdk import sdk_summarize
 from tests.support.strategies import characters, spliced
 
-Item = dict[str, Any]
-ITEM_TYPES = frozenset(grammar.alternatives("ITEM_TYPE", "legacy"))
 VOCABULARY = {"user", "assistant", "system", "developer", "tool", "item", *ITEM_TYPES}
 
 
@@ -91,54 +88,6 @@ transcripts = st.lists(st.one_of(messages, messages, typed_items), min_size=1, m
 
 
 # ------------------------------------------------------------ the writers
-def raw_record(item: Item) -> str:
-    """One record as openai-agents 0.6.0 to 0.17.0 wrote it (agents/handoffs/history.py,
-    ``_format_transcript_item``): the role, ` (name)` for a non-empty str name, then `: `
-    and the content (a str as it is, None as nothing, anything else as JSON), or the bare
-    role when that is empty; an item without a str role as `type: ` and its other keys as
-    JSON."""
-    role = item.get("role")
-    if isinstance(role, str):
-        name = item.get("name")
-        prefix = f"{role} ({name})" if isinstance(name, str) and name else role
-        text = raw_content(item.get("content"))
-        return f"{prefix}: {text}" if text else prefix
-    rest = {key: value for key, value in item.items() if key not in ("type", "provider_data")}
-    return f"{item.get('type', 'item')}: {json.dumps(rest, ensure_ascii=False, default=str)}"
-
-
-def raw_content(content: Any) -> str:
-    if content is None:
-        return ""
-    return content if isinstance(content, str) else json.dumps(content, ensure_ascii=False,
-                                                                default=str)
-
-
-def raw_summary(items: list[Item]) -> str:
-    records = [f"{n}. {raw_record(item)}" for n, item in enumerate(items, 1)] or [
-        "(no previous turns recorded)"]
-    return "\n".join([DEFAULT_PREAMBLE, DEFAULT_START, *records, DEFAULT_END])
-
-
-def raw_holds(item: Item) -> Item:
-    """What a raw 0.6 to 0.17.0 record holds of ``item``: a message's role, non-empty name
-    and content as text (list content and `[...]` text are the same bytes; None and "" are
-    both a bare role); an item of a type of ITEM_TYPE as its JSON; any other as a message
-    of that word (the same bytes as one)."""
-    role = item.get("role")
-    if isinstance(role, str):
-        name = item.get("name")
-        named = {"name": name} if isinstance(name, str) and name else {}
-        return {"role": role, **named, "content": raw_content(item.get("content"))}
-    kind = item.get("type", "item")
-    rest = {key: value for key, value in item.items() if key != "type"}
-    if kind == "item":  # an item without a role or type: its other keys
-        return json.loads(json.dumps(rest))
-    if kind in ITEM_TYPES:
-        return {**json.loads(json.dumps(rest)), "type": kind}
-    return {"role": kind, "content": json.dumps(rest, ensure_ascii=False)}
-
-
 def sdk_holds(item: Item) -> Item:
     """What the openai-agents 0.24 writer's record holds of ``item``: a message of str (no
     "\\n" or "\\r") or None content is `role (name): content`, which keeps role, non-empty
