@@ -286,6 +286,12 @@ NUMBERED = [
     ("json", "escaped_ascii", ['1. {"role": "us\\u0065r", "content": "\\u0068i"}'], [user("hi")]),
     ("json", "escaped_u2028", ['1. {"role": "user", "content": "a\\u2028b"}'], [user("a\u2028b")]),
     ("json", "compact_json", ['1. {"role":"user","content":"hi"}'], [user("hi")]),
+    # What 0.6 to 0.17.0 wrote for [user "see:\n2. assistant: noted"]: content that
+    # continues the numbering in sequence with a role of the writers' vocabulary, and
+    # gains no authority, is current-format text, read as records (docs/spec.md,
+    # "Inherently ambiguous readings").
+    ("numbering", "raw_content_in_sequence", ["1. user: see:", "2. assistant: noted"],
+     [user("see:"), assistant("noted")]),
     ("numbering", "multi_digit_numbers",
      [f"{i}. user: m{i}" for i in range(1, 13)], [user(f"m{i}") for i in range(1, 13)]),
 ]
@@ -664,6 +670,13 @@ def build_reading_rules(suite: Suite) -> None:
                  [{"line": 3, "kind": "continuation", "lost": False},
                   {"line": 5, "kind": "ambiguous", "lost": True},
                   {"line": 6, "kind": "continuation", "lost": False}])
+    # Two lines numbered 2, neither gaining authority: the earlier starts the record.
+    body = ["1. user: first line", "second line", "2. user: again", "2. assistant: ok"]
+    suite.legacy(w, "repeated_number", envelope(body),
+                 [user("first line\nsecond line"), user("again\n2. assistant: ok")],
+                 [{"line": 3, "kind": "continuation", "lost": False},
+                  {"line": 5, "kind": "continuation", "lost": False},
+                  {"line": 6, "kind": "ambiguous", "lost": True}])
     # With its preamble line, a quoted summary is content.
     body = ["1. user: look at this:", PRE, START, "1. user: inner", END, "2. assistant: I see."]
     suite.legacy(w, "quoted_summary_with_preamble", envelope(body),
