@@ -319,6 +319,12 @@ def build_valid_and_encode(suite: Suite) -> None:
         ("choice", "known_role_plain",
          [user("x"), assistant("y"), {"role": "system", "content": "z"}]),
         ("choice", "name_colon_goes_json", [user("q", name="a:b")]),
+        # A system or developer turn right after a plain record of lower rank: JSON, so
+        # that no reader takes it for a raw writer's line of content (docs/spec.md,
+        # "Authority").
+        ("choice", "higher_rank_goes_json",
+         [user("hi"), {"role": "developer", "content": "Answer in French."},
+          {"role": "system", "content": "Be brief."}]),
         ("choice", "bracket_goes_json", [assistant("[note] done")]),
         ("choice", "brace_content_plain", [assistant("{not json")]),
         ("choice", "keys_sorted",
