@@ -7,7 +7,6 @@ a :class:`TrustDecision`: whether it was expanded, and the :class:`Reason`.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterable, Mapping
 from enum import Enum
 
@@ -111,6 +110,8 @@ def flatten_report(codec: Codec, items: Iterable[Mapping[str, Any]], *, trust: T
         raise ValueError("trust='signed' needs a Codec with key or verify_keys")
     if isinstance(items, (Mapping, str, bytes)) or not isinstance(items, Iterable):
         raise TypeError(f"{caller}: {not_a_list(items)}")
+    from copy import deepcopy  # here: the first read need not import copy and weakref
+
     flat: list[Item] = []
     decisions: list[TrustDecision] = []
     for index, item in enumerate(items):
@@ -146,7 +147,7 @@ def flatten_report(codec: Codec, items: Iterable[Mapping[str, Any]], *, trust: T
                               else f"line(s) {', '.join(doubtful)}: two readings of the text "
                               "remain (ambiguous); decode gives the other as a candidate")
                     decisions.append(TrustDecision(index, False, Reason.LOSSY, detail, found))
-        flat.append(copy.deepcopy(item if type(item) is dict else dict(item)))
+        flat.append(deepcopy(item if type(item) is dict else dict(item)))
     if not restore_empty:
         return FlattenReport(flat, decisions)
     from .placeholders import restore_empty_report

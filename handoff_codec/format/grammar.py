@@ -20,8 +20,8 @@ if TYPE_CHECKING:
     from lark import Lark
     from lark.lexer import TerminalDef
 
-__all__ = ["alternatives", "grammar_dir", "grammar_text", "literal", "parser", "signature_line",
-           "signature_parts", "terminal"]
+__all__ = ["alternatives", "grammar_dir", "grammar_text", "literal", "parser", "pattern",
+           "signature_line", "signature_parts", "terminal"]
 
 
 def grammar_dir() -> Path:
@@ -72,19 +72,26 @@ def parser(name: str, *, literals: tuple[tuple[str, str], ...]) -> Lark:
     )
 
 
-@functools.cache
-def terminal(name: str, grammar: str = "summary") -> re.Pattern[str]:
-    """The compiled regular expression of terminal ``name``, with its named groups.
+def pattern(name: str, grammar: str = "summary") -> str:
+    """The regular expression of terminal ``name`` as text, as Lark compiles it.
 
-    The pattern Lark compiles for it, from the generated ``terminals`` module
-    (``python tools/generate_terminals.py`` rewrites it from the grammar).
+    From the generated ``terminals`` module (``python tools/generate_terminals.py``
+    rewrites it from the grammar). Not compiled: a pattern built from
+    other terminals' text is compiled once, whole.
     """
     try:
-        return re.compile(PATTERNS[grammar][name])
+        return PATTERNS[grammar][name]
     except KeyError:
         raise KeyError(f"no terminal {name} in grammar/{grammar}.lark as generated into "
                        "handoff_codec/format/terminals.py; run python tools/generate_terminals.py"
                        ) from None
+
+
+@functools.cache
+def terminal(name: str, grammar: str = "summary") -> re.Pattern[str]:
+    """The compiled regular expression of terminal ``name`` (:func:`pattern`), with its
+    named groups."""
+    return re.compile(pattern(name, grammar))
 
 
 def alternatives(name: str, grammar: str = "summary") -> tuple[str, ...]:
@@ -92,20 +99,20 @@ def alternatives(name: str, grammar: str = "summary") -> tuple[str, ...]:
 
     Read from the generated pattern without compiling it (``(?:a|b|c)``).
     """
-    pattern = PATTERNS[grammar][name]
-    if not (pattern.startswith("(?:") and pattern.endswith(")")):
+    source = pattern(name, grammar)
+    if not (source.startswith("(?:") and source.endswith(")")):
         raise ValueError(f"terminal {name} is not a choice of string literals")
-    words = tuple(re.sub(r"\\(.)", r"\1", word) for word in pattern[3:-1].split("|"))
-    if "(?:" + "|".join(map(re.escape, words)) + ")" != pattern:
+    words = tuple(re.sub(r"\\(.)", r"\1", word) for word in source[3:-1].split("|"))
+    if "(?:" + "|".join(map(re.escape, words)) + ")" != source:
         raise ValueError(f"terminal {name} is not a choice of string literals")
     return words
 
 
 def literal(name: str, grammar: str = "summary") -> str:
     """The string that terminal ``name``, defined by one string literal, matches."""
-    pattern = terminal(name, grammar).pattern
-    text = re.sub(r"\\(.)", r"\1", pattern)  # re.escape undone
-    if re.escape(text) != pattern:
+    source = pattern(name, grammar)
+    text = re.sub(r"\\(.)", r"\1", source)  # re.escape undone
+    if re.escape(text) != source:
         raise ValueError(f"terminal {name} is not one string literal")
     return text
 

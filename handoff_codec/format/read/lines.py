@@ -85,16 +85,16 @@ def line_pattern() -> re.Pattern[str]:
     """
     parts = []
     for name, prefix in _NUMBERED_PREFIX.items():
-        pattern = grammar.terminal(name, "legacy").pattern
+        pattern = grammar.pattern(name, "legacy")
         head = f"(?P<{prefix}_n>[0-9]+)\\. "
         if not pattern.startswith(head):
             raise AssertionError(f"{name} {pattern!r} does not start with {head!r}")
         parts.append(pattern[len(head):])
-    numbered = grammar.terminal("NUMBERED_LINE", "legacy").pattern
+    numbered = grammar.pattern("NUMBERED_LINE", "legacy")
     head = "(?P<other_n>[0-9]+)"
     if not numbered.startswith(head + "(?P<other>\\."):
         raise AssertionError(f"NUMBERED_LINE {numbered!r} does not start with {head!r} and '.'")
-    text = grammar.terminal("TEXT_LINE", "legacy").pattern
+    text = grammar.pattern("TEXT_LINE", "legacy")
     compiled = re.compile(
         f"(?:([0-9]+)(?:\\. (?:{'|'.join(parts)})|{numbered[len(head):]})|{text})")
     order = tuple(sorted(compiled.groupindex, key=compiled.groupindex.__getitem__))
@@ -113,8 +113,8 @@ def usual_pattern() -> re.Pattern[str]:
     terminals end alike (the rest of the line, then "\\n"), which the pattern
     matches once.
     """
-    known = grammar.terminal("KNOWN_LINE", "legacy").pattern
-    json = grammar.terminal("JSON_LINE", "legacy").pattern
+    known = grammar.pattern("KNOWN_LINE", "legacy")
+    json = grammar.pattern("JSON_LINE", "legacy")
     # (The patterns hold the line break itself, as Lark writes them.)
     head, tail = "(?P<known_n>[0-9]+)\\. ", "(?P<known_content>[^\n]*)\n"
     if not (known.startswith(head) and known.endswith(tail)) or \
