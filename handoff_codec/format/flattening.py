@@ -76,7 +76,7 @@ class FlattenReport:
     """The flattened items, and one decision per message that had the envelope.
 
     With ``flatten(restore_empty=True)``, ``placeholders`` is the
-    :class:`~handoff_codec.format.placeholders.RestoreReport`.
+    :class:`~handoff_codec.format.placeholders.RestoreEmptyReport`.
     """
 
     __slots__ = ("decisions", "items", "placeholders")

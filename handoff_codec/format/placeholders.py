@@ -14,6 +14,7 @@ Standard library only.
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,7 +26,7 @@ __all__ = [
     "SENTINEL",
     "Leak",
     "Placeholder",
-    "RestoreReport",
+    "RestoreEmptyReport",
     "Restored",
     "is_leaked_sentinel",
     "restore_empty",
@@ -143,8 +144,9 @@ class Leak:
 
 
 @dataclass(frozen=True)
-class RestoreReport:
-    """The restored ``items`` (the input list itself when nothing matched) and what happened."""
+class RestoreEmptyReport:
+    """What :func:`restore_empty_report` did: the ``items`` with placeholders emptied (the
+    input list itself when nothing matched), each turn ``restored``, and the ``leaks`` found."""
 
     items: list[Any]
     restored: tuple[Restored, ...] = ()
@@ -188,7 +190,7 @@ def _emptied(value: Any, known: Sequence[Placeholder]) -> tuple[Any, Placeholder
     return value, None
 
 
-def restore_empty_report(items: Sequence[Any], *, extra: Iterable[str] = ()) -> RestoreReport:
+def restore_empty_report(items: Sequence[Any], *, extra: Iterable[str] = ()) -> RestoreEmptyReport:
     """Restore every turn whose whole visible text is a known placeholder; report leaks.
 
     A message's ``content`` (or a tool output's ``output``) that is exactly a
@@ -220,7 +222,7 @@ def restore_empty_report(items: Sequence[Any], *, extra: Iterable[str] = ()) -> 
                 break
     if out is None:
         out = items if isinstance(items, list) else list(items)
-    return RestoreReport(items=out, restored=tuple(restored), leaks=tuple(leaks))
+    return RestoreEmptyReport(items=out, restored=tuple(restored), leaks=tuple(leaks))
 
 
 def restore_empty(items: Sequence[Any], *, extra: Iterable[str] = ()) -> list[Any]:
@@ -231,3 +233,11 @@ def restore_empty(items: Sequence[Any], *, extra: Iterable[str] = ()) -> list[An
     found (``restore_empty`` never cuts a leak either).
     """
     return restore_empty_report(items, extra=extra).items
+
+
+def __getattr__(name: str) -> Any:
+    if name == "RestoreReport":  # the name until 0.2.0.dev0; removed in the next release
+        warnings.warn("RestoreReport is now RestoreEmptyReport", DeprecationWarning,
+                      stacklevel=2)
+        return RestoreEmptyReport
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -59,7 +59,7 @@ from typing import Any, Literal
 
 from ..format import Codec, EncodeError, default_codec
 from ._common_items import NAME_CARRIER, Notes, media_type
-from .report import Encoded, Omission, ReadBack, is_plain_json, warn_if_dropped, warn_if_omitted
+from .report import Encoded, Omission, ReadBack, _dumped, _loaded, is_plain_json, warn_if_omitted
 
 TESTED = "agent-framework-core 1.26 and agent-framework-orchestrations 1.4"
 try:
@@ -556,9 +556,7 @@ def _common_items(items: Sequence[Any], notes: Notes) -> list[Any]:
 
 def dumps(messages: Iterable[Message], *, codec: Codec | None = None) -> str:
     """The summary text of ``messages``; one warning when something could not be kept."""
-    encoded = encode(messages, codec=codec)
-    warn_if_omitted(encoded, FRAMEWORK)
-    return encoded.text
+    return _dumped(encode(messages, codec=codec), FRAMEWORK)
 
 
 def loads(text: str, *, codec: Codec | None = None) -> list[Message]:
@@ -569,9 +567,7 @@ def loads(text: str, *, codec: Codec | None = None) -> list[Message]:
     item for records that are not messages this module writes or Responses-API
     message, ``function_call``, ``function_call_output`` or ``reasoning`` items.
     """
-    back = read(text, codec=codec)
-    warn_if_dropped(back, FRAMEWORK)
-    return back.messages
+    return _loaded(read(text, codec=codec), FRAMEWORK)
 
 
 def read(text: str, *, codec: Codec | None = None) -> ReadBack[Message]:

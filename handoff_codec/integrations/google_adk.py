@@ -76,7 +76,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess by th
 from ..format import Codec, default_codec
 from ._common_items import NAME_CARRIER, Notes, arguments_object, call_names, media_type
 from .google_adk_internals import TESTED, framing, provenance, render, unedited
-from .report import Encoded, Omission, ReadBack, is_plain_json, warn_if_dropped, warn_if_omitted
+from .report import Encoded, Omission, ReadBack, _dumped, _loaded, is_plain_json
 
 __all__ = [
     "STATE_KEY",
@@ -563,9 +563,7 @@ def encode(messages: Iterable[Event], *, codec: Codec | None = None) -> Encoded:
 
 def dumps(messages: Iterable[Event], *, codec: Codec | None = None) -> str:
     """The summary text of ADK events (one warning when something was omitted)."""
-    encoded = encode(messages, codec=codec)
-    warn_if_omitted(encoded, FRAMEWORK)
-    return encoded.text
+    return _dumped(encode(messages, codec=codec), FRAMEWORK)
 
 
 def loads(text: str, *, codec: Codec | None = None) -> list[Event]:
@@ -575,9 +573,7 @@ def loads(text: str, *, codec: Codec | None = None) -> list[Event]:
     Raises ValueError (``handoff_codec.DecodeError`` for the text, or one
     naming the item) for text that does not hold ADK events.
     """
-    back = read(text, codec=codec)
-    warn_if_dropped(back, FRAMEWORK)
-    return back.messages
+    return _loaded(read(text, codec=codec), FRAMEWORK)
 
 
 def read(text: str, *, codec: Codec | None = None) -> ReadBack[Event]:

@@ -82,7 +82,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 
 from ..format import Codec, default_codec
 from ._common_items import Notes, json_text
-from .report import Encoded, Omission, ReadBack, is_plain_json, warn_if_dropped, warn_if_omitted
+from .report import Encoded, Omission, ReadBack, _dumped, _loaded, is_plain_json, warn_if_omitted
 
 __all__ = [
     "MODEL_VISIBLE_KWARGS",
@@ -509,9 +509,7 @@ def encode(messages: Iterable[BaseMessage], *, codec: Codec | None = None) -> En
 def dumps(messages: Iterable[BaseMessage], *, codec: Codec | None = None) -> str:
     """The summary text of ``messages``; one warning on the ``handoff_codec`` logger
     when something could not be kept (:func:`encode` says what)."""
-    encoded = encode(messages, codec=codec)
-    warn_if_omitted(encoded, FRAMEWORK)
-    return encoded.text
+    return _dumped(encode(messages, codec=codec), FRAMEWORK)
 
 
 def loads(text: str, *, codec: Codec | None = None) -> list[BaseMessage]:
@@ -522,9 +520,7 @@ def loads(text: str, *, codec: Codec | None = None) -> list[BaseMessage]:
     when something was left out). An item that no LangChain message can hold
     raises ValueError.
     """
-    back = read(text, codec=codec)
-    warn_if_dropped(back, FRAMEWORK)
-    return back.messages
+    return _loaded(read(text, codec=codec), FRAMEWORK)
 
 
 def read(text: str, *, codec: Codec | None = None) -> ReadBack[BaseMessage]:

@@ -87,7 +87,7 @@ from ._history import (
     warn_if_degraded,
 )
 from .openai_agents_internals import declare_owned_items, redis_list, sqlalchemy_tables
-from .report import Encoded, Omission, ReadBack, is_plain_json, warn_if_dropped, warn_if_omitted
+from .report import Encoded, Omission, ReadBack, _dumped, _loaded, is_plain_json
 
 __all__ = [
     "Fallback",
@@ -652,9 +652,7 @@ def encode(items: Sequence[TResponseInputItem] | Sequence[Mapping[str, Any]], *,
 def dumps(items: Sequence[TResponseInputItem] | Sequence[Mapping[str, Any]], *,
           codec: Codec | None = None) -> str:
     """The summary text of the SDK's input items; one warning when something was left out."""
-    encoded = encode(items, codec=codec)
-    warn_if_omitted(encoded, FRAMEWORK)
-    return encoded.text
+    return _dumped(encode(items, codec=codec), FRAMEWORK)
 
 
 def read(text: str, *, codec: Codec | None = None) -> ReadBack[TResponseInputItem]:
@@ -677,6 +675,4 @@ def read(text: str, *, codec: Codec | None = None) -> ReadBack[TResponseInputIte
 def loads(text: str, *, codec: Codec | None = None) -> list[TResponseInputItem]:
     """The SDK's input items of a summary text (:func:`read`; one warning when something
     was left out): ``loads(dumps(items)) == items``."""
-    back = read(text, codec=codec)
-    warn_if_dropped(back, FRAMEWORK)
-    return back.messages
+    return _loaded(read(text, codec=codec), FRAMEWORK)

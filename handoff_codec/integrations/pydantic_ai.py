@@ -106,7 +106,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess by th
 
 from ..format import Codec, default_codec
 from ._common_items import NAME_CARRIER, Notes
-from .report import Encoded, Omission, ReadBack, is_plain_json, warn_if_dropped, warn_if_omitted
+from .report import Encoded, Omission, ReadBack, _dumped, _loaded, is_plain_json, warn_if_omitted
 
 __all__ = [
     "FRAMING",
@@ -464,9 +464,7 @@ def encode(messages: Iterable[ModelMessage], *, codec: Codec | None = None) -> E
 
 def dumps(messages: Iterable[ModelMessage], *, codec: Codec | None = None) -> str:
     """The summary text of PydanticAI messages (one warning when something was omitted)."""
-    encoded = encode(messages, codec=codec)
-    warn_if_omitted(encoded, FRAMEWORK)
-    return encoded.text
+    return _dumped(encode(messages, codec=codec), FRAMEWORK)
 
 
 def loads(text: str, *, codec: Codec | None = None) -> list[ModelMessage]:
@@ -478,9 +476,7 @@ def loads(text: str, *, codec: Codec | None = None) -> list[ModelMessage]:
     writes or Responses-API message, ``function_call``, ``function_call_output``
     or ``reasoning`` items.
     """
-    back = read(text, codec=codec)
-    warn_if_dropped(back, FRAMEWORK)
-    return back.messages
+    return _loaded(read(text, codec=codec), FRAMEWORK)
 
 
 def read(text: str, *, codec: Codec | None = None) -> ReadBack[ModelMessage]:

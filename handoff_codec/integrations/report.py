@@ -72,18 +72,35 @@ class ReadBack(Generic[M]):
 
 def warn_if_dropped(decoded: ReadBack[Any], framework: str) -> None:
     """One warning on the ``handoff_codec`` logger when ``decoded`` left something out."""
-    if decoded.omitted:
-        fields = sorted({omission.field for omission in decoded.omitted})
-        logger.warning("%s messages read from a summary without %s (%d omission(s)); "
-                       "see read()", framework, ", ".join(fields), len(decoded.omitted))
+    _warn("%s messages read from a summary without %s (%d omission(s)); see read()",
+          framework, decoded.omitted)
 
 
 def warn_if_omitted(encoded: Encoded, framework: str) -> None:
     """One warning on the ``handoff_codec`` logger when ``encoded`` omitted something."""
-    if encoded.omitted:
-        fields = sorted({omission.field for omission in encoded.omitted})
-        logger.warning("%s history summarized without %s (%d omission(s)); see encode()",
-                       framework, ", ".join(fields), len(encoded.omitted))
+    _warn("%s history summarized without %s (%d omission(s)); see encode()",
+          framework, encoded.omitted)
+
+
+def _warn(message: str, framework: str, omitted: tuple[Omission, ...]) -> None:
+    """``message`` on the logger, with the framework, the fields left out and their count."""
+    if omitted:
+        fields = sorted({omission.field for omission in omitted})
+        logger.warning(message, framework, ", ".join(fields), len(omitted))
+
+
+def _dumped(encoded: Encoded, framework: str) -> str:
+    """What a framework module's ``dumps`` returns: ``encoded.text``, after
+    :func:`warn_if_omitted`."""
+    warn_if_omitted(encoded, framework)
+    return encoded.text
+
+
+def _loaded(back: ReadBack[M], framework: str) -> list[M]:
+    """What a framework module's ``loads`` returns: ``back.messages``, after
+    :func:`warn_if_dropped`."""
+    warn_if_dropped(back, framework)
+    return back.messages
 
 
 def is_plain_json(value: Any) -> bool:

@@ -23,13 +23,14 @@ Nothing here imports a provider SDK until a conversion checks its types;
 from __future__ import annotations
 
 import importlib
+import warnings
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..format.placeholders import (
         PLACEHOLDERS,
         Placeholder,
-        RestoreReport,
+        RestoreEmptyReport,
         restore_empty,
         restore_empty_report,
     )
@@ -54,7 +55,7 @@ _LAZY = {
     "Conversion": "handoff_codec.replay._native",
     "PLACEHOLDERS": "handoff_codec.format.placeholders",
     "Placeholder": "handoff_codec.format.placeholders",
-    "RestoreReport": "handoff_codec.format.placeholders",
+    "RestoreEmptyReport": "handoff_codec.format.placeholders",
     "restore_empty": "handoff_codec.format.placeholders",
     "restore_empty_report": "handoff_codec.format.placeholders",
     "PROVIDERS": "handoff_codec.replay._provider",
@@ -75,7 +76,7 @@ __all__ = [
     "Problem",
     "Profile",
     "ReplayError",
-    "RestoreReport",
+    "RestoreEmptyReport",
     "Severity",
     "ValidationReport",
     "empty",
@@ -90,6 +91,10 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
+    if name == "RestoreReport":  # the name until 0.2.0.dev0; removed in the next release
+        warnings.warn("handoff_codec.replay.RestoreReport is now RestoreEmptyReport",
+                      DeprecationWarning, stacklevel=2)
+        name = "RestoreEmptyReport"
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'handoff_codec.replay' has no attribute {name!r}")

@@ -8,6 +8,7 @@ from hop to hop. Each foreign placeholder in the registry is restored too.
 from __future__ import annotations
 
 import copy
+import importlib
 import subprocess
 import sys
 from typing import Any
@@ -19,6 +20,7 @@ from hypothesis import strategies as st
 from handoff_codec.replay import (
     PLACEHOLDERS,
     TARGETS,
+    RestoreEmptyReport,
     replayable,
     restore_empty,
     restore_empty_report,
@@ -83,6 +85,21 @@ def test_real_text_is_left_alone_and_the_list_is_the_same() -> None:
     assert restore_empty(items) is items
     assert items == snapshot
     assert restore_empty_report(items).restored == ()
+
+
+def test_the_report_is_a_restore_empty_report() -> None:
+    report = restore_empty_report([{"role": "user", "content": "."}])
+    assert isinstance(report, RestoreEmptyReport)
+    assert [restored.index for restored in report.restored] == [0]
+
+
+@pytest.mark.parametrize("module", ["handoff_codec.replay", "handoff_codec.format.placeholders"])
+def test_the_old_name_still_imports_with_a_warning(module: str) -> None:
+    imported = importlib.import_module(module)
+    with pytest.warns(DeprecationWarning, match="RestoreEmptyReport"):
+        assert imported.RestoreReport is RestoreEmptyReport
+    with pytest.raises(AttributeError, match="Restore_Report"):
+        imported.Restore_Report  # noqa: B018
 
 
 def test_a_leak_is_reported_never_cut() -> None:
