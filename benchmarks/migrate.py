@@ -281,7 +281,7 @@ def _medians(rows: int, ours: list[float], floor: list[float],
 
 def floor_rule_server(row: Any) -> Any:
     """The floor's per-row rule for a server store: json.loads/json.dumps of summary rows."""
-    from handoff_codec.migrate.stores import RowOutcome, RowStatus
+    from handoff_codec.migrate import RowOutcome, RowStatus
 
     data = row.value
     if b"<CONVERSATION HISTORY>" not in data:

@@ -17,13 +17,25 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import NamedTuple
 
-from . import StoreRefusal
+from .errors import StoreRefusal
 
 __all__ = ["OpenFiles", "backup_path", "copy_backup", "create_like", "fsync_dir",
            "keep_metadata", "lasting_writers", "open_by_others", "refuse_read_only",
            "remove_quietly", "sqlite_identity"]
 
 _PROC = Path("/proc")
+
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def is_sqlite_file(path: Path) -> bool:
+    """Whether ``path`` starts with the SQLite database header."""
+    try:
+        with path.open("rb") as file:
+            return file.read(len(SQLITE_HEADER)) == SQLITE_HEADER
+    except OSError:
+        return False
 
 
 def backup_path(path: Path, suffix: str = "") -> Path:

@@ -25,10 +25,9 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, ClassVar
+from typing import IO, Any, ClassVar
 
-from . import PlaceholderReport, StoreError, StoreRefusal, StoreReport, StoreResult
-from ._backup import BackupWriter, file_backup, remove_killed_backups
+from ..rule import RowRule
 from ._files import (
     fsync_dir,
     keep_metadata,
@@ -37,14 +36,14 @@ from ._files import (
     refuse_read_only,
     remove_quietly,
 )
-from ._options import MigrateOptions
-from ._rows import RowRule
-from .base import FileStore, register_store
+from .backup import Backup, BackupWriter, file_backup, remove_killed_backups, verify_backup
+from .base import FileStore, Store, register_store
+from .errors import StoreError, StoreRefusal
+from .options import MigrateOptions
+from .report import BackupRestoreReport, PlaceholderReport, StoreReport
+from .restore import newest_first, refuse_dry_run, refuse_foreign, unclosed_file
 
-if TYPE_CHECKING:
-    pass
-
-__all__ = ["JSONLFileStore", "jsonl_identity", "migrate_jsonl", "not_json_line"]
+__all__ = ["JSONLFileStore"]
 
 _BOM = b"\xef\xbb\xbf"
 
@@ -344,7 +343,7 @@ def _carry_over(lines: _Lines, target: Path, old: os.stat_result, report: StoreR
             time.sleep(_SETTLE)
 
 
-def restore_jsonl(path: Path, options: MigrateOptions, backups: Sequence[str]) -> StoreResult:
+def _restore(store: JSONLFileStore, backups: Sequence[str]) -> BackupRestoreReport:
     """Put back each line of ``backups`` that still holds what a run wrote (``--restore``):
     the file is rewritten as a migration rewrites it, so lines appended meanwhile are
     kept, and a line holding neither value is counted as changed since and kept.
@@ -353,22 +352,14 @@ def restore_jsonl(path: Path, options: MigrateOptions, backups: Sequence[str]) -
     its oldest value. Digests and offsets of the records are indexed on disk: a line's old
     bytes are read back from its backup when it is restored.
     """
-    from ._backup import verify_backup
-    from ._online import (
-        RestoreReport,
-        newest_first,
-        refuse_dry_run,
-        refuse_foreign,
-    )
-
+    options = store.options
     refuse_dry_run(options)
-    given = path
+    given = store.path
     if not given.exists():
         raise StoreError(f"{given}: no such file")
     target = given.resolve()
-    report = RestoreReport(path=str(given), backups=list(backups))
+    report = BackupRestoreReport(path=str(given), backups=list(backups))
     checked = [verify_backup(backup) for backup in backups]
-    store = _Identity(jsonl_identity(target))
     for backup in checked:
         refuse_foreign(store, backup, options.force)
         if backup.torn is not None:
@@ -401,12 +392,11 @@ def restore_jsonl(path: Path, options: MigrateOptions, backups: Sequence[str]) -
     return report
 
 
-def _restore_lines(target: Path, given: Path, options: MigrateOptions, report: Any,
-                   checked: Sequence[Any], ordered: Sequence[Any],
+def _restore_lines(target: Path, given: Path, options: MigrateOptions,
+                   report: BackupRestoreReport, checked: Sequence[Backup],
+                   ordered: Sequence[Backup],
                    index: sqlite3.Connection) -> None:
-    """Rewrite ``target`` with the lines of the ``index`` put back (``restore_jsonl``)."""
-    from ._online import unclosed_file
-
+    """Rewrite ``target`` with the lines of the ``index`` put back (``_restore``)."""
     refuse_read_only(target)
     restored: dict[int, int] = {}  # id of a backup -> lines it put back
 
@@ -440,13 +430,6 @@ def _restore_lines(target: Path, given: Path, options: MigrateOptions, report: A
         unclosed_file(backup, restored.get(id(backup), 0), report)
 
 
-class _Identity:
-    kind = "jsonl"
-
-    def __init__(self, identity: str) -> None:
-        self.identity = identity
-
-
 @register_store
 class JSONLFileStore(FileStore):
     """A JSON Lines file of items, migrated whole in one run (a new file put in place)."""
@@ -457,7 +440,35 @@ class JSONLFileStore(FileStore):
     def migrate(self) -> StoreReport:
         return _migrate(self.path, self.options)
 
-    def restore(self, backups: Sequence[str]) -> StoreResult:
+    @property
+    def identity(self) -> str:
+        """The file as a store, as its backups name it: its real path."""
+        return jsonl_identity(self.path)
+
+    @classmethod
+    def check_file(cls, path: Path, options: MigrateOptions) -> None:
+        """Refuse a text file whose first line is not JSON (with ``format`` ``auto``)."""
+        if options.format != "auto":
+            return
+        line = not_json_line(path)
+        if line is not None:
+            raise StoreError(f"{path}: a text file, not JSON Lines (line {line} is not "
+                             "JSON): give a JSONL file of items, a SQLite database or a "
+                             "store URL (--format jsonl reads it as JSON Lines all the "
+                             "same)")
+
+    @classmethod
+    def open_file(cls, path: Path, options: MigrateOptions) -> Store:
+        if options.encryption_key_env is not None:
+            raise StoreError(f"{path}: --encryption-key-env needs a SQLite database or a "
+                             "server store URL; this is a JSONL file")
+        return cls(str(path), options)
+
+    def restore(self, backups: Sequence[str]) -> BackupRestoreReport:
         """Put back the lines of ``backups`` (this file's runs): each line that still holds
-        what a run wrote; every other line, and every line appended since, is kept."""
-        return restore_jsonl(self.path, self.options, backups)
+        what a run wrote; every other line, and every line appended since, is kept.
+
+        The records are checked first (digests, the store); a line backed up twice gets
+        its oldest value, and a line holding neither value is counted as changed since
+        and kept."""
+        return _restore(self, backups)

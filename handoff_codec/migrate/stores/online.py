@@ -11,9 +11,9 @@ One shard's run, batch after batch::
 A row whose value changed between the read and the swap is left alone and
 counted (``changed_under_us``). ``--workers N`` runs shards 0..N-1 in N local
 processes and merges their reports; ``--shard K/N`` runs one of them (on any
-machine). The backup file's format is ``_backup``'s; ``restore`` writes each
+machine). The backup file's format is ``backup``'s; ``restore`` writes each
 row's old bytes back where the row still holds the new ones, and forgets the
-checkpoints. A resume finds its backup as ``_backup_path`` says, never at a
+checkpoints (``restore``). A resume finds its backup as ``_backup_path`` says, never at a
 path read from the store.
 """
 
@@ -22,126 +22,42 @@ from __future__ import annotations
 import contextlib
 import os
 import time
+from abc import abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from multiprocessing import active_children, get_context
 from pathlib import Path
-from typing import Any, ClassVar, NamedTuple, cast
+from typing import Any, NamedTuple, cast
 
-from pydantic import Field
-
-from . import (
-    ForgetReport,
-    PlaceholderReport,
-    StoreError,
-    StoreRefusal,
-    StoreReport,
-    StoreResult,
-)
-from ._backup import Backup, BackupWriter, file_store_run, key_json, verify_backup
+from ..rule import NULL_ROW, EncryptedRule, Row, RowOutcome
 from ._capacity import foreign_bytes, within_capacity
-from ._files import same_file
-from ._options import MigrateOptions
-from ._protocol import Batch, Change, Checkpoint, Row, ServerStore, Shard, SwapRows
-from ._rows import NULL_ROW, RowOutcome
-from ._state import ensure_state_dir, forget_backups, record_backup, recorded_backup
+from ._state import ensure_state_dir, record_backup, recorded_backup
 from ._urls import mask_url
 from ._workers import die_with_parent
-from .base import Store, classify, for_workers
+from .backup import BackupWriter, key_json
+from .base import Store, for_workers
+from .errors import StoreError, StoreRefusal, classify
+from .options import MigrateOptions
+from .report import BackupRestoreReport, ForgetReport, PlaceholderReport, ServerReport
+from .restore import forget, restore, state_scope
+from .row_access import Batch, Change, Checkpoint, RowAccess, Shard
 
-__all__ = [
-    "OnlineStore",
-    "RestoreReport",
-    "RowRuleHook",
-    "ServerReport",
-    "StoppedRun",
-    "named_backup_files",
-    "stop_when_written",
-    "stopped_run",
-]
+__all__ = ["OnlineStore", "StoppedRun", "named_backup_files", "stop_when_written", "stopped_run"]
 
 # A per-row rule in place of the codec's (a benchmark's floor): a row to its outcome.
 RowRuleHook = Callable[[Row], RowOutcome]
 
 
-class ServerReport(StoreReport):
-    """What a server-store run found and did, for one shard or merged over shards."""
-
-    server: ClassVar[bool] = True
-
-    shards: list[str] = Field(default_factory=list)
-    changed_under_us: int = 0
-    batches: int = 0
-    backups: list[str] = Field(default_factory=list)
-    resumed: bool = False
-
-    @property
-    def changed_under_run(self) -> int:
-        return self.changed_under_us
-
-    def count_row(self, row: Row, outcome: RowOutcome) -> None:
-        """Count one row's outcome (a migrated one as written), with the row's key."""
-        self.count(outcome, _row_number(row), key_json(row.key))
-
-    def count_lost(self) -> None:
-        """A row that changed between the read and the swap: scanned, left alone."""
-        self.rows_scanned += 1
-        self.changed_under_us += 1
-
-    def merge(self, other: ServerReport) -> None:
-        """Add another shard's counts to this report."""
-        for name, value in other:
-            mine = getattr(self, name)
-            if isinstance(value, bool) or name in ("path", "store", "dry_run"):
-                if name in ("written", "resumed"):
-                    setattr(self, name, mine or value)
-            elif isinstance(value, int):
-                setattr(self, name, (mine or 0) + value)
-            elif isinstance(value, PlaceholderReport):
-                if mine is None:
-                    setattr(self, name, value.model_copy(deep=True))
-                else:
-                    mine.merge(value)
-            elif isinstance(value, dict):
-                for key, count in value.items():
-                    mine[key] = mine.get(key, 0) + count
-            elif isinstance(value, list):
-                mine.extend(value)
-
-
-class RestoreReport(StoreResult):
-    """What ``restore`` put back (with ``dry_run``: would put back; nothing is written)."""
-
-    action: ClassVar[str] = "restore"
-
-    path: str
-    backups: list[str]
-    dry_run: bool = False
-    rows: int = 0
-    restored: int = 0
-    already_old: int = 0  # rows that already held their old value (never changed, or twice)
-    changed_since: int = 0  # rows holding neither value: left alone
-    missing: int = 0  # records the store's checkpoint says a file held, and it lacks
-    files_missing: int = 0  # backup files the store's checkpoints record, not restored
-    warnings: list[str] = Field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        return self.changed_since == 0 and self.missing == 0 and self.files_missing == 0
-
-    @property
-    def notes(self) -> list[str]:
-        return self.warnings
-
-
 class OnlineStore(Store):
     """The base of the server backends: a store migrated online, in batches, by shard.
 
-    A subclass says how to reach its rows (:meth:`rows`: a :class:`ServerStore`
-    for the URL, the options and an optional client); the run, its backup
-    file, checkpoints, restore and forget are the same for every server store.
+    A backend is one subclass. Opened, it holds its URL, options and client;
+    connected (:meth:`connect`: a new instance of the same class, through a new
+    connection unless a client was given), it is the store's :class:`RowAccess`:
+    it reads rows in batches and writes them by compare-and-swap. The run, its
+    backup file, checkpoints, restore and forget are the same for every server store.
     """
 
     kind = "server"
@@ -151,23 +67,23 @@ class OnlineStore(Store):
         self.url, self.options, self.client = url, options, client
         self.where = where or mask_url(url)
 
-    @classmethod
-    def rows(cls, url: str, options: MigrateOptions, client: Any) -> ServerStore:
-        """The store's row access for ``url`` (a new connection unless ``client``)."""
-        raise NotImplementedError
+    @abstractmethod
+    def open_rows(self) -> None:
+        """Connect: make this instance the store's row access (a backend's own)."""
 
     @classmethod
     def connect_rows(cls, url: str, options: MigrateOptions, client: Any = None
-                     ) -> ServerStore:
-        """:meth:`rows`, its errors worded for the user, its URL masked."""
+                     ) -> RowAccess:
+        """A connected instance, its errors worded for the user, its URL masked."""
+        store = cls(url, options, client)
         try:
-            store = cls.rows(url, options, client)
+            store.open_rows()
         except StoreError as exc:
             raise classify(exc, url) from None
         store.where = mask_url(store.where)
-        return store
+        return cast(RowAccess, store)
 
-    def connect(self) -> ServerStore:
+    def connect(self) -> RowAccess:
         """The store's rows (batches, compare-and-swap), through a new connection."""
         return self.connect_rows(self.url, self.options, self.client)
 
@@ -179,13 +95,13 @@ class OnlineStore(Store):
         """
         return run(self.url, self.options, type(self), rule)
 
-    def restore(self, backups: Sequence[str]) -> RestoreReport:
+    def restore(self, backups: Sequence[str]) -> BackupRestoreReport:
         return restore(self.connect(), self.options, backups)
 
     def forget(self) -> ForgetReport:
         store = self.connect()
         try:
-            return _forget(store, self.options, ForgetReport(path=store.where))
+            return forget(store, self.options, ForgetReport(path=store.where))
         finally:
             store.close()
 
@@ -208,9 +124,10 @@ def _rule(options: MigrateOptions) -> RowRuleHook:
     if not key:
         raise StoreError(f"the environment variable {options.encryption_key_env} "
                          "(the EncryptedSession key) is not set")
-    from ._encrypted import EncryptedRule
-
-    return EncryptedRule(key, rule=rule)
+    try:
+        return EncryptedRule(key, rule=rule)
+    except ImportError as exc:
+        raise StoreError(str(exc)) from exc
 
 
 def run(url: str, options: MigrateOptions, backend: type[OnlineStore],
@@ -247,13 +164,6 @@ def run(url: str, options: MigrateOptions, backend: type[OnlineStore],
         merged.warnings.append(f"no rows found under the {where}: check --key-prefix or "
                                "--messages-table (an empty store looks like a clean one)")
     return merged
-
-
-def _scope(store: SwapRows, options: MigrateOptions, shard: Shard) -> str:
-    """What a backup recorded in the local state belongs to: the store, its table or
-    key prefix, and the shard."""
-    return "|".join((store.kind, store.where, options.messages_table, options.key_prefix,
-                     str(shard)))
 
 
 def _backup_path(options: MigrateOptions, scope: str) -> tuple[Path, bool]:
@@ -294,11 +204,6 @@ def named_backup_files(options: MigrateOptions) -> list[Path]:
     return [shard_backup_file(path, shard) for shard in shards]
 
 
-def _row_number(row: Row) -> int:
-    last = row.key[-1]
-    return last if isinstance(last, int) else 0
-
-
 def run_shard(job: Job) -> ServerReport:
     """Migrate one shard of the store, resuming from its checkpoint with ``resume``."""
     rule = job.rule or _rule(job.options)
@@ -309,7 +214,7 @@ def run_shard(job: Job) -> ServerReport:
         store.close()
 
 
-def _run_shard(store: ServerStore, options: MigrateOptions,
+def _run_shard(store: RowAccess, options: MigrateOptions,
                rule: Callable[[Row], RowOutcome]) -> ServerReport:
     shard, dry = options.shard, options.dry_run
     report = ServerReport(path=store.where, store=store.kind, dry_run=dry, shards=[str(shard)],
@@ -346,10 +251,10 @@ def _run_shard(store: ServerStore, options: MigrateOptions,
             report.warnings.append(
                 f"the lock of shard {shard} was held by a pod of the same Job (the same Job "
                 f"uid, index and layout: {options.job_id}); taken over")
-        run = _Run(store, report, None,
+        run = _ShardRun(store, report, None,
                    dict(checkpoint.backups) if checkpoint is not None else {})
         if options.backup:
-            scope = _scope(store, options, shard)
+            scope = state_scope(store, options, shard)
             backup, _ = _backup_path(options, scope)
             header = {"store": store.where, "kind": store.kind, "shard": str(shard),
                       "identity": getattr(store, "identity", store.where)}
@@ -390,7 +295,7 @@ def _run_shard(store: ServerStore, options: MigrateOptions,
 
 
 @contextlib.contextmanager
-def _progress(store: ServerStore, options: MigrateOptions, shard: Shard,
+def _progress(store: RowAccess, options: MigrateOptions, shard: Shard,
               report: ServerReport) -> Iterator[Callable[[int], None]]:
     """``options.progress``'s bar over the shard's rows (rows done, rate, time left; a
     resumed run starts at the rows it had scanned), as a function of the rows just done;
@@ -408,7 +313,7 @@ def _progress(store: ServerStore, options: MigrateOptions, shard: Shard,
         bar.close()
 
 
-def _earlier_checkpoint(store: ServerStore, shard: Shard, resume: bool) -> Checkpoint | None:
+def _earlier_checkpoint(store: RowAccess, shard: Shard, resume: bool) -> Checkpoint | None:
     """The shard's checkpoint: to resume from, or (a new run) for the backup files it
     records, which the new run's checkpoint carries on. A new run passes over a
     checkpoint it cannot read."""
@@ -420,7 +325,7 @@ def _earlier_checkpoint(store: ServerStore, shard: Shard, resume: bool) -> Check
         return None
 
 
-def _unreadable(store: ServerStore, shard: Shard) -> StoreError:
+def _unreadable(store: RowAccess, shard: Shard) -> StoreError:
     return StoreError(f"{store.where}: the checkpoint of shard {shard} cannot be read (edited "
                       "or planted?); nothing was written. Run without --resume, or "
                       "--forget first")
@@ -475,10 +380,10 @@ def stopped_run(exc: BaseException) -> StoppedRun | None:
     return found if isinstance(found, StoppedRun) else None
 
 
-class _Run:
+class _ShardRun:
     """One shard's run in progress: its report, backup writer and what it committed."""
 
-    def __init__(self, store: ServerStore, report: ServerReport, writer: BackupWriter | None,
+    def __init__(self, store: RowAccess, report: ServerReport, writer: BackupWriter | None,
                  backups: dict[str, int]) -> None:
         self.store, self.report, self.writer = store, report, writer
         self.backups = backups  # backup file id -> records written before their rows changed
@@ -513,7 +418,7 @@ class _Run:
             f"go on, or --restore {path} to put them back")
 
 
-def _outcome(store: ServerStore, rule: Callable[[Row], RowOutcome], row: Row) -> RowOutcome:
+def _outcome(store: RowAccess, rule: Callable[[Row], RowOutcome], row: Row) -> RowOutcome:
     """The rule's outcome for ``row``; a NULL cell, bytes the column's character set would
     change, or a row too long for its column: reported and left as they are."""
     if row.value is None:
@@ -524,7 +429,7 @@ def _outcome(store: ServerStore, rule: Callable[[Row], RowOutcome], row: Row) ->
     return within_capacity(store, rule(row))
 
 
-def _run_batch(run: _Run, batch: Batch, rule: Callable[[Row], RowOutcome]) -> None:
+def _run_batch(run: _ShardRun, batch: Batch, rule: Callable[[Row], RowOutcome]) -> None:
     """Migrate one batch (``run.stalled``: progress has stalled, here or earlier)."""
     store, report, writer = run.store, run.report, run.writer
     changes: list[Change] = []
@@ -562,213 +467,3 @@ def _run_batch(run: _Run, batch: Batch, rule: Callable[[Row], RowOutcome]) -> No
         else:
             written = store.commit(changes, settle)
         run.committed += sum(written)
-
-
-def restore(store: SwapRows, options: MigrateOptions,
-            backups: Sequence[str]) -> RestoreReport:
-    """Put back the old values of ``backups`` wherever a row of ``store`` (closed here)
-    still holds the new one.
-
-    Every file is checked first (:func:`verify_backup`: its records' digests, and
-    that it is a backup of this store, unless ``force``), so a damaged, edited or
-    foreign file is refused before anything is written; a restore is refused as
-    well while a run migrates the store. The records are then read from the last
-    to the first, a batch at a time, so memory does not grow with the file, and
-    a row backed up twice ends up with its oldest value. The store's checkpoints
-    and local records are then forgotten (``--resume`` starts over), unless
-    records or files are missing.
-    """
-    try:
-        report = RestoreReport(path=store.where, backups=list(backups), dry_run=options.dry_run)
-        checked = [verify_backup(path) for path in backups]
-        for backup in checked:
-            refuse_foreign(store, backup, options.force)
-        running = getattr(store, "refuse_if_running", None)
-        if running is not None:
-            running()
-        # A dry run reaches here for server stores only (a file store's is refused).
-        rows: Any = _Compare(cast(ServerStore, store)) if options.dry_run else store
-        # The newest file first, as the newest record in a file: each row its oldest value.
-        for backup in newest_first(checked):
-            _restore_file(rows, backup, options.batch_size, report)
-        _unrestored_files(store, checked, report)
-        if report.missing or report.files_missing:
-            report.warnings.append("the store's migration state is kept, to check the "
-                                   "complete backup file against: restore from it too")
-        elif not options.dry_run:
-            _forget(store, options, ForgetReport(path=store.where))
-        return report
-    finally:
-        store.close()
-
-
-class _Compare:
-    """A store whose ``commit`` only compares (a dry run's restore): whether each row holds
-    the value a change expects, nothing written."""
-
-    def __init__(self, store: ServerStore) -> None:
-        self.store = store
-        self.where = store.where
-
-    def commit(self, changes: Sequence[Change], settle: Any) -> list[bool]:
-        return self.store.holds(changes)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.store, name)
-
-
-_FAMILIES = {"sqlite": "sqlite", "sqlalchemy-sqlite": "sqlite"}
-
-
-def newest_first(backups: Sequence[Backup]) -> list[Backup]:
-    """The files from the newest to the oldest by their ``created`` time (to the
-    microsecond), ties broken by the file's id: the same order however they were
-    named on the command line."""
-    return sorted(backups, key=lambda b: (str(b.header.get("created", "")), str(b.id)),
-                  reverse=True)
-
-
-def refuse_dry_run(options: MigrateOptions) -> None:
-    """A restore writes: with ``dry_run`` it is refused (StoreError) before anything is
-    read or written."""
-    if options.dry_run:
-        raise StoreError("--restore writes the rows back; it takes no --dry-run (nothing "
-                         "was written)")
-
-
-def refuse_foreign(store: Any, backup: Backup, force: bool) -> None:
-    """Refuse (StoreError) the backup of another store, unless ``force``: its header's
-    ``identity`` (a SQLite file's real path and table, a server's host, port,
-    database and table or key prefix) or, for files written before identities,
-    its kind of store. A file without digests (its records cannot be checked) is refused
-    as well, unless ``force``."""
-    header = backup.header
-    if not backup.checked and not force:
-        raise StoreError(f"{backup.path}: the backup carries no digests (a development "
-                         "build's file, or its header was edited), so its records cannot "
-                         "be checked; nothing was restored (--force restores it unchecked)")
-    mine, theirs = getattr(store, "identity", None), header.get("identity")
-    if mine is not None and isinstance(theirs, str):
-        same = mine == theirs or same_file(str(mine), theirs)
-    else:
-        kind = str(header.get("kind"))
-        same = _FAMILIES.get(kind, kind) == _FAMILIES.get(store.kind, store.kind)
-        theirs = f"{header.get('store')} ({kind})"
-    if not same and not force:
-        raise StoreError(f"{backup.path}: is the backup of {theirs}, not of this store "
-                         f"({mine or store.kind}); nothing was restored (--force restores it "
-                         "all the same, row by row where the rows still hold its new values)")
-
-
-def _forget(store: SwapRows, options: MigrateOptions, report: ForgetReport
-            ) -> ForgetReport:
-    """Clear the store's checkpoints and local records (a dry run: count them only)."""
-    dry = report.dry_run = options.dry_run
-    clear = getattr(store, "count_checkpoints" if dry else "forget_checkpoints", None)
-    report.checkpoints += clear() if clear is not None else 0
-    report.local_records += forget_backups(_scope(store, options, Shard()).rsplit("|", 1)[0],
-                                           dry_run=dry)
-    return report
-
-
-def _checkpoint_of(store: SwapRows, backup: Backup) -> Checkpoint | None:
-    index, _, count = str(backup.header.get("shard", "0/1")).partition("/")
-    try:
-        return store.load_checkpoint(Shard(int(index), int(count)))
-    except ValueError:
-        return None
-
-
-def _written_before(store: SwapRows, backup: Backup) -> int | None:
-    """How many records of ``backup`` the store's checkpoint says were written before their
-    rows changed (None: the store no longer records the file, or it has no id)."""
-    if backup.id is None:
-        return None
-    checkpoint = _checkpoint_of(store, backup)
-    return None if checkpoint is None else checkpoint.backups.get(backup.id)
-
-
-def _unrestored_files(store: SwapRows, restored: list[Backup], report: RestoreReport
-                      ) -> None:
-    """Backup files the store's checkpoints record for these shards, with records whose
-    rows may have changed, that were not restored (a run killed while writing one,
-    resumed with another ``--backup-file``): their rows stay migrated."""
-    ids = {backup.id for backup in restored}
-    shards = {str(backup.header.get("shard", "0/1")): backup for backup in restored}
-    for backup in shards.values():
-        checkpoint = _checkpoint_of(store, backup)
-        if checkpoint is None:
-            continue
-        for other, count in checkpoint.backups.items():
-            if other not in ids and count > 0:
-                report.files_missing += 1
-                report.warnings.append(
-                    f"the store's checkpoint of shard {backup.header.get('shard')} records "
-                    f"another backup file (id {other}, {count} records) that was not "
-                    "restored: its rows stay migrated; restore it too (every file the runs "
-                    "wrote, --restore once for each)")
-
-
-def unclosed_file(backup: Backup, restored: int, report: RestoreReport) -> None:
-    """Check a file store's backup for its closing record (written and fsynced before the
-    store changes): a file without one whose rows the store holds migrated (``restored``
-    of them put back) is a copy cut short, its missing records counted (at least one)."""
-    if not file_store_run(backup.header) or backup.closed:
-        return
-    if restored:
-        report.missing += 1
-        report.warnings.append(
-            f"{backup.path}: the closing record is missing, and the store holds rows this run "
-            f"changed: the file is a copy cut short (it holds {backup.count} records); the "
-            "rows it holds are restored, the others stay migrated: restore from the complete "
-            "file too")
-    else:
-        report.warnings.append(
-            f"{backup.path}: no closing record: its run stopped before it changed the store; "
-            "nothing of it to put back")
-
-
-def _restore_file(store: SwapRows, backup: Backup, size: int, report: RestoreReport) -> None:
-    if backup.torn is not None:
-        report.warnings.append(backup.torn)
-    restored_before = report.restored
-    expected = _written_before(store, backup)
-    if expected is not None and expected > backup.count:
-        lost = expected - backup.count
-        report.missing += lost
-        report.warnings.append(
-            f"{backup.path}: {lost} records are missing: the store's checkpoint says "
-            f"{expected} were written to this file before their rows changed, and it holds "
-            f"{backup.count} (a copy cut short?); the rows it holds are restored, "
-            "the others stay migrated")
-    # Newest first, should a row appear twice (a batch backed up by a killed run, then
-    # again by its resume; or a second run into the same file): the oldest record's
-    # ``old`` is what ends up in the row. A batch never holds one row twice, so a store
-    # that reads a batch's rows at once compares each with what the newer record left.
-    chunk: list[Change] = []
-    keys: set[tuple[Any, ...]] = set()
-    for record in backup.newest_first():
-        key = store.row_key(record.key)
-        if len(chunk) >= size or key in keys:
-            _restore_chunk(store, chunk, report)
-            chunk, keys = [], set()
-        chunk.append(Change(Row(key, record.session_id, record.new), record.old))
-        keys.add(key)
-    _restore_chunk(store, chunk, report)
-    unclosed_file(backup, report.restored - restored_before, report)
-
-
-def _restore_chunk(store: SwapRows, chunk: list[Change], report: RestoreReport) -> None:
-    if not chunk:
-        return
-    written = store.commit(chunk, None)
-    report.rows += len(written)
-    report.restored += sum(written)
-    # A row not holding the migrated value may already hold the old one (a batch
-    # backed up but never committed by a killed run, or a row listed twice): a
-    # swap of the old value for itself tells which.
-    missed = [Change(Row(c.row.key, c.row.session_id, c.new), c.new)
-              for c, ok in zip(chunk, written, strict=True) if not ok]
-    already = sum(store.commit(missed, None)) if missed else 0
-    report.already_old += already
-    report.changed_since += len(missed) - already

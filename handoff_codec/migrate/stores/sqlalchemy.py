@@ -1,4 +1,11 @@
-"""``SQLAlchemySession`` tables through SQLAlchemy 2: PostgreSQL, MySQL/MariaDB, SQLite.
+"""The SQL backend: ``SQLAlchemySession`` tables through SQLAlchemy 2 (PostgreSQL,
+MySQL/MariaDB, SQLite), and a SQLite file of ``EncryptedSession`` rows by its URL.
+
+One class, :class:`SQLAlchemyTableStore`, registered for the SQL URL schemes:
+opened, it holds the URL and the options; connected (``connect``), it is the
+table's row access, migrated online (``online``). SQLAlchemy is imported with
+this module, and a store that needs it and finds it missing names the extra
+to install.
 
 Rows are addressed by the messages table's primary key (one integer column:
 ``id`` in the SDK's schema); a table without one is refused. A batch is read
@@ -21,38 +28,53 @@ Two runs on one shard, or runs with different shard layouts, are kept apart by
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, ClassVar
 
-from . import StoreError
+from ..rule import Row
+from ._capacity import Capacity, column_capacity, strict_mode
+from ._catchup import LOWEST, PASSES, Gaps
+from ._files import sqlite_identity
+from ._urls import url_scheme
+from .base import ApplicationEngine, register_store, unknown_options
+from .errors import StoreError
+from .online import OnlineStore
+from .row_access import Batch, Change, Checkpoint, Position, Settle, Shard
 
-# First: the modules below import SQLAlchemy too, and this names the extra that brings it.
 try:
     import sqlalchemy as sa
     from sqlalchemy.dialects import mysql as sa_mysql
     from sqlalchemy.dialects import postgresql as sa_postgresql
     from sqlalchemy.engine import Connection, Engine
-except ImportError as exc:  # pragma: no cover - depends on the install
-    raise ModuleNotFoundError("SQL stores need SQLAlchemy: pip install "
-                              "'handoff-codec[postgres]' or 'handoff-codec[mysql]'",
-                              name=exc.name) from exc
 
-from ._capacity import Capacity, column_capacity, strict_mode
-from ._catchup import LOWEST, PASSES, Gaps
-from ._files import sqlite_identity
-from ._protocol import Batch, Change, Checkpoint, Position, Row, Settle, Shard
-from ._sql_lock import LAYOUTS, SqlLock
+    from ._sql_lock import LAYOUTS, SqlLock
+except ImportError as exc:  # depends on the install: a store that needs it says so
+    _MISSING: ImportError | None = exc
+else:
+    _MISSING = None
 
-__all__ = ["CHECKPOINT_TABLE", "SQLAlchemyStore", "engine_url", "unknown_url_options"]
+__all__ = ["SQLAlchemyTableStore", "engine_url"]
+
+SQL_SCHEMES = ("postgresql", "postgres", "mysql", "mariadb", "sqlite")
 
 CHECKPOINT_TABLE = "handoff_codec_checkpoints"
 _DRIVERS = {"postgresql": "postgresql+psycopg", "postgres": "postgresql+psycopg",
             "mysql": "mysql+pymysql", "mariadb": "mysql+pymysql"}
 
 
+def _need_sqlalchemy() -> None:
+    """Raise ``ModuleNotFoundError`` naming the extras when SQLAlchemy is not installed."""
+    if _MISSING is not None:
+        raise ModuleNotFoundError("SQL stores need SQLAlchemy: pip install "
+                                  "'handoff-codec[postgres]' or 'handoff-codec[mysql]'",
+                                  name=_MISSING.name) from _MISSING
+
+
 def engine_url(url: str) -> sa.URL:
     """The SQLAlchemy URL, with this project's drivers where none is named."""
+    _need_sqlalchemy()
     parsed = sa.make_url(url)
     driver = _DRIVERS.get(parsed.drivername)
     if driver:
@@ -130,17 +152,47 @@ def _libpq_option(driver: str, name: str) -> bool:
     return True
 
 
-class SQLAlchemyStore:
-    """The messages table of ``SQLAlchemySession`` (or ``SQLiteSession``) in a database."""
+def _sqlite_file(url: str) -> str | None:
+    """The database file of a ``sqlite:///`` URL (None: in memory, or a URI)."""
+    rest = url.split("://", 1)[1]
+    path = rest[1:].split("?", 1)[0] if rest.startswith("/") else None
+    return path or None
 
+
+@register_store
+class SQLAlchemyTableStore(OnlineStore):
+    """``SQLAlchemySession`` tables (PostgreSQL, MySQL/MariaDB, SQLite), and a SQLite file
+    of ``EncryptedSession`` rows opened through its ``sqlite:///`` URL: once connected,
+    the messages table of ``SQLAlchemySession`` (or ``SQLiteSession``) in a database."""
+
+    schemes: ClassVar[tuple[str, ...]] = SQL_SCHEMES
+    takes_engine: ClassVar[bool] = True
     kind = "sqlalchemy"
 
-    def __init__(self, url: str, *, messages_table: str = "agent_messages",
-                 sessions_table: str = "agent_sessions", lock_timeout: float = 5.0,
-                 engine: Engine | None = None) -> None:
+    @classmethod
+    def check_url(cls, url: str) -> None:
+        unknown_options(url, unknown_url_options(url),
+                        f"the {engine_url(url).get_driver_name()} driver")
+
+    def open_rows(self) -> None:
+        client = self.client
+        if client is not None and not isinstance(client, ApplicationEngine):
+            raise TypeError("open_store(client=...) takes a redis.Redis client only; "
+                            "a SQL store takes engine=")
+        if client is None and url_scheme(self.url) == "sqlite":
+            path = _sqlite_file(self.url)
+            if path and path != ":memory:" and not os.path.exists(path):
+                raise StoreError(f"{path}: no such file")  # SQLite would create it
+        self._connect(self.url, messages_table=self.options.messages_table,
+                      sessions_table=self.options.sessions_table,
+                      engine=None if client is None else client.engine)
+
+    def _connect(self, url: str, *, messages_table: str, sessions_table: str,
+                 lock_timeout: float = 5.0, engine: Engine | None = None) -> None:
         # ``engine``: an application's own engine (read-repair), used as it is and
         # never disposed here; for an async engine, its ``sync_engine`` inside
         # SQLAlchemy's ``greenlet_spawn``.
+        _need_sqlalchemy()
         self._owns_engine = engine is None
         self._url = engine_url(url) if engine is None else engine.url
         self.where = self._url.render_as_string(hide_password=True)

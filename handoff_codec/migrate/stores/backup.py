@@ -64,14 +64,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from . import StoreError
 from ._files import backup_path
-from ._protocol import Change
 from ._urls import same_server
+from .errors import StoreError
+from .row_access import Change
 
-__all__ = ["BACKUP_FORMAT", "Backup", "BackupRecord", "BackupWriter", "file_backup",
-           "file_store_run", "key_json", "read_backup", "remove_killed_backups",
-           "verify_backup"]
+__all__ = ["BackupWriter", "read_backup"]
 
 BACKUP_FORMAT = 1
 DIGESTS = "sha256-chain+header"  # the header's ``digests``: every later line carries its
