@@ -38,7 +38,7 @@ row that was never changed. The reader skips it and says so; a writer that
 appends to the file first cuts it off, so it appends after the last whole
 record. A line that does not read anywhere else is damage. The header's
 ``id`` names the file in the store's checkpoint, which records how many of
-its records were written before their rows changed (``_online``): that is
+its records were written before their rows changed (``online``): that is
 how a restore finds records missing from a copy cut short.
 
 Backups hold conversation text: a file is created 0600 with ``O_NOFOLLOW``

@@ -29,18 +29,22 @@ from typing import IO, Any, ClassVar
 
 from ..rule import RowRule
 from ._files import (
+    check_is_file,
     fsync_dir,
     keep_metadata,
+    killed_run_notes,
     lasting_writers,
     open_by_others,
     refuse_read_only,
     remove_quietly,
+    stopped_before_change,
+    undo_failed_run,
 )
 from .backup import Backup, BackupWriter, file_backup, remove_killed_backups, verify_backup
 from .base import FileStore, Store, register_store
 from .errors import StoreError, StoreRefusal
 from .options import MigrateOptions
-from .report import BackupRestoreReport, PlaceholderReport, StoreReport
+from .report import BackupRestoreReport, StoreReport
 from .restore import newest_first, refuse_dry_run, refuse_foreign, unclosed_file
 
 __all__ = ["JSONLFileStore"]
@@ -161,8 +165,7 @@ def _lock(source: IO[bytes], target: Path, given: Path) -> list[str]:
     if os.fstat(source.fileno()).st_ino != target.stat().st_ino:
         raise StoreRefusal(f"{given}: was replaced by another migration meanwhile; nothing "
                            "was written (run again to check it)")
-    notes = [f"removed {left}: the backup of a run killed before it changed the store"
-             for left in remove_killed_backups(target, jsonl_identity(target))]
+    notes = killed_run_notes(remove_killed_backups(target, jsonl_identity(target)))
     pattern = re.compile(re.escape(f".{target.name}.") + r"[A-Za-z0-9_]{8}\.migrating")
     for entry in target.parent.iterdir():
         if pattern.fullmatch(entry.name) and entry.is_file() and not entry.is_symlink() \
@@ -192,14 +195,9 @@ def migrate_jsonl(path: str | os.PathLike[str], *, options: MigrateOptions | Non
 def _migrate(given: Path, options: MigrateOptions) -> StoreReport:
     dry_run, force, progress = options.dry_run, options.force, options.progress
     rule = options.rule()
-    if not given.exists():
-        raise StoreError(f"{given}: no such file")
-    if given.is_dir():
-        raise StoreError(f"{given}: is a directory")
+    check_is_file(given)
     target = given.resolve()  # replace the file a symlink points to, not the link
-    report = StoreReport(path=str(given), store="jsonl", dry_run=dry_run,
-                         changed_rows=[] if options.list_changes else None,
-                         placeholders=PlaceholderReport() if options.restore_empty else None)
+    report = StoreReport.start(str(given), "jsonl", options)
     refuse, report.warnings = _problems(target, given)
     if dry_run:
         report.warnings += refuse
@@ -284,22 +282,13 @@ def _rewrite(lines: _Lines, target: Path, given: Path, report: StoreReport,
     except OSError as exc:
         if replaced:
             raise
-        raise StoreRefusal(
-            f"{exc.filename or given}: {exc.strerror or exc}; the run stopped before it "
-            f"changed {given}: nothing was committed, the file is unchanged, and this run's "
-            "temporary file and partial backup are deleted; free space (or name a "
-            "--backup-file on another disk) and run the same command again") from None
+        raise stopped_before_change(exc, given, "file",
+                                    "temporary file and partial backup are") from None
     finally:
         if writer is not None:
             writer.close()
         if not replaced:
-            report.written = False
-            report.backup = None
-            made = writer.made if writer is not None else None
-            left = remove_quietly(temp, made)
-            if left:
-                raise StoreRefusal(f"{given}: the run failed and the file is unchanged, but "
-                                   f"{', '.join(map(str, left))} could not be deleted")
+            undo_failed_run(report, writer, given, "file", temp)
 
 
 def _save(writer: BackupWriter | None, records: list[_Record], report: StoreReport) -> None:

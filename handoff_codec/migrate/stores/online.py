@@ -216,50 +216,20 @@ def run_shard(job: Job) -> ServerReport:
 
 def _run_shard(store: RowAccess, options: MigrateOptions,
                rule: Callable[[Row], RowOutcome]) -> ServerReport:
-    shard, dry = options.shard, options.dry_run
-    report = ServerReport(path=store.where, store=store.kind, dry_run=dry, shards=[str(shard)],
+    shard = options.shard
+    report = ServerReport(path=store.where, store=store.kind, dry_run=options.dry_run,
+                          shards=[str(shard)],
                           placeholders=PlaceholderReport() if options.restore_empty else None)
-    if dry:
-        sessions: set[str] = set()
-        with _progress(store, options, shard, report) as bar:
-            for batch in store.batches(None, options.batch_size, shard):
-                report.batches += 1
-                for row in batch.rows:
-                    report.count_row(row, _outcome(store, rule, row))
-                    sessions.add(row.session_id)
-                bar(len(batch.rows))
-        report.sessions = len(sessions)
-        return report
+    if options.dry_run:
+        return _dry_run_shard(store, options, rule, report)
     prepare = getattr(store, "prepare", None)
     if prepare is not None:
         prepare(shard)
     with store.lock(shard):
-        position: Any = None
         checkpoint = _earlier_checkpoint(store, shard, options.resume)
-        if checkpoint is not None and options.resume and checkpoint.done:
-            # Its figures are an earlier run's: run the shard again, and report this run.
-            report.warnings.append(f"shard {shard} had finished before; --resume ran it "
-                                   "again from the start")
-        elif checkpoint is not None and options.resume:
-            try:
-                report = ServerReport.model_validate(checkpoint.report)
-            except ValueError:
-                raise _unreadable(store, shard) from None
-            report.resumed = True
-            position = checkpoint.position
-        if getattr(store, "taken_over", False):
-            report.warnings.append(
-                f"the lock of shard {shard} was held by a pod of the same Job (the same Job "
-                f"uid, index and layout: {options.job_id}); taken over")
-        run = _ShardRun(store, report, None,
-                   dict(checkpoint.backups) if checkpoint is not None else {})
-        if options.backup:
-            scope = state_scope(store, options, shard)
-            backup, _ = _backup_path(options, scope)
-            header = {"store": store.where, "kind": store.kind, "shard": str(shard),
-                      "identity": getattr(store, "identity", store.where)}
-            run.writer = BackupWriter(backup, header, append=options.resume,
-                                      on_create=lambda path: record_backup(scope, path))
+        report, position = _resumed(store, options, checkpoint, report)
+        run = _ShardRun(store, report, _backup_writer(store, options),
+                        dict(checkpoint.backups) if checkpoint is not None else {})
         counted, seen = report.sessions or 0, set[str]()  # a resumed run's sessions add up
         with run.writer or contextlib.nullcontext(), \
                 _progress(store, options, shard, report) as bar:
@@ -279,19 +249,81 @@ def _run_shard(store: RowAccess, options: MigrateOptions,
             finally:
                 if run.writer is not None:
                     report.warnings += run.writer.notes
-            count_sessions = getattr(store, "count_sessions", None)
-            if report.resumed and count_sessions is not None:
-                # The sessions read before the checkpoint are not known one by one, so a
-                # session with rows on both sides of it would be counted twice: count them.
-                report.sessions = count_sessions(shard)
-            if run.stalled:
-                report.warnings.append(
-                    "some rows could not be read (cannot decrypt: wrong key or corrupt token); "
-                    "no progress was recorded past the first of them, so a run with the right "
-                    "key (--resume included) reads them again")
-            else:
-                store.commit([], lambda _: run.checkpoint(None, True))
+            _finish(run, shard)
     return report
+
+
+def _dry_run_shard(store: RowAccess, options: MigrateOptions,
+                   rule: Callable[[Row], RowOutcome], report: ServerReport) -> ServerReport:
+    """Count what a run of the shard would do, writing nothing (no lock, no checkpoint)."""
+    sessions: set[str] = set()
+    with _progress(store, options, options.shard, report) as bar:
+        for batch in store.batches(None, options.batch_size, options.shard):
+            report.batches += 1
+            for row in batch.rows:
+                report.count_row(row, _outcome(store, rule, row))
+                sessions.add(row.session_id)
+            bar(len(batch.rows))
+    report.sessions = len(sessions)
+    return report
+
+
+def _resumed(store: RowAccess, options: MigrateOptions, checkpoint: Checkpoint | None,
+             report: ServerReport) -> tuple[ServerReport, Any]:
+    """The run's report and the position it starts from: with ``resume``, the checkpoint's
+    (unless the shard had finished); else a new report, from the start."""
+    shard = options.shard
+    if checkpoint is not None and options.resume and checkpoint.done:
+        # Its figures are an earlier run's: run the shard again, and report this run.
+        report.warnings.append(f"shard {shard} had finished before; --resume ran it "
+                               "again from the start")
+    elif checkpoint is not None and options.resume:
+        try:
+            report = ServerReport.model_validate(checkpoint.report)
+        except ValueError:
+            raise _unreadable(store, shard) from None
+        report.resumed = True
+        return _taken_over(store, options, report), checkpoint.position
+    return _taken_over(store, options, report), None
+
+
+def _taken_over(store: RowAccess, options: MigrateOptions, report: ServerReport
+                ) -> ServerReport:
+    if getattr(store, "taken_over", False):
+        report.warnings.append(
+            f"the lock of shard {options.shard} was held by a pod of the same Job (the same "
+            f"Job uid, index and layout: {options.job_id}); taken over")
+    return report
+
+
+def _backup_writer(store: RowAccess, options: MigrateOptions) -> BackupWriter | None:
+    """The writer of the shard's backup file (None: ``--no-backup``)."""
+    if not options.backup:
+        return None
+    scope = state_scope(store, options, options.shard)
+    backup, _ = _backup_path(options, scope)
+    header = {"store": store.where, "kind": store.kind, "shard": str(options.shard),
+              "identity": getattr(store, "identity", store.where)}
+    return BackupWriter(backup, header, append=options.resume,
+                        on_create=lambda path: record_backup(scope, path))
+
+
+def _finish(run: _ShardRun, shard: Shard) -> None:
+    """After the last batch: the sessions of a resumed run, and the final checkpoint (none
+    past a row that could not be read)."""
+    store, report = run.store, run.report
+    count_sessions = getattr(store, "count_sessions", None)
+    if report.resumed and count_sessions is not None:
+        # The sessions read before the checkpoint are not known one by one, so a
+        # session with rows on both sides of it would be counted twice: count them.
+        report.sessions = count_sessions(shard)
+    if run.stalled:
+        report.warnings.append(
+            "some rows could not be read (cannot decrypt: wrong key or corrupt token); "
+            "no progress was recorded past the first of them, so a run with the right "
+            "key (--resume included) reads them again")
+    else:
+        store.commit([], lambda _: run.checkpoint(None, True))
 
 
 @contextlib.contextmanager

@@ -9,12 +9,15 @@ shards), a restore what it put back (:class:`BackupRestoreReport`).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
 from ..rule import MigrationResult, MigrationStatus, Row, RowOutcome, RowStatus
 from .backup import key_json
+
+if TYPE_CHECKING:
+    from .options import MigrateOptions
 
 __all__ = [
     "BackupRestoreReport", "ChangedRow", "ForgetReport", "LeakRow", "PlaceholderReport",
@@ -191,6 +194,14 @@ class StoreReport(StoreResult):
     changed_rows: list[ChangedRow] | None = None  # with ``list_changes`` only
     warnings: list[str] = Field(default_factory=list)
     placeholders: PlaceholderReport | None = None  # with ``restore_empty`` only
+
+    @classmethod
+    def start(cls, path: str, store: str, options: MigrateOptions) -> StoreReport:
+        """A file store's run's report, empty: with ``list_changes`` it lists the changed
+        rows, with ``restore_empty`` the placeholders."""
+        return cls(path=path, store=store, dry_run=options.dry_run,
+                   changed_rows=[] if options.list_changes else None,
+                   placeholders=PlaceholderReport() if options.restore_empty else None)
 
     @property
     def items_changed(self) -> int:

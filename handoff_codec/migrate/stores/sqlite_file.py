@@ -15,7 +15,7 @@ transaction::
 
 so a process killed at any point leaves the old database or the new one, as
 SQLite's journal guarantees. The backup is the row backup every store writes
-(``_backup``): ``restore`` puts back, by compare-and-swap through the standard
+(``backup``): ``restore`` puts back, by compare-and-swap through the standard
 library's ``sqlite3`` (``SQLiteFileStore.restore``), each row that still holds what the
 run wrote, and leaves every other row (an agent's, written since) as it is.
 
@@ -43,18 +43,21 @@ from urllib.parse import quote
 
 from ..rule import RowOutcome
 from ._files import (
+    check_is_file,
     is_sqlite_file,
+    killed_run_notes,
     open_by_others,
     refuse_read_only,
-    remove_quietly,
     sqlite_identity,
+    stopped_before_change,
+    undo_failed_run,
 )
 from ._workers import RuleWorkers, apply_rule
 from .backup import BackupWriter, file_backup, remove_killed_backups
 from .base import FileStore, Store, backend_for_scheme, register_store
 from .errors import StoreError, StoreRefusal
 from .options import MigrateOptions
-from .report import BackupRestoreReport, PlaceholderReport, ProgressFactory, StoreReport
+from .report import BackupRestoreReport, ProgressFactory, StoreReport
 from .restore import refuse_dry_run, restore
 from .row_access import Change, Checkpoint, Settle
 
@@ -186,10 +189,8 @@ class _TableScan:
             raise StoreError(f"{self.db}: {exc}") from None
         conn.execute("BEGIN" if self.dry_run else "BEGIN IMMEDIATE")
         if not self.dry_run:  # the write lock is ours: no other run writes a backup now
-            for left in remove_killed_backups(self.db, sqlite_identity(
-                    self.db, self.options.messages_table)):
-                report.warnings.append(f"removed {left}: the backup of a run killed before "
-                                       "it changed the store")
+            report.warnings += killed_run_notes(remove_killed_backups(
+                self.db, sqlite_identity(self.db, self.options.messages_table)))
         try:
             report.sessions = conn.execute(f"SELECT count(*) FROM {table.sessions}").fetchone()[0]
             total = conn.execute(f"SELECT count(*) FROM {table.messages}").fetchone()[0]
@@ -205,32 +206,16 @@ class _TableScan:
         except OSError as exc:  # the backup's disk is full, or fails
             with contextlib.suppress(sqlite3.Error):
                 conn.execute("ROLLBACK")
-            self.clean_up(report)
-            raise StoreRefusal(
-                f"{exc.filename or self.db}: {exc.strerror or exc}; the run stopped before "
-                f"it changed {self.db}: nothing was committed, the store is unchanged, and "
-                "this run's partial backup is deleted; free space (or name a --backup-file "
-                "on another disk) and run the same command again") from None
+            undo_failed_run(report, self.writer, self.db, "store")
+            raise stopped_before_change(exc, self.db, "store", "partial backup is") from None
         except BaseException:
             with contextlib.suppress(sqlite3.Error):
                 conn.execute("ROLLBACK")
-            self.clean_up(report)
+            undo_failed_run(report, self.writer, self.db, "store")
             raise
         finally:
             if self.writer is not None:
                 self.writer.close()
-
-    def clean_up(self, report: StoreReport) -> None:
-        """After a failure: delete the backup this run made, or say where it is."""
-        report.written = False
-        made = self.writer.made if self.writer is not None else None
-        if self.writer is not None:
-            self.writer.close()
-        left = remove_quietly(made)
-        report.backup = None
-        if left:
-            raise StoreRefusal(f"{self.db}: the run failed and the store is unchanged, but "
-                               f"its backup {left[0]} could not be deleted")
 
     def scan(self, conn: sqlite3.Connection, table: _Table, report: StoreReport,
              bar: Any) -> None:
@@ -363,10 +348,7 @@ def _advance(last: int | None, key: Any, db: Path) -> int:
 
 
 def _validate(db: Path) -> None:
-    if not db.exists():
-        raise StoreError(f"{db}: no such file")
-    if db.is_dir():
-        raise StoreError(f"{db}: is a directory")
+    check_is_file(db)
     if not is_sqlite_file(db):
         raise StoreError(f"{db}: not a SQLite database")
 
@@ -401,10 +383,7 @@ def _migrate(db: Path, options: MigrateOptions) -> StoreReport:
     tables = (options.sessions_table, options.messages_table)
     immutable = dry_run and _closed_wal_database(db)
     while True:
-        report = StoreReport(path=str(db), store="sqlite", dry_run=dry_run,
-                             changed_rows=[] if options.list_changes else None,
-                             placeholders=PlaceholderReport() if options.restore_empty
-                             else None)
+        report = StoreReport.start(str(db), "sqlite", options)
         before = _stamp(db) if immutable else None
         conn = run.connect(immutable)
         try:
