@@ -49,7 +49,7 @@ from pydantic import BaseModel, ConfigDict, field_serializer
 
 from ..format.errors import DecodeError, EncodeError
 from ..format.placeholders import Leak, Restored, content_key, restore_empty_report
-from ..format.report import Format, Recoveries, Recovery, RecoveryKind, lossless
+from ..format.report import Decoded, Format, Recoveries, Recovery, RecoveryKind, lossless
 from .row_text import (
     Prefilter,
     object_spans,
@@ -173,6 +173,21 @@ def _ambiguous_lines(recoveries: Sequence[Recovery] | Recoveries) -> list[int]:
     return [r.line for r in recoveries if r.kind is RecoveryKind.AMBIGUOUS]
 
 
+def _refusal(decoded: Decoded, accept_ambiguous: bool) -> str | None:
+    """Why a summary read as ``decoded`` is not rewritten (None: it may be): lines that
+    belong to no record, or (unless ``accept_ambiguous``) two readings of its text."""
+    if not decoded.complete:
+        lines = [r.line for r in decoded.recoveries if r.kind is RecoveryKind.UNRECOGNISED]
+        return (f"line(s) {', '.join(map(str, lines))} belong to no record; rewriting would "
+                "drop them")
+    ambiguous = [] if accept_ambiguous else _ambiguous_lines(decoded.recoveries)
+    if ambiguous:
+        return (f"line(s) {', '.join(map(str, ambiguous))}: two readings of the text remain "
+                "(ambiguous), so the items read may not be the items written; "
+                "accept_ambiguous (--accept-ambiguous) rewrites it as read")
+    return None
+
+
 def migrate_item(item: Any, *, codec: Codec | None = None, restore_empty: bool = False,
                  accept_ambiguous: bool = False) -> MigrationResult:
     """Migrate one top-level item (see the module docstring for the rule)."""
@@ -194,18 +209,9 @@ def migrate_item(item: Any, *, codec: Codec | None = None, restore_empty: bool =
                        reason=f"reader failed: {type(exc).__name__}: {_error_text(exc)}")
     report: dict[str, Any] = {"format": decoded.format,
                               "recoveries": decoded.recoveries}
-    if not decoded.complete:
-        lines = [r.line for r in decoded.recoveries if r.kind is RecoveryKind.UNRECOGNISED]
-        return _result(MigrationStatus.UNTOUCHED, item, reason="line(s) "
-                       f"{', '.join(map(str, lines))} belong to no record; rewriting would "
-                       "drop them", **report)
-    ambiguous = [] if accept_ambiguous else _ambiguous_lines(decoded.recoveries)
-    if ambiguous:
-        return _result(MigrationStatus.UNTOUCHED, item, reason="line(s) "
-                       f"{', '.join(map(str, ambiguous))}: two readings of the text remain "
-                       "(ambiguous), so the items read may not be the items written; "
-                       "accept_ambiguous (--accept-ambiguous) rewrites it as "
-                       "read", **report)
+    refusal = _refusal(decoded, accept_ambiguous)
+    if refusal is not None:
+        return _result(MigrationStatus.UNTOUCHED, item, reason=refusal, **report)
     items = decoded.items
     restored: tuple[Restored, ...] = ()
     if restore_empty:

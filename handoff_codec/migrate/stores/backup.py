@@ -263,14 +263,7 @@ def verify_backup(path: str | os.PathLike[str]) -> Backup:
         raise StoreError(f"{where}: {exc.strerror or exc}") from None
     with file:
         first = file.readline()
-        if not first.endswith(b"\n"):
-            if not first.strip():
-                raise StoreError(f"{where}: not a handoff-codec backup file (empty)")
-            raise StoreError(f"{where}: not a handoff-codec backup file (no whole line: a "
-                             "header cut short, or another file)")
-        header = _parse(first, where, 1)
-        if not isinstance(header, dict) or header.get("handoff_codec_backup") != BACKUP_FORMAT:
-            raise StoreError(f"{where}: not a handoff-codec backup file")
+        header = _header(first, where)
         chained = header.get("digests") in _CHAINS
         digest = _seed(header) if chained else None
         backup = Backup(where, header, 0, 0, end=len(first), lines=1, digest=digest)
@@ -316,6 +309,19 @@ def verify_backup(path: str | os.PathLike[str]) -> Backup:
         if backup.count and not backup.segments:
             backup.segments = 1
     return backup
+
+
+def _header(first: bytes, where: str) -> dict[str, Any]:
+    """The header of a backup file, its ``first`` line; StoreError when it is none."""
+    if not first.endswith(b"\n"):
+        if not first.strip():
+            raise StoreError(f"{where}: not a handoff-codec backup file (empty)")
+        raise StoreError(f"{where}: not a handoff-codec backup file (no whole line: a "
+                         "header cut short, or another file)")
+    header = _parse(first, where, 1)
+    if not isinstance(header, dict) or header.get("handoff_codec_backup") != BACKUP_FORMAT:
+        raise StoreError(f"{where}: not a handoff-codec backup file")
+    return header
 
 
 def _check_digest(line: bytes, previous: str, where: str, number: int) -> str:
