@@ -455,9 +455,5 @@ class JSONLFileStore(FileStore):
 
     def restore(self, backups: Sequence[str]) -> BackupRestoreReport:
         """Put back the lines of ``backups`` (this file's runs): each line that still holds
-        what a run wrote; every other line, and every line appended since, is kept.
-
-        The records are checked first (digests, the store); a line backed up twice gets
-        its oldest value, and a line holding neither value is counted as changed since
-        and kept."""
+        what a run wrote; every other line, and every line appended since, is kept."""
         return _restore(self, backups)
