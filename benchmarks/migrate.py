@@ -10,7 +10,7 @@ folder (about 20% of rows legacy summaries of 5 to 50 turns, written the way
 openai-agents 0.6 to 0.19 wrote them; the rest ordinary items; rows are drawn
 from pools of 5,000 distinct summaries and 5,000 distinct items), and another
 fresh subprocess migrates it with the real code path
-(``handoff_codec.migrate.stores.sqlite.migrate_sqlite``, as ``handoff-codec migrate``
+(``handoff_codec.migrate.stores.sqlite_file.migrate_sqlite``, as ``handoff-codec migrate``
 runs it, backup included). That process reports rows per second and its peak
 RSS from ``resource.getrusage``. Peak memory should not grow with the size of
 the database: the migration holds one batch of rows at a time.
@@ -281,7 +281,7 @@ def _medians(rows: int, ours: list[float], floor: list[float],
 
 def floor_rule_server(row: Any) -> Any:
     """The floor's per-row rule for a server store: json.loads/json.dumps of summary rows."""
-    from handoff_codec.migrate.stores import RowOutcome, RowStatus
+    from handoff_codec.migrate import RowOutcome, RowStatus
 
     data = row.value
     if b"<CONVERSATION HISTORY>" not in data:

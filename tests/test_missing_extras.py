@@ -1,4 +1,5 @@
-"""Without an extra installed, importing what needs it names the extra to install.
+"""Without an extra installed, importing (for a store's driver: using) what needs it names the
+extra to install.
 
 The extra's package is hidden from a fresh interpreter (``sys.modules[name] = None`` makes its
 import fail as if it were not installed), as after a plain ``pip install handoff-codec``.
@@ -12,7 +13,10 @@ import sys
 import pytest
 
 CASES = [
-    ("sqlalchemy", "from handoff_codec.migrate.stores import engine_url",
+    # The stores package imports without SQLAlchemy (the SQL backend is registered all the
+    # same); what needs it names the extra.
+    ("sqlalchemy", "from handoff_codec.migrate.stores import engine_url\n"
+                   "engine_url('postgresql://127.0.0.1/test')",
      "pip install 'handoff-codec[postgres]'"),
     ("google", "import handoff_codec.integrations.google_adk_internals",
      "pip install 'handoff-codec[google-adk]'"),

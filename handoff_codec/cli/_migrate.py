@@ -177,12 +177,11 @@ def _file_store(args: argparse.Namespace) -> bool:
 
 def _store_kind(args: argparse.Namespace) -> str:
     """``jsonl``, ``sqlite`` (a file migrated whole), ``sql`` or ``redis`` (server stores)."""
-    from ..migrate.stores import file_kind, url_scheme
-    from ..migrate.stores.servers import REDIS_SCHEMES
+    from ..migrate.stores import RedisListStore, file_kind, url_scheme
 
     scheme = url_scheme(args.path)
     if scheme is not None:
-        return "redis" if scheme in REDIS_SCHEMES else "sql"
+        return "redis" if scheme in RedisListStore.schemes else "sql"
     if args.encryption_key_env is not None:
         return "sql"  # a SQLite file of EncryptedSession rows, through its sqlite:/// URL
     kind: str = file_kind(Path(args.path), args.format)

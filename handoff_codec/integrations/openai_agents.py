@@ -523,13 +523,14 @@ class UpgradingSession(_SessionABC):
 
     def _store_factory(self) -> tuple[Any, Any]:
         """The store holding the inner session's rows, and the per-row rule."""
-        from ..migrate.stores import MigrateOptions, RowRule, open_store
+        from ..migrate import RowRule
+        from ..migrate.stores import MigrateOptions, open_store
 
         session, codec = self.inner, self._codec
         row_rule = RowRule(codec)
         rule: Any = lambda row: row_rule(row.value)  # noqa: E731
         if hasattr(session, "underlying_session") and hasattr(session, "cipher"):
-            from ..migrate.stores import EncryptedRule
+            from ..migrate import EncryptedRule
 
             rule = EncryptedRule.for_cipher(session.cipher, codec)
             session = session.underlying_session

@@ -1,4 +1,4 @@
-"""Migrate stored items: the per-item rule, and the stores that hold them.
+"""Migrate stored items: the one rule (``rule``), and the stores that hold them (``stores``).
 
     >>> from handoff_codec.migrate import migrate_item, migrate_items
     >>> migrate_item({"role": "user", "content": "hi"}).status.value
@@ -6,11 +6,26 @@
     >>> [result.status.value for result in migrate_items([{"role": "user", "content": "hi"}])]
     ['not_summary']
 
-``handoff_codec.migrate.stores`` rewrites whole stores (JSONL files, SQLite
-session databases).
+:func:`migrate_item` is the rule for one item; :class:`RowRule` the rule for one
+stored row (its bytes: one item or a JSON list of items), which every store
+applies, and :class:`EncryptedRule` the same inside an ``EncryptedSession``
+envelope. ``handoff_codec.migrate.stores`` rewrites whole stores (JSONL files,
+SQLite session databases, SQL tables, Redis lists).
 """
 
-from __future__ import annotations
+from .rule import (
+    EncryptedRule,
+    MigrationResult,
+    MigrationStatus,
+    Row,
+    RowOutcome,
+    RowRule,
+    RowStatus,
+    ValueMigration,
+    migrate_item,
+    migrate_items,
+    migrate_value,
+)
 
-from ._items import *  # noqa: F403  (the public names, listed in _items.__all__)
-from ._items import __all__ as __all__
+__all__ = ["EncryptedRule", "MigrationResult", "MigrationStatus", "Row", "RowOutcome", "RowRule",
+           "RowStatus", "ValueMigration", "migrate_item", "migrate_items", "migrate_value"]

@@ -105,7 +105,7 @@ def test_flatten_keeps_it_whole_as_the_migration_does() -> None:
 def test_every_store_takes_accept_ambiguous_through_its_options(tmp_path: Path) -> None:
     """``MigrateOptions.accept_ambiguous`` reaches the per-row rule of a SQLite file too."""
     from handoff_codec.migrate.stores import MigrateOptions
-    from handoff_codec.migrate.stores.sqlite import migrate_sqlite
+    from handoff_codec.migrate.stores.sqlite_file import migrate_sqlite
     from tests.support.migrate_support import get_items, make_session_db
 
     db = tmp_path / "sessions.db"

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import handoff_codec
-from handoff_codec.migrate.stores.sqlite import migrate_sqlite
+from handoff_codec.migrate.stores.sqlite_file import migrate_sqlite
 from tests.support.migrate_support import (
     CRAFTED,
     NONCANONICAL_CURRENT,

@@ -14,7 +14,7 @@ import pytest
 
 from handoff_codec.migrate.stores import StoreRefusal
 from handoff_codec.migrate.stores.jsonl import migrate_jsonl
-from handoff_codec.migrate.stores.sqlite import migrate_sqlite
+from handoff_codec.migrate.stores.sqlite_file import migrate_sqlite
 from tests.support.migrate_support import (
     CRAFTED,
     OTHER_UID,

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 import handoff_codec
 from handoff_codec.migrate import MigrationStatus, migrate_item, migrate_value
 from handoff_codec.migrate.stores.jsonl import migrate_jsonl
-from handoff_codec.migrate.stores.sqlite import migrate_sqlite
+from handoff_codec.migrate.stores.sqlite_file import migrate_sqlite
 from handoff_codec.replay import PLACEHOLDERS
 from tests.support.migrate_support import (
     envelope,
@@ -327,7 +327,8 @@ def test_encrypted_rows_are_restored_and_leaks_withheld() -> None:
     from agents.extensions.memory import encrypt_session as sdk
     from cryptography.fernet import Fernet
 
-    from handoff_codec.migrate.stores import EncryptedRule, PlaceholderReport, Row, ServerReport
+    from handoff_codec.migrate import EncryptedRule, Row
+    from handoff_codec.migrate.stores import PlaceholderReport, ServerReport
 
     key = Fernet.generate_key().decode()
     cipher = sdk._derive_session_fernet_key(sdk._ensure_fernet_key_bytes(key), "s1")
@@ -353,7 +354,8 @@ def test_encrypted_rows_are_restored_and_leaks_withheld() -> None:
 
 
 def test_server_report_merges_shards_and_counts_a_refused_row_once() -> None:
-    from handoff_codec.migrate.stores import PlaceholderReport, Row, RowRule, ServerReport
+    from handoff_codec.migrate import Row, RowRule
+    from handoff_codec.migrate.stores import PlaceholderReport, ServerReport
 
     def report() -> ServerReport:
         return ServerReport(path="t", store="t", dry_run=True, placeholders=PlaceholderReport())

@@ -12,7 +12,7 @@ from typing import Any
 import handoff_codec
 from handoff_codec.format import DEFAULT_START
 from handoff_codec.migrate.stores.jsonl import migrate_jsonl
-from handoff_codec.migrate.stores.sqlite import migrate_sqlite
+from handoff_codec.migrate.stores.sqlite_file import migrate_sqlite
 from tests.support.migrate_support import (
     CRAFTED,
     PLAIN,

@@ -19,7 +19,7 @@ import pytest
 
 import handoff_codec
 from handoff_codec.migrate.stores import StoreError
-from handoff_codec.migrate.stores.sqlite import migrate_sqlite
+from handoff_codec.migrate.stores.sqlite_file import migrate_sqlite
 from tests.support.migrate_support import (
     CRAFTED,
     NONCANONICAL_CURRENT,
@@ -272,10 +272,11 @@ def test_an_outcome_from_a_worker_counts_as_the_parents_own() -> None:
     require_legacy_reader()
     import pickle
 
-    from handoff_codec.migrate.stores import RowRule, StoreReport
+    from handoff_codec.migrate import RowRule
+    from handoff_codec.migrate.stores import StoreReport
 
     # Private: the packed form crossing the process boundary has no public face.
-    from handoff_codec.migrate.stores.sqlite import _apply_for_parent, _unpack, apply_rule
+    from handoff_codec.migrate.stores._workers import apply_for_parent, apply_rule, unpack
 
     raws: list[bytes | None] = [
         None, b"\xff <CONVERSATION HISTORY>", json.dumps(CRAFTED[2])[:-40].encode(),
@@ -284,9 +285,9 @@ def test_an_outcome_from_a_worker_counts_as_the_parents_own() -> None:
         json.dumps([CRAFTED[1], PLAIN[0]]).encode(),
         json.dumps({"role": "user", "content": "."}).encode()]
     for rule in (RowRule(), RowRule(restore_empty=True), RowRule(legacy_only=True)):
-        sent = pickle.loads(pickle.dumps(_apply_for_parent(rule, raws)))
+        sent = pickle.loads(pickle.dumps(apply_for_parent(rule, raws)))
         reports = []
-        for outcomes in (apply_rule(rule, raws), [_unpack(packed) for packed in sent]):
+        for outcomes in (apply_rule(rule, raws), [unpack(packed) for packed in sent]):
             report = StoreReport(path="x", store="sqlite", dry_run=False, changed_rows=[])
             for row, outcome in enumerate(outcomes):
                 report.count(outcome, row)

@@ -10,11 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from handoff_codec.format import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START
-from handoff_codec.migrate import migrate_item
-from handoff_codec.migrate.stores import RowRule, RowStatus
+from handoff_codec.migrate import RowRule, RowStatus, migrate_item
 
 # Private: the refusal test breaks the rule's string escaping on purpose (fault injection).
-from handoff_codec.migrate.stores import _rows as rows
+from handoff_codec.migrate import rule as rule_module
 from tests.support.migrate_support import (
     CRAFTED,
     PLAIN,
@@ -152,7 +151,7 @@ def test_a_new_literal_that_does_not_read_back_is_refused(
     raw = json.dumps(CRAFTED[0]).encode()
     assert RowRule()(raw).status is RowStatus.MIGRATED  # the good case first
     for broken in ('"unterminated', '"x" "y"', '"a\nb"', "not a string"):
-        monkeypatch.setattr(rows, "_literal", lambda _content, _old, b=broken: b)
+        monkeypatch.setattr(rule_module, "string_literal", lambda _content, _old, b=broken: b)
         outcome = RowRule()(raw)
         assert outcome.status is RowStatus.REFUSED
         assert "would not read back as the migrated items" in str(outcome.reason)

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from handoff_codec.migrate.stores import RowRule
+from handoff_codec.migrate import RowRule
 from tests.support.migrate_support import (
     CRAFTED,
     PLAIN,

@@ -9,7 +9,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from handoff_codec.migrate.stores import RowRule
+from handoff_codec.migrate import RowRule
 from tests.support.migrate_support import cli_command, cli_env, require_legacy_reader
 from tests.support.server_stores import SqlStore, bulk_rows, counts, run_migrate
 from tests.support.services import postgres_database

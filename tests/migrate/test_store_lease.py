@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
+from handoff_codec.migrate import RowRule
 from handoff_codec.migrate.stores import (
     Change,
     Checkpoint,
     MigrateOptions,
-    RowRule,
     Shard,
     StoreError,
     StoreRefusal,

@@ -10,9 +10,9 @@ import textwrap
 from pathlib import Path
 
 from handoff_codec.migrate.stores import (
+    BackupRestoreReport,
     ForgetReport,
     MigrateOptions,
-    RestoreReport,
     StoreReport,
     StoreResult,
     open_store,
@@ -83,6 +83,6 @@ def test_every_action_returns_a_store_result(tmp_path: Path) -> None:
         assert isinstance(result, StoreResult) and result.action == action and result.ok
     assert isinstance(results["migrate"], StoreReport)
     assert isinstance(results["forget"], ForgetReport)
-    assert isinstance(results["restore"], RestoreReport)
+    assert isinstance(results["restore"], BackupRestoreReport)
     file_result = open_store(db, MigrateOptions(dry_run=True)).migrate()
     assert file_result.action == "migrate" and file_result.changed_under_run == 0

@@ -11,14 +11,8 @@ from typing import Any
 import pytest
 
 from handoff_codec.format import DEFAULT_START
-from handoff_codec.migrate.stores import (
-    Change,
-    MigrateOptions,
-    RowRule,
-    Shard,
-    StoreError,
-    open_store,
-)
+from handoff_codec.migrate import RowRule
+from handoff_codec.migrate.stores import Change, MigrateOptions, Shard, StoreError, open_store
 from tests.support.migrate_support import CRAFTED, PLAIN, require_legacy_reader, run_cli
 from tests.support.server_stores import RedisStore, SqlStore, run_migrate
 from tests.support.services import mysql_database, postgres_database, redis_prefix

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ._rows import RowOutcome
+    from ..rule import RowOutcome
 
 __all__ = ["Capacity", "column_capacity", "foreign_bytes", "refusal", "strict_mode",
            "within_capacity"]

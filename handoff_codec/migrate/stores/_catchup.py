@@ -23,7 +23,8 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ._protocol import Batch, Position, Row, Shard
+from ..rule import Row
+from .row_access import Batch, Position, Shard
 
 __all__ = ["LOWEST", "MAX_GAPS", "PASSES", "Gaps", "redis_catch_up"]
 

@@ -15,15 +15,31 @@ import stat
 from collections.abc import Iterator
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from . import StoreRefusal
+from .errors import StoreError, StoreRefusal
+
+if TYPE_CHECKING:
+    from .backup import BackupWriter
+    from .report import StoreReport
 
 __all__ = ["OpenFiles", "backup_path", "copy_backup", "create_like", "fsync_dir",
            "keep_metadata", "lasting_writers", "open_by_others", "refuse_read_only",
            "remove_quietly", "sqlite_identity"]
 
 _PROC = Path("/proc")
+
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def is_sqlite_file(path: Path) -> bool:
+    """Whether ``path`` starts with the SQLite database header."""
+    try:
+        with path.open("rb") as file:
+            return file.read(len(SQLITE_HEADER)) == SQLITE_HEADER
+    except OSError:
+        return False
 
 
 def backup_path(path: Path, suffix: str = "") -> Path:
@@ -249,3 +265,45 @@ def lasting_writers(path: Path, *, looks: int = 5, gap: float = 0.02) -> OpenFil
         found = OpenFiles(found.readers, [w for w in found.writers if w in again.writers],
                           found.complete and again.complete)
     return found
+
+
+# -- a file store's run (SQLite, JSONL): one step, all or nothing ----------------------
+
+
+def check_is_file(path: Path) -> None:
+    """Refuse (StoreError) a path that names no file: missing, or a directory."""
+    if not path.exists():
+        raise StoreError(f"{path}: no such file")
+    if path.is_dir():
+        raise StoreError(f"{path}: is a directory")
+
+
+def killed_run_notes(removed: list[str]) -> list[str]:
+    """The warnings for the backups of killed runs a new run deleted."""
+    return [f"removed {left}: the backup of a run killed before it changed the store"
+            for left in removed]
+
+
+def stopped_before_change(exc: OSError, store: Path, kind: str, made: str) -> StoreRefusal:
+    """The refusal of a file store's run that an I/O error (a full disk) stopped before it
+    changed the ``kind`` (store, file) at ``store``; ``made``: what of the run is deleted."""
+    return StoreRefusal(
+        f"{exc.filename or store}: {exc.strerror or exc}; the run stopped before it changed "
+        f"{store}: nothing was committed, the {kind} is unchanged, and this run's {made} "
+        "deleted; free space (or name a --backup-file on another disk) and run the same "
+        "command again")
+
+
+def undo_failed_run(report: StoreReport, writer: BackupWriter | None, store: Path, kind: str,
+                    *made: Path | None) -> None:
+    """After a file store's run failed: nothing was written, and what the run made (its
+    backup, the paths ``made``) is deleted; refused (StoreRefusal) when some cannot be."""
+    report.written = False
+    report.backup = None
+    backup = writer.made if writer is not None else None
+    if writer is not None:
+        writer.close()
+    left = remove_quietly(*made, backup)
+    if left:
+        raise StoreRefusal(f"{store}: the run failed and the {kind} is unchanged, but "
+                           f"{', '.join(map(str, left))} could not be deleted")

@@ -23,7 +23,7 @@ import secrets
 import threading
 from typing import Any
 
-from . import StoreError, StoreRefusal
+from .errors import StoreError, StoreRefusal
 
 __all__ = ["SET_IF_HELD", "SWAP", "RedisLease", "forget_state"]
 

@@ -29,7 +29,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from . import StoreError, StoreRefusal
+from .errors import StoreError, StoreRefusal
 
 __all__ = ["LAYOUTS", "SqlLock"]
 

@@ -18,7 +18,7 @@ import stat
 import tempfile
 from pathlib import Path
 
-from . import StoreError
+from .errors import StoreError
 
 __all__ = ["check_state_dir", "ensure_state_dir", "forget_backup", "forget_backups",
            "record_backup", "recorded_backup", "state_dir", "writable_dir"]

@@ -11,9 +11,10 @@ from __future__ import annotations
 import re
 from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
-__all__ = ["mask_url", "same_server", "scrub"]
+__all__ = ["mask_url", "same_server", "scrub", "url_scheme"]
 
 MASK = "***"
+_URL = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://")
 _SECRET_NAME = re.compile(r"pass|pwd|secret|token|key|auth|cred", re.IGNORECASE)
 
 
@@ -38,6 +39,12 @@ def _parts(url: str) -> tuple[str, str, list[str]]:
             pair = f"{name}={MASK}"
         pairs.append(pair)
     return netloc, "&".join(pairs), found
+
+
+def url_scheme(target: str) -> str | None:
+    """The scheme of a URL (``postgresql`` for ``postgresql+psycopg://``), None for a path."""
+    match = _URL.match(target)
+    return match.group(1).split("+", 1)[0].lower() if match else None
 
 
 def mask_url(url: str) -> str:

@@ -25,26 +25,29 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, ClassVar
+from typing import IO, Any, ClassVar
 
-from . import PlaceholderReport, StoreError, StoreRefusal, StoreReport, StoreResult
-from ._backup import BackupWriter, file_backup, remove_killed_backups
+from ..rule import RowRule
 from ._files import (
+    check_is_file,
     fsync_dir,
     keep_metadata,
+    killed_run_notes,
     lasting_writers,
     open_by_others,
     refuse_read_only,
     remove_quietly,
+    stopped_before_change,
+    undo_failed_run,
 )
-from ._options import MigrateOptions
-from ._rows import RowRule
-from .base import FileStore, register_store
+from .backup import Backup, BackupWriter, file_backup, remove_killed_backups, verify_backup
+from .base import FileStore, Store, register_store
+from .errors import StoreError, StoreRefusal
+from .options import MigrateOptions
+from .report import BackupRestoreReport, StoreReport
+from .restore import newest_first, refuse_dry_run, refuse_foreign, unclosed_file
 
-if TYPE_CHECKING:
-    pass
-
-__all__ = ["JSONLFileStore", "jsonl_identity", "migrate_jsonl", "not_json_line"]
+__all__ = ["JSONLFileStore"]
 
 _BOM = b"\xef\xbb\xbf"
 
@@ -162,8 +165,7 @@ def _lock(source: IO[bytes], target: Path, given: Path) -> list[str]:
     if os.fstat(source.fileno()).st_ino != target.stat().st_ino:
         raise StoreRefusal(f"{given}: was replaced by another migration meanwhile; nothing "
                            "was written (run again to check it)")
-    notes = [f"removed {left}: the backup of a run killed before it changed the store"
-             for left in remove_killed_backups(target, jsonl_identity(target))]
+    notes = killed_run_notes(remove_killed_backups(target, jsonl_identity(target)))
     pattern = re.compile(re.escape(f".{target.name}.") + r"[A-Za-z0-9_]{8}\.migrating")
     for entry in target.parent.iterdir():
         if pattern.fullmatch(entry.name) and entry.is_file() and not entry.is_symlink() \
@@ -193,14 +195,9 @@ def migrate_jsonl(path: str | os.PathLike[str], *, options: MigrateOptions | Non
 def _migrate(given: Path, options: MigrateOptions) -> StoreReport:
     dry_run, force, progress = options.dry_run, options.force, options.progress
     rule = options.rule()
-    if not given.exists():
-        raise StoreError(f"{given}: no such file")
-    if given.is_dir():
-        raise StoreError(f"{given}: is a directory")
+    check_is_file(given)
     target = given.resolve()  # replace the file a symlink points to, not the link
-    report = StoreReport(path=str(given), store="jsonl", dry_run=dry_run,
-                         changed_rows=[] if options.list_changes else None,
-                         placeholders=PlaceholderReport() if options.restore_empty else None)
+    report = StoreReport.start(str(given), "jsonl", options)
     refuse, report.warnings = _problems(target, given)
     if dry_run:
         report.warnings += refuse
@@ -285,22 +282,13 @@ def _rewrite(lines: _Lines, target: Path, given: Path, report: StoreReport,
     except OSError as exc:
         if replaced:
             raise
-        raise StoreRefusal(
-            f"{exc.filename or given}: {exc.strerror or exc}; the run stopped before it "
-            f"changed {given}: nothing was committed, the file is unchanged, and this run's "
-            "temporary file and partial backup are deleted; free space (or name a "
-            "--backup-file on another disk) and run the same command again") from None
+        raise stopped_before_change(exc, given, "file",
+                                    "temporary file and partial backup are") from None
     finally:
         if writer is not None:
             writer.close()
         if not replaced:
-            report.written = False
-            report.backup = None
-            made = writer.made if writer is not None else None
-            left = remove_quietly(temp, made)
-            if left:
-                raise StoreRefusal(f"{given}: the run failed and the file is unchanged, but "
-                                   f"{', '.join(map(str, left))} could not be deleted")
+            undo_failed_run(report, writer, given, "file", temp)
 
 
 def _save(writer: BackupWriter | None, records: list[_Record], report: StoreReport) -> None:
@@ -344,7 +332,7 @@ def _carry_over(lines: _Lines, target: Path, old: os.stat_result, report: StoreR
             time.sleep(_SETTLE)
 
 
-def restore_jsonl(path: Path, options: MigrateOptions, backups: Sequence[str]) -> StoreResult:
+def _restore(store: JSONLFileStore, backups: Sequence[str]) -> BackupRestoreReport:
     """Put back each line of ``backups`` that still holds what a run wrote (``--restore``):
     the file is rewritten as a migration rewrites it, so lines appended meanwhile are
     kept, and a line holding neither value is counted as changed since and kept.
@@ -353,22 +341,14 @@ def restore_jsonl(path: Path, options: MigrateOptions, backups: Sequence[str]) -
     its oldest value. Digests and offsets of the records are indexed on disk: a line's old
     bytes are read back from its backup when it is restored.
     """
-    from ._backup import verify_backup
-    from ._online import (
-        RestoreReport,
-        newest_first,
-        refuse_dry_run,
-        refuse_foreign,
-    )
-
+    options = store.options
     refuse_dry_run(options)
-    given = path
+    given = store.path
     if not given.exists():
         raise StoreError(f"{given}: no such file")
     target = given.resolve()
-    report = RestoreReport(path=str(given), backups=list(backups))
+    report = BackupRestoreReport(path=str(given), backups=list(backups))
     checked = [verify_backup(backup) for backup in backups]
-    store = _Identity(jsonl_identity(target))
     for backup in checked:
         refuse_foreign(store, backup, options.force)
         if backup.torn is not None:
@@ -401,12 +381,11 @@ def restore_jsonl(path: Path, options: MigrateOptions, backups: Sequence[str]) -
     return report
 
 
-def _restore_lines(target: Path, given: Path, options: MigrateOptions, report: Any,
-                   checked: Sequence[Any], ordered: Sequence[Any],
+def _restore_lines(target: Path, given: Path, options: MigrateOptions,
+                   report: BackupRestoreReport, checked: Sequence[Backup],
+                   ordered: Sequence[Backup],
                    index: sqlite3.Connection) -> None:
-    """Rewrite ``target`` with the lines of the ``index`` put back (``restore_jsonl``)."""
-    from ._online import unclosed_file
-
+    """Rewrite ``target`` with the lines of the ``index`` put back (``_restore``)."""
     refuse_read_only(target)
     restored: dict[int, int] = {}  # id of a backup -> lines it put back
 
@@ -440,13 +419,6 @@ def _restore_lines(target: Path, given: Path, options: MigrateOptions, report: A
         unclosed_file(backup, restored.get(id(backup), 0), report)
 
 
-class _Identity:
-    kind = "jsonl"
-
-    def __init__(self, identity: str) -> None:
-        self.identity = identity
-
-
 @register_store
 class JSONLFileStore(FileStore):
     """A JSON Lines file of items, migrated whole in one run (a new file put in place)."""
@@ -457,7 +429,31 @@ class JSONLFileStore(FileStore):
     def migrate(self) -> StoreReport:
         return _migrate(self.path, self.options)
 
-    def restore(self, backups: Sequence[str]) -> StoreResult:
+    @property
+    def identity(self) -> str:
+        """The file as a store, as its backups name it: its real path."""
+        return jsonl_identity(self.path)
+
+    @classmethod
+    def check_file(cls, path: Path, options: MigrateOptions) -> None:
+        """Refuse a text file whose first line is not JSON (with ``format`` ``auto``)."""
+        if options.format != "auto":
+            return
+        line = not_json_line(path)
+        if line is not None:
+            raise StoreError(f"{path}: a text file, not JSON Lines (line {line} is not "
+                             "JSON): give a JSONL file of items, a SQLite database or a "
+                             "store URL (--format jsonl reads it as JSON Lines all the "
+                             "same)")
+
+    @classmethod
+    def open_file(cls, path: Path, options: MigrateOptions) -> Store:
+        if options.encryption_key_env is not None:
+            raise StoreError(f"{path}: --encryption-key-env needs a SQLite database or a "
+                             "server store URL; this is a JSONL file")
+        return cls(str(path), options)
+
+    def restore(self, backups: Sequence[str]) -> BackupRestoreReport:
         """Put back the lines of ``backups`` (this file's runs): each line that still holds
         what a run wrote; every other line, and every line appended since, is kept."""
-        return restore_jsonl(self.path, self.options, backups)
+        return _restore(self, backups)

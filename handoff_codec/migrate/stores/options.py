@@ -5,14 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ._protocol import Shard
+from ..rule import RowRule
+from .row_access import Shard
 
 if TYPE_CHECKING:
     from ...format.codec import Codec
-    from . import ProgressFactory
-    from ._rows import RowRule
+    from .report import ProgressFactory
 
-__all__ = ["DEFAULT_BATCH", "MigrateOptions"]
+__all__ = ["MigrateOptions"]
 
 DEFAULT_BATCH = 1000
 
@@ -74,7 +74,5 @@ class MigrateOptions:
 
     def rule(self) -> RowRule:
         """The per-row rule these options ask for."""
-        from ._rows import RowRule
-
         return RowRule(self.codec, restore_empty=self.restore_empty,
                        legacy_only=self.legacy_only, accept_ambiguous=self.accept_ambiguous)

@@ -1,12 +1,12 @@
-"""The row access every server backend gives (:class:`ServerStore`), and its rows.
+"""The row access every server backend gives (:class:`RowAccess`), and its batches.
 
 A store hands out its rows in key order, batch by batch, each batch with the
 position to resume from after it; and it writes a batch by compare-and-swap:
 each row is set to its new value only if it still holds the value that was
 read, in one short transaction that also records the checkpoint.
 
-Every store applies the one per-row rule of ``_rows`` (:class:`RowRule`) to
-these rows; a server backend (``OnlineStore.rows``) returns this access.
+Every store applies the one per-row rule (``rule.RowRule``) to these rows; a
+server backend, once connected (``OnlineStore.connect``), is this access.
 """
 
 from __future__ import annotations
@@ -18,20 +18,9 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
 
-from ._rows import RowOutcome
+from ..rule import Row
 
-__all__ = [
-    "Batch",
-    "Change",
-    "Checkpoint",
-    "Row",
-    "RowOutcome",
-    "ServerStore",
-    "Settle",
-    "Shard",
-    "SwapRows",
-    "shard_of",
-]
+__all__ = ["Change", "Checkpoint", "RowAccess", "Shard"]
 
 # A JSON-serializable resume point (a primary key, a Redis SCAN cursor and list index).
 Position = Any
@@ -63,17 +52,8 @@ def shard_of(session_id: str, count: int) -> int:
     return int.from_bytes(digest[:4], "big") % count
 
 
-# Row, Change and Batch are made once per stored row: named tuples, which are
-# immutable like frozen dataclasses and several times cheaper to build.
-class Row(NamedTuple):
-    """One stored item: its key in the store, its session and its raw bytes (None: a NULL
-    cell, which no rule reads: it is reported and left as it is)."""
-
-    key: tuple[Any, ...]
-    session_id: str
-    value: bytes | None
-
-
+# Change and Batch are made once per stored row: named tuples, which are immutable like
+# frozen dataclasses and several times cheaper to build.
 class Change(NamedTuple):
     """Set ``row`` to ``new`` if it still holds ``row.value``."""
 
@@ -140,8 +120,9 @@ class SwapRows(Protocol):
     def close(self) -> None: ...
 
 
-class ServerStore(Protocol):
-    """A store of session items that can be migrated online."""
+class RowAccess(Protocol):
+    """A connected server store's rows: read in batches, written by compare-and-swap,
+    with checkpoints and a shard lock (what an online migration needs)."""
 
     kind: str
     where: str  # the store, for messages and backups (no password)

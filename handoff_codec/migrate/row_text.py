@@ -1,15 +1,12 @@
-"""The per-row rule every store applies (:class:`RowRule`), and how it changes only the summary.
+"""A stored row's JSON text: the cheap test on its bytes, its parse, and the splice.
 
-One function takes a row's bytes to an outcome: unchanged, migrated with its
-new bytes, refused with a reason, or invalid with a reason. JSONL files,
-SQLite files, SQLAlchemy tables, Redis lists and encrypted envelopes all use
-it (the encrypted rule applies it to the decrypted text), so the same bad row
-gets the same reason in every store, and the report counts each outcome once
-(:meth:`StoreReport.count`).
+The per-row rule (``rule.RowRule``) decides what changes; this module says how.
+:class:`Prefilter` tells, from a row's raw bytes, whether it can hold a summary
+at all; :func:`parse_row` reads it; :func:`splice` writes a changed string back.
 
-A migrated row differs from the original only inside the ``content`` string
-of each migrated summary: the new text is spliced into the row's own bytes,
-so numbers (``1e400``, ``-0``, ``2E3``), duplicate keys, spacing and escapes
+A changed row differs from the original only inside the ``content`` string of
+each changed item: the new text is spliced into the row's own bytes, so
+numbers (``1e400``, ``-0``, ``2E3``), duplicate keys, spacing and escapes
 elsewhere in the row stay exactly as they were. With ``restore_empty``, an
 item emptied of its placeholder differs only inside its ``content`` (or
 ``output``) string, or inside the ``text`` strings of its text parts.
@@ -19,22 +16,24 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, replace
-from enum import Enum
 from json.decoder import scanstring  # type: ignore[attr-defined]
 from json.encoder import encode_basestring, encode_basestring_ascii
 from typing import TYPE_CHECKING, Any
 
-from ...format.placeholders import content_key
-from .._items import MigrationResult, MigrationStatus, migrate_item, migrate_value
-from . import to_rewrite
-
 if TYPE_CHECKING:
-    from ...format.codec import Codec
+    from ..format.codec import Codec
 
-__all__ = ["NULL_ROW", "UNCHANGED_ROW", "Prefilter", "RowError", "RowOutcome", "RowRule",
-           "RowStatus",
-           "parse_row", "splice", "splice_field"]
+__all__ = [
+    "Prefilter",
+    "RowError",
+    "object_spans",
+    "parse_row",
+    "reads_as",
+    "splice",
+    "splice_field",
+    "string_literal",
+    "utf8_error",
+]
 
 _SPACE = re.compile(r"[ \t\n\r]*")
 _DECODER = json.JSONDecoder()
@@ -100,7 +99,7 @@ def parse_row(raw: bytes) -> tuple[Any, str | None, str | None]:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return None, None, _utf8_error(exc)
+        return None, None, utf8_error(exc)
     try:
         return json.loads(text), text, None
     except json.JSONDecodeError as exc:
@@ -173,7 +172,7 @@ def _spans(text: str, is_list: bool, fields: list[str]) -> list[tuple[int, int] 
     return spans
 
 
-def _literal(content: str, old_literal: str) -> str:
+def string_literal(content: str, old_literal: str) -> str:
     """``content`` as a JSON string, escaping non-ASCII only if the old literal did."""
     if old_literal.isascii():
         return encode_basestring_ascii(content)  # json.dumps(content)
@@ -183,13 +182,6 @@ def _literal(content: str, old_literal: str) -> str:
     except UnicodeEncodeError:  # a lone surrogate: only an escape can hold it
         return json.dumps(content)
     return new
-
-
-def _field(result: MigrationResult) -> str:
-    """The key whose value a changed item changes: ``content``, or a tool output's ``output``."""
-    if result.status is MigrationStatus.RESTORED:
-        return content_key(result.item) or "content"
-    return "content"
 
 
 def _replace(spans: list[tuple[int, int] | None], text: str, new: list[str | None]) -> str:
@@ -210,7 +202,7 @@ def _replace(spans: list[tuple[int, int] | None], text: str, new: list[str | Non
 def _value(new: Any, old_literal: str) -> str:
     """The JSON text of a changed field: a string, or text parts whose ``text`` changed."""
     if isinstance(new, str):
-        return _literal(new, old_literal)
+        return string_literal(new, old_literal)
     if not isinstance(new, list) or not old_literal.startswith("["):
         raise RowError("the changed value could not be located in the row's text")
     spans = _spans(old_literal, True, ["text"] * len(new))
@@ -220,26 +212,25 @@ def _value(new: Any, old_literal: str) -> str:
     for part, span in zip(new, spans, strict=True):
         old = "" if span is None else old_literal[span[0]:span[1]]
         texts.append(None if span is not None and json.loads(old) == part["text"]
-                     else _literal(part["text"], old))
+                     else string_literal(part["text"], old))
     return _replace(spans, old_literal, texts)
 
 
-def splice(text: str, results: list[MigrationResult], is_list: bool,
-           keep: list[bool]) -> str:
-    """``text`` with the content of each result whose ``keep`` is true replaced."""
-    fields = [_field(result) for result in results]
+def splice(text: str, is_list: bool, fields: list[str], new: list[Any]) -> str:
+    """``text`` with the value of ``fields[i]`` in item ``i`` replaced by ``new[i]``
+    (None: kept): a string, or a list of text parts whose ``text`` changed."""
     spans = _spans(text, is_list, fields)
-    if len(spans) != len(results):
+    if len(spans) != len(new):
         raise RowError("the row's items could not be located in its text")
-    new: list[str | None] = []
-    for result, span, wanted, field in zip(results, spans, keep, fields, strict=True):
-        if not wanted:
-            new.append(None)
+    literals: list[str | None] = []
+    for value, span in zip(new, spans, strict=True):
+        if value is None:
+            literals.append(None)
         elif span is None:
             raise RowError("the summary's content could not be located in the row's text")
         else:
-            new.append(_value(result.item[field], text[span[0]:span[1]]))
-    return _replace(spans, text, new)
+            literals.append(_value(value, text[span[0]:span[1]]))
+    return _replace(spans, text, literals)
 
 
 def splice_field(text: str, field: str, new: str) -> str:
@@ -247,10 +238,10 @@ def splice_field(text: str, field: str, new: str) -> str:
     span, _ = _content_span(text, _skip_space(text, 0), field)
     if span is None:
         raise RowError(f"the row has no {field!r} key")
-    return _replace([span], text, [_literal(new, text[span[0]:span[1]])])
+    return _replace([span], text, [string_literal(new, text[span[0]:span[1]])])
 
 
-def _object_spans(text: str) -> tuple[dict[str, Any], tuple[int, int]] | None:
+def object_spans(text: str) -> tuple[dict[str, Any], tuple[int, int]] | None:
     """A JSON object's value and its ``content`` value's span, in one pass; or None.
 
     None for anything but a well-formed object whose ``content`` key, if any,
@@ -302,70 +293,11 @@ def _object_spans(text: str) -> tuple[dict[str, Any], tuple[int, int]] | None:
     return value, span
 
 
-def _utf8_error(exc: UnicodeDecodeError) -> str:
+def utf8_error(exc: UnicodeDecodeError) -> str:
     return f"not UTF-8 (invalid byte at offset {exc.start})"
 
 
-class RowStatus(str, Enum):
-    """What the rule does with one stored row."""
-
-    UNCHANGED = "unchanged"  # kept: nothing in it changes (or it cannot hold a summary)
-    MIGRATED = "migrated"  # to be written: ``new`` holds its bytes
-    REFUSED = "refused"  # something in it would change, but the row cannot be rewritten
-    INVALID = "invalid"  # not UTF-8, not JSON, cannot be decrypted: left as it is
-
-
-@dataclass(frozen=True)
-class RowOutcome:
-    """The rule's result for one row.
-
-    ``results`` are the items read (nothing when the row was not decoded),
-    ``rewrite`` which of them the new bytes change; ``reason`` says why a row
-    is refused or invalid. ``withheld``: the items' own reasons and texts may
-    quote plaintext (an encrypted row), so reports leave them out.
-    ``unreadable``: the row could not be read at all (cannot decrypt), so a
-    run records no progress past it.
-    """
-
-    status: RowStatus
-    new: bytes | None = None
-    reason: str | None = None
-    results: tuple[MigrationResult, ...] = ()
-    rewrite: tuple[bool, ...] = ()
-    is_list: bool = False
-    decoded: bool = False
-    withheld: bool = False
-    unreadable: bool = False
-
-    @classmethod
-    def invalid(cls, reason: str, *, unreadable: bool = False) -> RowOutcome:
-        return cls(RowStatus.INVALID, reason=reason, unreadable=unreadable)
-
-    def refused(self, reason: str) -> RowOutcome:
-        """This outcome, its rewrite refused for ``reason``."""
-        return replace(self, status=RowStatus.REFUSED, new=None, reason=reason)
-
-
-UNCHANGED_ROW = RowOutcome(RowStatus.UNCHANGED)  # not decoded: nothing to count but the scan
-# A NULL cell: no item to read; reported (untouched) and left as it is, never a crash.
-NULL_ROW = RowOutcome.invalid("message_data is NULL")
-
-
-def _same(new_text: str, expected: Any) -> bool:
-    """Whether ``new_text`` reads back as ``expected`` (NaN counts as equal to itself)."""
-    try:
-        value = json.loads(new_text)
-    except (ValueError, RecursionError):
-        return False
-    if value == expected:
-        return True
-    try:
-        return json.dumps(value) == json.dumps(expected)
-    except (ValueError, RecursionError):
-        return False
-
-
-def _reads_as(literal: str, content: str) -> bool:
+def reads_as(literal: str, content: str) -> bool:
     """Whether ``literal`` is one JSON string, the whole of it, that reads as ``content``."""
     if literal[:1] != '"':
         return False
@@ -374,108 +306,3 @@ def _reads_as(literal: str, content: str) -> bool:
     except ValueError:
         return False
     return bool(end == len(literal) and value == content)
-
-
-class RowRule:
-    """The per-row rule every store applies: a row's bytes to a :class:`RowOutcome`.
-
-    Only rows whose bytes may hold a summary (or, with ``restore_empty``, a
-    placeholder) are decoded. A changed row is the old row's text with only
-    the changed strings spliced in, and must read back as exactly the migrated
-    items; otherwise it is refused. ``legacy_only`` leaves alone the rewrites
-    that would only sort the JSON keys of a current summary; ``accept_ambiguous``
-    rewrites, as read, the summaries whose split is ambiguous (see ``migrate_item``).
-    """
-
-    def __init__(self, codec: Codec | None = None, *, restore_empty: bool = False,
-                 legacy_only: bool = False, accept_ambiguous: bool = False) -> None:
-        from ...format.codec import default_codec
-
-        self.codec = codec or default_codec
-        self.restore_empty = restore_empty
-        self.legacy_only = legacy_only
-        self.accept_ambiguous = accept_ambiguous  # passed on to migrate_value
-        self.prefilter = Prefilter(self.codec, restore_empty=restore_empty)
-
-    def __call__(self, raw: bytes | None) -> RowOutcome:
-        if raw is None:
-            return NULL_ROW
-        prefilter = self.prefilter
-        summary = prefilter.may_hold_summary(raw)
-        if not summary and not prefilter.may_hold_placeholder(raw):
-            if not raw.isascii():
-                try:
-                    raw.decode("utf-8")
-                except UnicodeDecodeError as exc:
-                    return RowOutcome.invalid(_utf8_error(exc))
-            return UNCHANGED_ROW
-        if not prefilter.restore_empty:  # the usual row, an object: read in one pass
-            try:
-                found = _object_spans(decoded := raw.decode("utf-8"))
-            except UnicodeDecodeError:
-                found = None
-            if found is not None:
-                return self._object(*found, decoded)
-        value, text, error = parse_row(raw)
-        if error is not None or text is None:
-            if summary or text is None:  # a row that cannot hold a summary need not be JSON
-                return RowOutcome.invalid(error or "unreadable")
-            return UNCHANGED_ROW
-        return self.apply(value, text)
-
-    def _object(self, value: dict[str, Any], span: tuple[int, int], text: str) -> RowOutcome:
-        """:meth:`apply` for an object row read by ``_object_spans`` (no ``restore_empty``)."""
-        result = migrate_item(value, codec=self.codec, accept_ambiguous=self.accept_ambiguous)
-        wanted = result.changed and not (self.legacy_only and result.key_order_only)
-        outcome = RowOutcome(RowStatus.UNCHANGED, results=(result,), rewrite=(wanted,),
-                             decoded=True)
-        if not wanted:
-            return outcome
-        if span == (0, 0):
-            return outcome.refused("cannot be rewritten in place: the summary's content "
-                                   "could not be located in the row's text")
-        start, end = span
-        content = result.item["content"]
-        literal = _literal(content, text[start:end])
-        # The row read as ``value`` with its content's literal at [start, end): with only
-        # that literal replaced, it reads as the migrated item exactly when the new literal
-        # reads as the new content and ends where it ends (the json module's scanner).
-        if not _reads_as(literal, content):
-            return outcome.refused("cannot be rewritten in place: the new row would not read "
-                                   "back as the migrated items")
-        new_text = "".join((text[:start], literal, text[end:]))
-        return RowOutcome(RowStatus.MIGRATED, new=new_text.encode("utf-8"), results=(result,),
-                          rewrite=(True,), decoded=True)
-
-    def text(self, text: str) -> RowOutcome:
-        """The rule for a row already decoded to text (an encrypted row's plaintext)."""
-        value, _, error = parse_row(text.encode("utf-8", "surrogatepass"))
-        if error is not None:
-            return RowOutcome.invalid(error)
-        return self.apply(value, text)
-
-    def apply(self, value: Any, text: str) -> RowOutcome:
-        """The rule for a row's JSON ``value``, read from ``text``."""
-        # The item-level rule: a summary read with an ``ambiguous`` recovery is left
-        # untouched (with its reason) unless ``accept_ambiguous``.
-        results = migrate_value(value, codec=self.codec, restore_empty=self.restore_empty,
-                                accept_ambiguous=self.accept_ambiguous).results
-        is_list = isinstance(value, list)
-        rewrite = to_rewrite(results, self.legacy_only)
-        outcome = RowOutcome(RowStatus.UNCHANGED, results=tuple(results),
-                             rewrite=tuple(rewrite), is_list=is_list, decoded=True)
-        if not any(rewrite):
-            return outcome
-        try:
-            new_text = splice(text, results, is_list, rewrite)
-        except (ValueError, RecursionError) as exc:
-            return outcome.refused(f"cannot be rewritten in place: {exc}")
-        if is_list:
-            expected: Any = [r.item if w else v for r, w, v in zip(results, rewrite, value,
-                                                                      strict=True)]
-        else:
-            expected = results[0].item
-        if not _same(new_text, expected):
-            return outcome.refused("cannot be rewritten in place: the new row would not read "
-                                   "back as the migrated items")
-        return replace(outcome, status=RowStatus.MIGRATED, new=new_text.encode("utf-8"))

@@ -1,4 +1,11 @@
-"""``SQLAlchemySession`` tables through SQLAlchemy 2: PostgreSQL, MySQL/MariaDB, SQLite.
+"""The SQL backend: ``SQLAlchemySession`` tables through SQLAlchemy 2 (PostgreSQL,
+MySQL/MariaDB, SQLite), and a SQLite file of ``EncryptedSession`` rows by its URL.
+
+One class, :class:`SQLAlchemyTableStore`, registered for the SQL URL schemes:
+opened, it holds the URL and the options; connected (``connect``), it is the
+table's row access, migrated online (``online``). SQLAlchemy is imported with
+this module, and a store that needs it and finds it missing names the extra
+to install.
 
 Rows are addressed by the messages table's primary key (one integer column:
 ``id`` in the SDK's schema); a table without one is refused. A batch is read
@@ -21,38 +28,54 @@ Two runs on one shard, or runs with different shard layouts, are kept apart by
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, ClassVar
 
-from . import StoreError
+from ..rule import Row
+from ._capacity import Capacity, column_capacity, strict_mode
+from ._catchup import LOWEST, PASSES, Gaps
+from ._files import sqlite_identity
+from ._urls import url_scheme
+from .base import ApplicationEngine, register_store, unknown_options
+from .errors import StoreError
+from .online import OnlineStore
+from .row_access import Batch, Change, Checkpoint, Position, Settle, Shard
 
-# First: the modules below import SQLAlchemy too, and this names the extra that brings it.
 try:
     import sqlalchemy as sa
     from sqlalchemy.dialects import mysql as sa_mysql
     from sqlalchemy.dialects import postgresql as sa_postgresql
     from sqlalchemy.engine import Connection, Engine
-except ImportError as exc:  # pragma: no cover - depends on the install
-    raise ModuleNotFoundError("SQL stores need SQLAlchemy: pip install "
-                              "'handoff-codec[postgres]' or 'handoff-codec[mysql]'",
-                              name=exc.name) from exc
 
-from ._capacity import Capacity, column_capacity, strict_mode
-from ._catchup import LOWEST, PASSES, Gaps
-from ._files import sqlite_identity
-from ._protocol import Batch, Change, Checkpoint, Position, Row, Settle, Shard
-from ._sql_lock import LAYOUTS, SqlLock
+    from ._sql_lock import LAYOUTS, SqlLock
+except ImportError as exc:  # depends on the install: a store that needs it says so
+    _MISSING: ImportError | None = exc
+else:
+    _MISSING = None
 
-__all__ = ["CHECKPOINT_TABLE", "SQLAlchemyStore", "engine_url", "unknown_url_options"]
+__all__ = ["SQLAlchemyTableStore", "engine_url"]
+
+SQL_SCHEMES = ("postgresql", "postgres", "mysql", "mariadb", "sqlite")
 
 CHECKPOINT_TABLE = "handoff_codec_checkpoints"
+_SQLITE_LOCK_TIMEOUT = 5.0  # seconds a SQLite write waits for another writer
 _DRIVERS = {"postgresql": "postgresql+psycopg", "postgres": "postgresql+psycopg",
             "mysql": "mysql+pymysql", "mariadb": "mysql+pymysql"}
 
 
+def _need_sqlalchemy() -> None:
+    """Raise ``ModuleNotFoundError`` naming the extras when SQLAlchemy is not installed."""
+    if _MISSING is not None:
+        raise ModuleNotFoundError("SQL stores need SQLAlchemy: pip install "
+                                  "'handoff-codec[postgres]' or 'handoff-codec[mysql]'",
+                                  name=_MISSING.name) from _MISSING
+
+
 def engine_url(url: str) -> sa.URL:
     """The SQLAlchemy URL, with this project's drivers where none is named."""
+    _need_sqlalchemy()
     parsed = sa.make_url(url)
     driver = _DRIVERS.get(parsed.drivername)
     if driver:
@@ -130,61 +153,57 @@ def _libpq_option(driver: str, name: str) -> bool:
     return True
 
 
-class SQLAlchemyStore:
-    """The messages table of ``SQLAlchemySession`` (or ``SQLiteSession``) in a database."""
+def _sqlite_file(url: str) -> str | None:
+    """The database file of a ``sqlite:///`` URL (None: in memory, or a URI)."""
+    rest = url.split("://", 1)[1]
+    path = rest[1:].split("?", 1)[0] if rest.startswith("/") else None
+    return path or None
 
+
+@register_store
+class SQLAlchemyTableStore(OnlineStore):
+    """``SQLAlchemySession`` tables (PostgreSQL, MySQL/MariaDB, SQLite), and a SQLite file
+    of ``EncryptedSession`` rows opened through its ``sqlite:///`` URL: once connected,
+    the messages table of ``SQLAlchemySession`` (or ``SQLiteSession``) in a database."""
+
+    schemes: ClassVar[tuple[str, ...]] = SQL_SCHEMES
+    takes_engine: ClassVar[bool] = True
     kind = "sqlalchemy"
 
-    def __init__(self, url: str, *, messages_table: str = "agent_messages",
-                 sessions_table: str = "agent_sessions", lock_timeout: float = 5.0,
-                 engine: Engine | None = None) -> None:
-        # ``engine``: an application's own engine (read-repair), used as it is and
-        # never disposed here; for an async engine, its ``sync_engine`` inside
-        # SQLAlchemy's ``greenlet_spawn``.
+    @classmethod
+    def check_url(cls, url: str) -> None:
+        unknown_options(url, unknown_url_options(url),
+                        f"the {engine_url(url).get_driver_name()} driver")
+
+    def open_rows(self) -> None:
+        client = self.client
+        if client is not None and not isinstance(client, ApplicationEngine):
+            raise TypeError("open_store(client=...) takes a redis.Redis client only; "
+                            "a SQL store takes engine=")
+        if client is None and url_scheme(self.url) == "sqlite":
+            path = _sqlite_file(self.url)
+            if path and path != ":memory:" and not os.path.exists(path):
+                raise StoreError(f"{path}: no such file")  # SQLite would create it
+        self._connect(self.url, self.options.messages_table,
+                      engine=None if client is None else client.engine)
+
+    def _connect(self, url: str, messages_table: str, *, engine: Engine | None) -> None:
+        """Connect to ``messages_table``: through ``engine``, an application's own (used as
+        it is, never disposed here; an async engine's ``sync_engine``, inside SQLAlchemy's
+        ``greenlet_spawn``), or through a new engine for ``url``."""
+        _need_sqlalchemy()
         self._owns_engine = engine is None
         self._url = engine_url(url) if engine is None else engine.url
         self.where = self._url.render_as_string(hide_password=True)
-        options: dict[str, Any] = {"isolation_level": "READ COMMITTED"}
-        if self._url.get_driver_name() in ("psycopg", "psycopg2") and \
-                "client_encoding" not in self._url.query:
-            # Text in UTF-8 whatever the database's encoding: a SQL_ASCII database would
-            # otherwise give bytes where SQLAlchemy expects text. The rows themselves are
-            # read and written as their bytes (_data_column, _new_value).
-            options["connect_args"] = {"client_encoding": "utf8"}
-        if self._url.get_backend_name() == "sqlite":
-            options = {"connect_args": {"timeout": lock_timeout}}
-        try:
-            self._engine: Engine = engine or sa.create_engine(self._url, **options)
-        except (ImportError, sa.exc.ArgumentError) as exc:
-            raise StoreError(f"{self.where}: {exc}") from None
+        self._engine: Engine = engine or self._new_engine()
         self.dialect = self._engine.dialect.name
-        if self.dialect == "sqlite" and self._owns_engine:
-            sa.event.listen(self._engine, "connect", _register_sqlite_functions)
-            sa.event.listen(self._engine, "begin", _begin_immediate)
-        if self.dialect == "mysql" and self._owns_engine:
-            sa.event.listen(self._engine, "connect", strict_mode)
         self.kind = f"sqlalchemy-{self.dialect}"
         self.identity = store_identity(self._url, messages_table)
-        self._lock_timeout = lock_timeout
         self._fence: Callable[[Connection], None] | None = None
         self._messages_name = messages_table
-        self._sessions_name = sessions_table
         try:
             self._table, self._pk = self._reflect(messages_table)
-            self.capacity: Capacity | None = None  # the column's limit (MySQL/MariaDB)
-            # PostgreSQL: the database's encoding, when the rows are read and written as
-            # their bytes in it (not UTF-8 text, or a json/jsonb column); None: as text.
-            self._raw_encoding: str | None = None
-            if self.dialect == "mysql":
-                with self._engine.connect() as conn:
-                    self.capacity = column_capacity(conn, messages_table, "message_data")
-            if self.dialect == "postgresql":
-                with self._engine.connect() as conn:
-                    encoding = str(conn.execute(sa.text("SHOW server_encoding")).scalar())
-                    conn.rollback()
-                text = isinstance(self._table.c.message_data.type, sa.String)
-                if encoding.upper() != "UTF8" or not text:
-                    self._raw_encoding = encoding
+            self._read_column(messages_table)
         except sa.exc.OperationalError as exc:
             self.close()
             raise StoreError(f"{self.where}: {exc.orig}") from None
@@ -197,6 +216,47 @@ class SQLAlchemyStore:
             sa.Column("shard", sa.String(64), primary_key=True),
             sa.Column("state", sa.Text().with_variant(sa_mysql.LONGTEXT(), "mysql"),
                       nullable=False))
+
+    def _new_engine(self) -> Engine:
+        """An engine of this project's for ``self._url``: READ COMMITTED, text in UTF-8, and
+        SQLite's writes serial (``BEGIN IMMEDIATE``, a busy timeout)."""
+        options: dict[str, Any] = {"isolation_level": "READ COMMITTED"}
+        if self._url.get_driver_name() in ("psycopg", "psycopg2") and \
+                "client_encoding" not in self._url.query:
+            # Text in UTF-8 whatever the database's encoding: a SQL_ASCII database would
+            # otherwise give bytes where SQLAlchemy expects text. The rows themselves are
+            # read and written as their bytes (_data_column, _new_value).
+            options["connect_args"] = {"client_encoding": "utf8"}
+        if self._url.get_backend_name() == "sqlite":
+            options = {"connect_args": {"timeout": _SQLITE_LOCK_TIMEOUT}}
+        try:
+            engine = sa.create_engine(self._url, **options)
+        except (ImportError, sa.exc.ArgumentError) as exc:
+            raise StoreError(f"{self.where}: {exc}") from None
+        if engine.dialect.name == "sqlite":
+            sa.event.listen(engine, "connect", _register_sqlite_functions)
+            sa.event.listen(engine, "begin", _begin_immediate)
+        if engine.dialect.name == "mysql":
+            sa.event.listen(engine, "connect", strict_mode)
+        return engine
+
+    def _read_column(self, messages_table: str) -> None:
+        """What the ``message_data`` column holds: its limit (MySQL/MariaDB), and whether
+        its rows are read and written as their bytes (PostgreSQL)."""
+        self.capacity: Capacity | None = None  # the column's limit (MySQL/MariaDB)
+        # PostgreSQL: the database's encoding, when the rows are read and written as
+        # their bytes in it (not UTF-8 text, or a json/jsonb column); None: as text.
+        self._raw_encoding: str | None = None
+        if self.dialect == "mysql":
+            with self._engine.connect() as conn:
+                self.capacity = column_capacity(conn, messages_table, "message_data")
+        if self.dialect == "postgresql":
+            with self._engine.connect() as conn:
+                encoding = str(conn.execute(sa.text("SHOW server_encoding")).scalar())
+                conn.rollback()
+            text = isinstance(self._table.c.message_data.type, sa.String)
+            if encoding.upper() != "UTF8" or not text:
+                self._raw_encoding = encoding
 
     def _reflect(self, name: str) -> tuple[sa.Table, sa.Column[Any]]:
         inspector = sa.inspect(self._engine)

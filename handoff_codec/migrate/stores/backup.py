@@ -38,7 +38,7 @@ row that was never changed. The reader skips it and says so; a writer that
 appends to the file first cuts it off, so it appends after the last whole
 record. A line that does not read anywhere else is damage. The header's
 ``id`` names the file in the store's checkpoint, which records how many of
-its records were written before their rows changed (``_online``): that is
+its records were written before their rows changed (``online``): that is
 how a restore finds records missing from a copy cut short.
 
 Backups hold conversation text: a file is created 0600 with ``O_NOFOLLOW``
@@ -64,14 +64,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from . import StoreError
 from ._files import backup_path
-from ._protocol import Change
 from ._urls import same_server
+from .errors import StoreError
+from .row_access import Change
 
-__all__ = ["BACKUP_FORMAT", "Backup", "BackupRecord", "BackupWriter", "file_backup",
-           "file_store_run", "key_json", "read_backup", "remove_killed_backups",
-           "verify_backup"]
+__all__ = ["BackupWriter", "read_backup"]
 
 BACKUP_FORMAT = 1
 DIGESTS = "sha256-chain+header"  # the header's ``digests``: every later line carries its
@@ -265,14 +263,7 @@ def verify_backup(path: str | os.PathLike[str]) -> Backup:
         raise StoreError(f"{where}: {exc.strerror or exc}") from None
     with file:
         first = file.readline()
-        if not first.endswith(b"\n"):
-            if not first.strip():
-                raise StoreError(f"{where}: not a handoff-codec backup file (empty)")
-            raise StoreError(f"{where}: not a handoff-codec backup file (no whole line: a "
-                             "header cut short, or another file)")
-        header = _parse(first, where, 1)
-        if not isinstance(header, dict) or header.get("handoff_codec_backup") != BACKUP_FORMAT:
-            raise StoreError(f"{where}: not a handoff-codec backup file")
+        header = _header(first, where)
         chained = header.get("digests") in _CHAINS
         digest = _seed(header) if chained else None
         backup = Backup(where, header, 0, 0, end=len(first), lines=1, digest=digest)
@@ -318,6 +309,19 @@ def verify_backup(path: str | os.PathLike[str]) -> Backup:
         if backup.count and not backup.segments:
             backup.segments = 1
     return backup
+
+
+def _header(first: bytes, where: str) -> dict[str, Any]:
+    """The header of a backup file, its ``first`` line; StoreError when it is none."""
+    if not first.endswith(b"\n"):
+        if not first.strip():
+            raise StoreError(f"{where}: not a handoff-codec backup file (empty)")
+        raise StoreError(f"{where}: not a handoff-codec backup file (no whole line: a "
+                         "header cut short, or another file)")
+    header = _parse(first, where, 1)
+    if not isinstance(header, dict) or header.get("handoff_codec_backup") != BACKUP_FORMAT:
+        raise StoreError(f"{where}: not a handoff-codec backup file")
+    return header
 
 
 def _check_digest(line: bytes, previous: str, where: str, number: int) -> str:

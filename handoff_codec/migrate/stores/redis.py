@@ -1,4 +1,11 @@
-"""``RedisSession`` keys through redis-py, in the SDK's own key layout.
+"""The Redis backend: ``RedisSession`` lists through redis-py, in the SDK's own key layout.
+
+One class, :class:`RedisListStore`, registered for the Redis URL schemes:
+opened, it holds the URL and the options; connected (``connect``), it is the
+lists' row access, migrated online (``online``). :func:`rewrite_redis_session`
+is the read-repair of one session through the application's own async client.
+redis-py is imported with this module, and a store that needs it and finds it
+missing names the extra to install.
 
 ``RedisSession`` (openai-agents 0.24) keeps a session's items as JSON strings in
 the list ``{key_prefix}:{session_id}:messages`` (with the hash
@@ -22,24 +29,41 @@ every write checks it still holds the run's token (``_lease``).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import inspect
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, ClassVar
 
-from . import StoreError, StoreRefusal
+from ..rule import Row, RowOutcome
 from ._catchup import redis_catch_up
 from ._lease import SET_IF_HELD, SWAP, RedisLease, forget_state
-from ._protocol import Batch, Change, Checkpoint, Position, Row, Settle, Shard
+from ._urls import mask_url
+from .base import register_store, unknown_options
+from .errors import StoreError, StoreRefusal
+from .online import OnlineStore
+from .row_access import Batch, Change, Checkpoint, Position, Settle, Shard
 
 try:
     import redis
-except ImportError as exc:  # pragma: no cover - depends on the install
-    raise StoreError("Redis stores need redis-py: pip install 'handoff-codec[redis]'") from exc
+except ImportError as exc:  # depends on the install: a store that needs it says so
+    _MISSING: ImportError | None = exc
+else:
+    _MISSING = None
 
-__all__ = ["DEFAULT_PREFIX", "RedisStore", "unknown_url_options"]
+__all__ = ["RedisListStore", "rewrite_redis_session"]
+
+REDIS_SCHEMES = ("redis", "rediss", "unix")
 
 DEFAULT_PREFIX = "agents:session"
 _MESSAGES = b":messages"
+
+
+def _need_redis() -> None:
+    """Raise a StoreError naming the extra when redis-py is not installed."""
+    if _MISSING is not None:
+        raise StoreError("Redis stores need redis-py: pip install 'handoff-codec[redis]'"
+                         ) from _MISSING
+
 
 def _glob_escape(text: bytes) -> bytes:
     out = bytearray()
@@ -50,20 +74,32 @@ def _glob_escape(text: bytes) -> bytes:
     return bytes(out)
 
 
-class RedisStore:
-    """The ``RedisSession`` lists under one key prefix."""
+@register_store
+class RedisListStore(OnlineStore):
+    """``RedisSession`` lists, one per session, under a key prefix."""
 
+    schemes: ClassVar[tuple[str, ...]] = REDIS_SCHEMES
     kind = "redis"
 
-    def __init__(self, url: str, *, key_prefix: str = DEFAULT_PREFIX,
+    @classmethod
+    def check_url(cls, url: str) -> None:
+        unknown_options(url, unknown_url_options(url), "redis-py")
+
+    def open_rows(self) -> None:
+        options = self.options
+        self._connect(self.url, key_prefix=options.key_prefix, lock_ttl=options.lock_ttl,
+                      job_id=options.job_id, client=self.client)
+
+    def _connect(self, url: str, *, key_prefix: str = DEFAULT_PREFIX,
                  lock_ttl: float = 60.0, client: redis.Redis | None = None,
                  job_id: str | None = None) -> None:
+        _need_redis()
         try:
             self._redis: redis.Redis = client or redis.Redis.from_url(url)
             self._redis.ping()
         except (ValueError, redis.RedisError) as exc:
-            raise StoreError(f"{_hide_password(url)}: {exc}") from None
-        self.where = _hide_password(url)
+            raise StoreError(f"{mask_url(url)}: {exc}") from None
+        self.where = mask_url(url)
         kwargs = self._redis.connection_pool.connection_kwargs
         host = str(kwargs.get("host", "localhost"))
         host = "127.0.0.1" if host in ("localhost", "::1") else host.lower()
@@ -259,9 +295,9 @@ def unknown_url_options(url: str) -> list[str]:
     ``TypeError`` at the first connection: what neither the pool nor that
     class (with its bases) takes is unknown.
     """
-    import inspect
     from urllib.parse import parse_qsl, urlsplit
 
+    _need_redis()
     parts = urlsplit(url)
     names = [name for name, _ in parse_qsl(parts.query, keep_blank_values=True)]
     if not names:
@@ -281,16 +317,35 @@ def unknown_url_options(url: str) -> list[str]:
 
 
 def _bytes(value: bytes | str) -> bytes:
-    return value.encode("utf-8") if isinstance(value, str) else value
+    return value.encode("utf-8") if isinstance(value, str) else bytes(value)
 
 
-def _hide_password(url: str) -> str:
-    from urllib.parse import urlsplit, urlunsplit
+async def rewrite_redis_session(client: Any, messages_key: str, session_id: str,
+                          rule: Callable[[Row], RowOutcome],
+                          keep: Callable[[Row, bytes], bool] | None = None,
+                          before: Callable[[list[Change]], Any] | None = None) -> int:
+    """Rewrite the rows of ``messages_key`` the rule changes; how many were written.
 
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = parts.netloc.rsplit("@", 1)[1]
-    user = parts.username or ""
-    return urlunsplit(parts._replace(netloc=f"{user}:***@{netloc}"))
-
+    ``keep(row, new)`` may veto a row's rewrite (True: leave it as it is);
+    ``before(changes)`` (awaited if it returns an awaitable) runs before any
+    row changes: the backup of the rows about to change.
+    """
+    key = messages_key.encode("utf-8")
+    values = await client.lrange(messages_key, 0, -1)
+    args: list[Any] = []
+    changes: list[Change] = []
+    for index, value in enumerate(values):
+        row = Row((key, index), session_id, _bytes(value))
+        new = rule(row).new
+        if new is not None and not (keep is not None and keep(row, new)):
+            args += [index, row.value, new]
+            changes.append(Change(row, new))
+    if not args:
+        return 0
+    if before is not None:
+        done = before(changes)
+        if inspect.isawaitable(done):
+            await done
+    count = len(args) // 3
+    result = await client.eval(SWAP, count, *([messages_key] * count), count, *args)
+    return sum(int(flag) for flag in result)

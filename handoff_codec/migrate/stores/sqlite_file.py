@@ -15,8 +15,8 @@ transaction::
 
 so a process killed at any point leaves the old database or the new one, as
 SQLite's journal guarantees. The backup is the row backup every store writes
-(``_backup``): ``restore`` puts back, by compare-and-swap through the standard
-library's ``sqlite3`` (:class:`SQLiteRows`), each row that still holds what the
+(``backup``): ``restore`` puts back, by compare-and-swap through the standard
+library's ``sqlite3`` (``SQLiteFileStore.restore``), each row that still holds what the
 run wrote, and leaves every other row (an agent's, written since) as it is.
 
 A dry run opens the file read-only and reads it in one read transaction: one
@@ -37,51 +37,33 @@ import os
 import sqlite3
 from collections import deque
 from collections.abc import Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
-from multiprocessing import get_context
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 from urllib.parse import quote
 
-from .._items import MigrationResult
-from . import (
-    PlaceholderReport,
-    ProgressFactory,
-    StoreError,
-    StoreRefusal,
-    StoreReport,
-)
-from ._backup import BackupWriter, file_backup, remove_killed_backups
+from ..rule import RowOutcome
 from ._files import (
+    check_is_file,
+    is_sqlite_file,
+    killed_run_notes,
     open_by_others,
     refuse_read_only,
-    remove_quietly,
     sqlite_identity,
+    stopped_before_change,
+    undo_failed_run,
 )
-from ._online import RestoreReport, refuse_dry_run, restore
-from ._options import MigrateOptions
-from ._protocol import Change, Checkpoint, Settle
-from ._rows import RowOutcome, RowRule
-from ._workers import die_with_parent
-from .base import FileStore, register_store
-from .servers import SQLAlchemyTableStore
+from ._workers import RuleWorkers, apply_rule
+from .backup import BackupWriter, file_backup, remove_killed_backups
+from .base import FileStore, Store, backend_for_scheme, register_store
+from .errors import StoreError, StoreRefusal
+from .options import MigrateOptions
+from .report import BackupRestoreReport, ProgressFactory, StoreReport
+from .restore import refuse_dry_run, restore
+from .row_access import Change, Checkpoint, Settle
 
-if TYPE_CHECKING:
-    pass
+__all__ = ["SQLiteFileStore"]
 
-__all__ = ["SQLITE_HEADER", "SQLiteFileStore", "SQLiteRows", "is_sqlite_file", "migrate_sqlite"]
-
-SQLITE_HEADER = b"SQLite format 3\x00"
 _CHECKPOINTS = "handoff_codec_checkpoints"  # the table a sqlite:/// run keeps its checkpoints in
-
-
-def is_sqlite_file(path: Path) -> bool:
-    """Whether ``path`` starts with the SQLite database header."""
-    try:
-        with path.open("rb") as file:
-            return file.read(len(SQLITE_HEADER)) == SQLITE_HEADER
-    except OSError:
-        return False
 
 
 def _quote_identifier(name: str) -> str:
@@ -177,8 +159,8 @@ def _hot_journal(db: Path, exc: sqlite3.Error) -> StoreRefusal | None:
         "run again")
 
 
-class _Run:
-    """One pass over the messages table, in one transaction (one snapshot)."""
+class _TableScan:
+    """One scan of the messages table, in one transaction (one snapshot)."""
 
     def __init__(self, db: Path, options: MigrateOptions) -> None:
         self.db, self.dry_run, self.backup = db, options.dry_run, options.backup
@@ -207,10 +189,8 @@ class _Run:
             raise StoreError(f"{self.db}: {exc}") from None
         conn.execute("BEGIN" if self.dry_run else "BEGIN IMMEDIATE")
         if not self.dry_run:  # the write lock is ours: no other run writes a backup now
-            for left in remove_killed_backups(self.db, sqlite_identity(
-                    self.db, self.options.messages_table)):
-                report.warnings.append(f"removed {left}: the backup of a run killed before "
-                                       "it changed the store")
+            report.warnings += killed_run_notes(remove_killed_backups(
+                self.db, sqlite_identity(self.db, self.options.messages_table)))
         try:
             report.sessions = conn.execute(f"SELECT count(*) FROM {table.sessions}").fetchone()[0]
             total = conn.execute(f"SELECT count(*) FROM {table.messages}").fetchone()[0]
@@ -226,32 +206,16 @@ class _Run:
         except OSError as exc:  # the backup's disk is full, or fails
             with contextlib.suppress(sqlite3.Error):
                 conn.execute("ROLLBACK")
-            self.clean_up(report)
-            raise StoreRefusal(
-                f"{exc.filename or self.db}: {exc.strerror or exc}; the run stopped before "
-                f"it changed {self.db}: nothing was committed, the store is unchanged, and "
-                "this run's partial backup is deleted; free space (or name a --backup-file "
-                "on another disk) and run the same command again") from None
+            undo_failed_run(report, self.writer, self.db, "store")
+            raise stopped_before_change(exc, self.db, "store", "partial backup is") from None
         except BaseException:
             with contextlib.suppress(sqlite3.Error):
                 conn.execute("ROLLBACK")
-            self.clean_up(report)
+            undo_failed_run(report, self.writer, self.db, "store")
             raise
         finally:
             if self.writer is not None:
                 self.writer.close()
-
-    def clean_up(self, report: StoreReport) -> None:
-        """After a failure: delete the backup this run made, or say where it is."""
-        report.written = False
-        made = self.writer.made if self.writer is not None else None
-        if self.writer is not None:
-            self.writer.close()
-        left = remove_quietly(made)
-        report.backup = None
-        if left:
-            raise StoreRefusal(f"{self.db}: the run failed and the store is unchanged, but "
-                               f"its backup {left[0]} could not be deleted")
 
     def scan(self, conn: sqlite3.Connection, table: _Table, report: StoreReport,
              bar: Any) -> None:
@@ -264,7 +228,7 @@ class _Run:
                 outcomes = apply_rule(self.rule, [data for _, _, data in todo])
                 self.finish(conn, update, report, len(rows), passed, todo, outcomes, bar)
             return
-        with _Decoders(self.workers, self.rule) as decoders:
+        with RuleWorkers(self.workers, self.rule) as decoders:
             pending: deque[tuple[int, int, list[_Todo], list[Any]]] = deque()
             for rows in self.batches(conn, table):
                 passed, todo = self.triage(rows)
@@ -272,11 +236,11 @@ class _Run:
                     [data for _, _, data in todo])))
                 # Finish the batches whose rows are all read, in order; hold at most
                 # _AHEAD of them (while the worker processes start, the parent reads on).
-                while pending and (len(pending) > _AHEAD or _Decoders.done(pending[0][3])):
-                    self.finish(conn, update, report, *_Decoders.ready(pending.popleft()),
+                while pending and (len(pending) > _AHEAD or RuleWorkers.done(pending[0][3])):
+                    self.finish(conn, update, report, *RuleWorkers.ready(pending.popleft()),
                                 bar)
             while pending:
-                self.finish(conn, update, report, *_Decoders.ready(pending.popleft()), bar)
+                self.finish(conn, update, report, *RuleWorkers.ready(pending.popleft()), bar)
 
     def batches(self, conn: sqlite3.Connection, table: _Table) -> Iterator[list[Any]]:
         """The rows, batch after batch, in key order: (key, message_data, its type)."""
@@ -372,102 +336,7 @@ def _text(value: Any) -> str:
 
 
 _Todo = tuple[Any, bytes, "bytes | None"]  # a row for the rule: key, type, message_data
-_NULL = RowOutcome.invalid("message_data is NULL")
 _AHEAD = 8  # batches read ahead of the oldest one not finished, with workers
-_CHUNK = 64  # rows per task of a worker process
-
-
-def apply_rule(rule: RowRule, raws: list[bytes | None]) -> list[RowOutcome]:
-    """The rule's outcome for each row's bytes (None: a NULL cell)."""
-    return [_NULL if raw is None else rule(raw) for raw in raws]
-
-
-# An outcome as a worker process sends it: (status, new, reason, rewrite, is_list,
-# decoded, withheld, unreadable, results); each result (status, reason, format,
-# first lost recovery or None, key_order_only, restored, leaks).
-_Packed = tuple[Any, ...]
-
-
-def _apply_for_parent(rule: RowRule, raws: list[bytes | None]) -> list[_Packed]:
-    """:func:`apply_rule` in a worker process, each outcome cut to what the report reads."""
-    return [_pack(outcome) for outcome in apply_rule(rule, raws)]
-
-
-def _pack(outcome: RowOutcome) -> _Packed:
-    results = tuple(
-        (r.status, r.reason, r.format,
-         None if r.lossless else next(x for x in r.recoveries if x.lost),
-         r.key_order_only, r.restored, r.leaks) for r in outcome.results)
-    return (outcome.status, outcome.new, outcome.reason, outcome.rewrite, outcome.is_list,
-            outcome.decoded, outcome.withheld, outcome.unreadable, results)
-
-
-def _unpack(packed: _Packed) -> RowOutcome:
-    """The outcome a worker sent: its items left out, and of each result's recoveries
-    only the first lost one (what :meth:`StoreReport.count` reads)."""
-    status, new, reason, rewrite, is_list, decoded, withheld, unreadable, results = packed
-    return RowOutcome(status, new, reason, tuple(
-        MigrationResult.model_construct(
-            status=state, item=None, reason=why, format=form,
-            recoveries=[] if lost is None else [lost], key_order_only=order,
-            restored=restored, leaks=leaks)
-        for state, why, form, lost, order, restored, leaks in results),
-        rewrite, is_list, decoded, withheld, unreadable)
-
-
-class _Decoders:
-    """Worker processes that apply the rule to rows' bytes, and the parent beside them.
-
-    Each batch's rows go to the workers in chunks; the parent then takes back,
-    from the last, each chunk that no worker has started and applies the rule
-    itself, so the parent and the workers meet in the batch. One worker fewer
-    than ``workers``: the parent is the other one.
-    """
-
-    def __init__(self, workers: int, rule: RowRule) -> None:
-        self.rule = rule
-        self.pool = ProcessPoolExecutor(workers - 1, mp_context=get_context("spawn"),
-                                        initializer=die_with_parent, initargs=(os.getpid(),))
-        # Until the workers have started (imported this package), the parent reads alone.
-        self.started = [self.pool.submit(_apply_for_parent, rule, [])
-                        for _ in range(workers - 1)]
-
-    def submit(self, raws: list[bytes | None]) -> list[Any]:
-        """One entry per chunk: a future, or the outcomes the parent found itself."""
-        if self.started:
-            if not all(future.done() for future in self.started):
-                return [apply_rule(self.rule, raws)]
-            for future in self.started:
-                future.result()  # a worker that failed to start fails the run
-            self.started = []
-        chunks = [raws[i:i + _CHUNK] for i in range(0, len(raws), _CHUNK)]
-        parts: list[Any] = [self.pool.submit(_apply_for_parent, self.rule, chunk)
-                            for chunk in chunks]
-        for index in range(len(parts) - 1, -1, -1):
-            if not parts[index].cancel():
-                break
-            parts[index] = apply_rule(self.rule, chunks[index])
-        return parts
-
-    @staticmethod
-    def done(parts: list[Any]) -> bool:
-        return all(not isinstance(part, Future) or part.done() for part in parts)
-
-    @staticmethod
-    def ready(batch: tuple[int, int, list[_Todo], list[Any]]
-              ) -> tuple[int, int, list[_Todo], list[RowOutcome]]:
-        """A pending batch with its outcomes in row order (waiting for the workers')."""
-        scanned, passed, todo, parts = batch
-        return scanned, passed, todo, [
-            outcome for part in parts
-            for outcome in (map(_unpack, part.result()) if isinstance(part, Future) else part)]
-
-    def __enter__(self) -> _Decoders:
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        # Workers still starting are not waited for: they find nothing to do, and end.
-        self.pool.shutdown(wait=not self.started, cancel_futures=True)
 
 
 def _advance(last: int | None, key: Any, db: Path) -> int:
@@ -479,10 +348,7 @@ def _advance(last: int | None, key: Any, db: Path) -> int:
 
 
 def _validate(db: Path) -> None:
-    if not db.exists():
-        raise StoreError(f"{db}: no such file")
-    if db.is_dir():
-        raise StoreError(f"{db}: is a directory")
+    check_is_file(db)
     if not is_sqlite_file(db):
         raise StoreError(f"{db}: not a SQLite database")
 
@@ -513,14 +379,11 @@ def _migrate(db: Path, options: MigrateOptions) -> StoreReport:
     _validate(db)
     if not dry_run:
         refuse_read_only(db)
-    run = _Run(db, options)
+    run = _TableScan(db, options)
     tables = (options.sessions_table, options.messages_table)
     immutable = dry_run and _closed_wal_database(db)
     while True:
-        report = StoreReport(path=str(db), store="sqlite", dry_run=dry_run,
-                             changed_rows=[] if options.list_changes else None,
-                             placeholders=PlaceholderReport() if options.restore_empty
-                             else None)
+        report = StoreReport.start(str(db), "sqlite", options)
         before = _stamp(db) if immutable else None
         conn = run.connect(immutable)
         try:
@@ -534,45 +397,50 @@ def _migrate(db: Path, options: MigrateOptions) -> StoreReport:
 
 @register_store
 class SQLiteFileStore(FileStore):
-    """A ``SQLiteSession`` database, migrated whole in one transaction."""
+    """A ``SQLiteSession`` database, migrated whole in one transaction.
+
+    Its restore writes through the standard library's ``sqlite3`` (no SQLAlchemy),
+    row by row by compare-and-swap: each ``commit`` is one ``BEGIN IMMEDIATE``
+    transaction; a row is written only if its bytes are still the ones expected, in
+    its own storage class (TEXT stays TEXT, BLOB stays BLOB). The WAL, when there is
+    one, is part of the database SQLite opens: nothing is copied or moved, so an
+    application's ``-wal`` file is never replayed over restored rows.
+    """
 
     file_kinds: ClassVar[tuple[str, ...]] = ("sqlite",)
     kind = "sqlite"
 
+    @classmethod
+    def open_file(cls, path: Path, options: MigrateOptions) -> Store:
+        """The file; with ``encryption_key_env``, as the SQL backend reads its
+        ``EncryptedSession(SQLiteSession(...))`` rows, one by one by ``sqlite:///``."""
+        if options.encryption_key_env is None:
+            return cls(str(path), options)
+        backend = backend_for_scheme("sqlite")
+        if backend is None:  # pragma: no cover - registered with the package
+            raise StoreError(f"{path}: encrypted rows are read through the SQL backend, "
+                             "which is not registered")
+        store = backend(f"sqlite:///{path.resolve()}", options)
+        store.where = str(path)
+        return store
+
     def migrate(self) -> StoreReport:
         return _migrate(self.path, self.options)
 
-    def restore(self, backups: Sequence[str]) -> RestoreReport:
+    def restore(self, backups: Sequence[str]) -> BackupRestoreReport:
         """Put back the rows of ``backups`` (this file's runs, its ``sqlite:///`` URL's,
         ``UpgradingSession`` write-back), through the standard library's sqlite3."""
         _validate(self.path)
         refuse_dry_run(self.options)
-        return restore(SQLiteRows(self.path, self.options), self.options, backups)
+        self._open_rows()
+        return restore(self, self.options, backups)
 
-    def through_url(self) -> SQLAlchemyTableStore:
-        """This file as the SQL backend sees it (its rows one by one, by ``sqlite:///``)."""
-        return SQLAlchemyTableStore(f"sqlite:///{self.path.resolve()}", self.options,
-                                    where=str(self.path))
+    # -- the row access of a restore (SwapRows) -----------------------------------
 
-
-class SQLiteRows:
-    """A ``SQLiteSession`` file's messages table, row by row through the standard
-    library's ``sqlite3`` (no SQLAlchemy): the compare-and-swap a restore writes with.
-
-    Each ``commit`` is one ``BEGIN IMMEDIATE`` transaction; a row is written only
-    if its bytes are still the ones expected, in its own storage class (TEXT
-    stays TEXT, BLOB stays BLOB). The WAL, when there is one, is part of the
-    database SQLite opens: nothing is copied or moved, so an application's
-    ``-wal`` file is never replayed over restored rows.
-    """
-
-    kind = "sqlite"
-
-    def __init__(self, path: Path, options: MigrateOptions) -> None:
+    def _open_rows(self) -> None:
+        path, options = self.path, self.options
         refuse_read_only(path)
-        self.where = str(path)
         self.identity = sqlite_identity(path, options.messages_table)
-        self._messages = options.messages_table
         self._conn = _connect(path, "rw", options.timeout)
         try:
             table = _check_schema(self._conn, options.sessions_table, options.messages_table)
@@ -618,7 +486,7 @@ class SQLiteRows:
         try:
             row = self._conn.execute(
                 f"SELECT state FROM {_CHECKPOINTS} WHERE messages_table = ? AND shard = ?",
-                (self._messages, str(shard))).fetchone()
+                (self.options.messages_table, str(shard))).fetchone()
         except sqlite3.OperationalError:
             return None  # no checkpoint table: no run through the URL
         return None if row is None else Checkpoint.loads(row[0])
