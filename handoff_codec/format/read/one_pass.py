@@ -180,7 +180,8 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
         # note's index among the recoveries, its lines so far (joined after each findall,
         # so that a million short lines do not cost a million list entries), their count.
         continued: list[int] = []
-        run_note, run_lines, run_count = -1, list[str](), 0
+        run_lines: list[str] = []
+        run_note, run_count = -1, 0
         empties: list[int] = []  # the `N. role: ` records (by count), alone unless continued
         offsets: _Offsets | None = None  # made for the first note that quotes the text
         # Records a raw writer's content may have spilled into (see .authority): the
