@@ -22,7 +22,7 @@ from .codec import (
     Codec,
     default_codec,
 )
-from .errors import DecodeError, DecodeReason, EncodeError
+from .errors import DecodeError, DecodeReason, EncodeError, LossWarning
 from .flattening import FlattenReport, Reason, TrustDecision
 from .report import Decoded, Format, Recovery, RecoveryKind
 
@@ -38,6 +38,7 @@ __all__ = [
     "EncodeError",
     "FlattenReport",
     "Format",
+    "LossWarning",
     "Reason",
     "Recovery",
     "RecoveryKind",

@@ -8,7 +8,7 @@ TYPE_CHECKING = False  # typing is not imported at run time (see .models)
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["DecodeError", "DecodeReason", "EncodeError", "ReadFailure"]
+__all__ = ["DecodeError", "DecodeReason", "EncodeError", "LossWarning", "ReadFailure"]
 
 
 class DecodeReason(str, Enum):
@@ -92,4 +92,15 @@ class EncodeError(ValueError):
     An item is not a mapping, not JSON, has a key that is not a string or holds
     a surrogate pair as two code points (the message names the item), or the
     summary would be over one of the codec's limits.
+    """
+
+
+class LossWarning(UserWarning):
+    """``loads`` read a summary leniently and lost something: a line that belongs to no
+    record, records that are gone, or a text with more than one reading (``ambiguous``).
+
+    ``decode`` gives the same items with every recovery and the other readings. Turn it
+    into an error with ``warnings.simplefilter("error", LossWarning)`` (or
+    ``-W error::handoff_codec.format.LossWarning``). An empty turn written as a bare
+    role (None or "", which the text cannot tell) is not warned about.
     """

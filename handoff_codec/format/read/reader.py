@@ -26,10 +26,11 @@ record is refused at its place (``raw_breaks.py``).
 from __future__ import annotations
 
 import functools
+import warnings
 
 from .. import grammar, limits
-from ..errors import DecodeError, DecodeReason, ReadFailure
-from ..report import Candidate, Decoded, Format
+from ..errors import DecodeError, DecodeReason, LossWarning, ReadFailure
+from ..report import Candidate, Decoded, Format, RecoveryKind
 from . import evidence, reference
 from .authority import lowered
 from .envelope import Envelope, splitter
@@ -106,8 +107,18 @@ class Reader:
 
     # ------------------------------------------------------------ the entry points
     def items(self, text: str, engine: Engine = "fast") -> list[Item]:
-        """The items of the lenient reading (``loads``) of a text the one pass gave up on."""
-        return self._read(text, engine).items
+        """The items of the lenient reading (``loads``) of a text the one pass gave up on;
+        a :class:`LossWarning` when it lost something but an empty turn's None."""
+        reading = self._read(text, engine)
+        recoveries = reading.recoveries
+        if recoveries.any_lost():
+            lost = [r for r in recoveries if r.lost and r.kind is not RecoveryKind.BARE_ROLE]
+            if lost:
+                warnings.warn(LossWarning(
+                    f"the summary was read with {len(lost)} loss(es), the first on line "
+                    f"{lost[0].line} ({lost[0].kind.value}); decode() reports each, with the "
+                    "other readings"), stacklevel=3)
+        return reading.items
 
     def decode(self, text: str, engine: Engine = "fast") -> Decoded:
         """The lenient reading with its report (``decode``)."""
