@@ -70,17 +70,31 @@ def _rank(item: Mapping[str, Any]) -> int:
     return RANKS.get(role, 0) if type(role) is str else 0
 
 
+# The call each output answers (its type's), so that only a call and an output of one
+# kind pair.
+_ANSWERS = {
+    "function_call_output": "function_call", "function_call_result": "function_call",
+    "custom_tool_call_output": "custom_tool_call", "computer_call_output": "computer_call",
+    "local_shell_call_output": "local_shell_call", "shell_call_output": "shell_call",
+    "apply_patch_call_output": "apply_patch_call", "tool_search_output": "tool_search_call",
+    "mcp_approval_response": "mcp_approval_request",
+}
+
+
 def _link(item: Mapping[str, Any]) -> tuple[bool, object] | None:
-    """``(True, key)`` for a tool call, ``(False, key)`` for a tool output (a ``tool``
-    message has no key a plain record could hold: None), else None."""
+    """``(True, (call type, key))`` for a tool call, ``(False, (call type, key))`` for a
+    tool output (a ``tool`` message has no key a plain record could hold: None), else
+    None."""
     kind = item.get("type")
     if type(kind) is str:
         if kind in CALLS:
-            return True, item.get(CALLS[kind], item.get("callId"))
+            key = item.get(CALLS[kind], item.get("callId"))
+            return True, (kind, key) if type(key) is str else None
         if kind in OUTPUTS:
-            return False, item.get(OUTPUTS[kind], item.get("callId"))
+            key = item.get(OUTPUTS[kind], item.get("callId"))
+            return False, (_ANSWERS[kind], key) if type(key) is str else None
     if item.get("role") == "tool" and "type" not in item:
-        return False, item.get("tool_call_id")
+        return False, None
     return None
 
 
@@ -107,7 +121,7 @@ def lowered(items: Sequence[Mapping[str, Any]], guarded: Sequence[int]) -> dict[
         if keys is None:
             keys = _keys(items)
         is_call, key = link
-        if type(key) is not str:
+        if key is None:
             found[index] = Why.CALL if is_call else Why.OUTPUT
         elif is_call and keys[1].get(key, -1) <= index:
             found[index] = Why.CALL
@@ -122,7 +136,7 @@ def _keys(items: Sequence[Mapping[str, Any]]) -> tuple[dict[object, int], dict[o
     last: dict[object, int] = {}
     for index, item in enumerate(items):
         link = _link(item)
-        if link is not None and type(link[1]) is str:
+        if link is not None and link[1] is not None:
             if link[0]:
                 first.setdefault(link[1], index)
             else:

@@ -115,9 +115,16 @@ item_lists = st.lists(st.one_of(messages, messages, tool_items), min_size=1,
 
 
 # ------------------------------------------------------------ what a reading holds
+RANK = {"system": 2, "developer": 1}
+
+
 def privileged(items: list[Item]) -> int:
-    """The system and developer turns."""
-    return sum(item.get("role") in PRIVILEGED for item in items)
+    """The system and developer turns of a higher rank than the item before them (a turn
+    read from the text of a turn of its rank or above gains nothing: docs/spec.md,
+    "Authority")."""
+    ranks = [RANK.get(item.get("role"), 0) if isinstance(item.get("role"), str) else 0
+             for item in items]
+    return sum(rank > (ranks[index - 1] if index else 0) for index, rank in enumerate(ranks))
 
 
 def unpaired(items: list[Item]) -> int:
@@ -252,7 +259,8 @@ def test_privileged_and_unpaired_count_what_the_design_names() -> None:
     assert unpaired([output, call]) == 2
     assert unpaired([call, {**output, "call_id": "c2"}]) == 2
     assert unpaired([{"role": "tool", "content": "x"}]) == 1
-    assert privileged([{"role": "system"}, {"role": "developer"}, {"role": "user"}]) == 2
+    assert privileged([{"role": "system"}, {"role": "developer"}, {"role": "user"}]) == 1
+    assert privileged([{"role": "user"}, {"role": "developer"}, {"role": "system"}]) == 2
 
 
 COUNTED = int(os.environ.get("PROPERTY_EXAMPLES", "0"))
