@@ -218,7 +218,7 @@ def encode_records(
     append, to_json = lines.append, _json_writer()
     written: list[Mapping[str, Any]] = []  # the items, for the authority rule below
     keep = written.append
-    plain_above = False  # whether the record above is written plain
+    plain_above = False  # whether a record before is written plain
     risers: list[int] = []  # records after a plain one that may gain authority unproven
     for number, item in enumerate(items, 1):
         keep(item)
@@ -237,7 +237,6 @@ def encode_records(
                     continue
                 if "\n" in content:  # plain_line would say None
                     append(f"{number}. {_json_record(item, number - 1, max_depth, to_json)}")
-                    plain_above = False
                     continue
         if type(item) is not dict and not isinstance(item, Mapping):
             raise EncodeError(f"item {number - 1} is a {type(item).__name__}, not a mapping "
@@ -245,14 +244,18 @@ def encode_records(
         if plain_above and may_rise(item):
             risers.append(number - 1)
         body = plain_line(item)
-        plain_above = body is not None
+        plain_above = plain_above or body is not None
         if body is None:
             body = _json_record(item, number - 1, max_depth, to_json)
         append(f"{number}. {body}")
-    # A record that a reader would lower (read as text of the plain record above it: a
-    # system turn after a user turn, a tool call no output answers) stays a record when
-    # the record above is JSON, which no writer's content spills from (.read.authority).
-    for index in lowered(written, risers) if risers else ():
-        above = _json_record(written[index - 1], index - 1, max_depth, to_json)
-        lines[index - 1] = f"{index}. {above}"
+    # A record that a reader would lower (read as text of a plain record before it: a
+    # system turn after a user turn, a tool call no output answers) is read as a record
+    # when the first record is JSON with Python's separators, which no writer of raw
+    # content wrote (.read.authority, docs/spec.md "Authority").
+    if risers and lowered(written, risers):
+        for index, item in enumerate(written):  # up to the first JSON with a separator
+            if not lines[index].startswith(f"{index + 1}. {{"):
+                lines[index] = f"{index + 1}. {_json_record(item, index, max_depth, to_json)}"
+            if item:
+                break
     return lines

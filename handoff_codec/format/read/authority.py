@@ -34,13 +34,14 @@ RANKS = {"system": 2, "developer": 1}
 CALLS = {
     "function_call": "call_id", "custom_tool_call": "call_id", "computer_call": "call_id",
     "local_shell_call": "call_id", "shell_call": "call_id", "apply_patch_call": "call_id",
-    "tool_search_call": "call_id", "mcp_approval_request": "id",
+    "tool_search_call": "call_id", "mcp_approval_request": "id", "program": "call_id",
 }
 OUTPUTS = {
     "function_call_output": "call_id", "custom_tool_call_output": "call_id",
     "computer_call_output": "call_id", "local_shell_call_output": "call_id",
     "shell_call_output": "call_id", "apply_patch_call_output": "call_id",
     "tool_search_output": "call_id", "mcp_approval_response": "approval_request_id",
+    "program_output": "call_id",
     # openai-agents-js: a function call's result, keyed "callId" (as its call is)
     "function_call_result": "callId",
 }
@@ -77,7 +78,7 @@ _ANSWERS = {
     "custom_tool_call_output": "custom_tool_call", "computer_call_output": "computer_call",
     "local_shell_call_output": "local_shell_call", "shell_call_output": "shell_call",
     "apply_patch_call_output": "apply_patch_call", "tool_search_output": "tool_search_call",
-    "mcp_approval_response": "mcp_approval_request",
+    "mcp_approval_response": "mcp_approval_request", "program_output": "program",
 }
 
 

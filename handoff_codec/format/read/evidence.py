@@ -226,8 +226,8 @@ def may_rise(line: Line) -> bool:
     kind = _lines.kind(line)
     if kind == _lines.KNOWN:
         return line[1] in RANKS
-    if kind == _lines.PLAIN:
-        return line[4].partition(" (")[0] in _RISING
+    if kind == _lines.PLAIN:  # a typed record's object may hold any role
+        return line[4].partition(" (")[0] in _RISING or line[6][:1] == "{"
     if kind == _lines.BARE:
         return line[7] in RANKS
     if kind == _lines.NUMBERED:
@@ -389,7 +389,8 @@ def numbering(lines: Numbered, start: str, end: str, max_depth: int,
 
 # The signs that rule out every writer that wrote content raw (alone or together): they
 # count only from a line that is a record whatever the writer (raw content could forge
-# them): the first line, or one after a record no content spills from.
+# them): the first line, or one after a record no content spills from. `N. role: ` never
+# counts: a raw writer wrote it for content that starts with a line break.
 _AGAINST_RAW = Sign.EMPTY_TURN | Sign.ESCAPED_BREAK | Sign.SPACED_JSON | Sign.JSON | Sign.NAMED
 
 
@@ -417,7 +418,7 @@ def _numbering(lines: Numbered, inside: bytearray, max_depth: int,
             continue
         found = sign(line, after == following, max_depth)
         signs |= found
-        against |= found if certain else found & ~_AGAINST_RAW
+        against |= found & ~(Sign.EMPTY_TURN if certain else _AGAINST_RAW)
         certain = certain and after == following and not spills(line, max_depth)
     writers = candidates(against)
     if not raw_possible(writers):
@@ -433,6 +434,7 @@ def _numbering(lines: Numbered, inside: bytearray, max_depth: int,
     result.signs = signs
     counted: list[int] = []
     spilling = False  # whether the record above can hold content that spilled
+    exposed = False  # whether a record content may have spilled from came before
     for index in range(count):
         if inside[index]:
             continue
@@ -457,10 +459,13 @@ def _numbering(lines: Numbered, inside: bytearray, max_depth: int,
             if not _alone(lines, index) and one_line(line, writes):
                 counted.append(index)  # no writer wrote such a record with lines below it
                 continue
-            if may_rise(line):
-                result.guarded.append(index)
+        if exposed and may_rise(line):
+            # After such a record, any record may be text forged to end it (a typed or
+            # bare record too), so none gains authority unproven.
+            result.guarded.append(index)
         heads.append(index)
         spilling = spills(line, max_depth)
+        exposed = exposed or spilling
     return _renumbered(lines, result, counted)
 
 

@@ -191,7 +191,7 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
         custom = False
         # Whether every record so far is a record whatever the writer (none content could
         # spill from came before it), the signs they show, and the first that may spill.
-        prefix, against, spill = True, 0, 0
+        prefix, against = True, 0
         while pos < stop:
             cut = stop if stop - pos <= chunk else text.find("\n", pos + chunk, stop) + 1 or stop
             found = findall(text, pos, cut)
@@ -206,13 +206,12 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
                     count += 1
                     if number != numbers[count]:
                         return None
-                    if role in ranked and rigid != count - 1 and count > 1:
+                    if role in ranked and not prefix:
                         guarded.append(count - 1)
                     append({"role": role, "content": rest})
                     if not rest:
                         empties.append(count)
-                    if prefix:
-                        prefix, spill = False, count
+                    prefix = False
                     continue
                 if number:  # JSON_LINE
                     count += 1
@@ -221,7 +220,7 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
                     record = json_line(rest, against if prefix else signs)
                     if record is None:
                         return None
-                    if rigid != count - 1 and count > 1:
+                    if not prefix:
                         guarded.append(count - 1)
                     append(record[0])
                     signs |= record[1]
@@ -257,7 +256,8 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
                 if number != numbers[count]:
                     return None
                 index = line - 1 + count + texts  # the line number of this record
-                if rigid != count - 1 and count > 1 and role.partition(" (")[0] in rising:
+                if not prefix and (role.partition(" (")[0] in rising or (
+                        not is_bare and content[:1] == "{")):
                     guarded.append(count - 1)
                 rigid = count  # a record without spilled content, but for a message below
                 if is_bare:  # BARE_LINE
@@ -313,8 +313,6 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
             signs |= Sign.SPILLED
         if empties and set(empties) - set(continued):
             signs |= Sign.EMPTY_TURN
-            if spill in empties and spill not in continued:
-                against |= Sign.EMPTY_TURN
         # Only the records up to the first that content may spill from are records whatever
         # the writer: only they may rule out a raw writer (evidence.py, _AGAINST_RAW).
         against |= signs & (Sign.SPILLED | Sign.BARE_ROLE | Sign.TYPED)

@@ -57,6 +57,10 @@ __all__ = ["Reader", "check_engine", "reader"]
 Item = dict[str, "Any"]
 Literals = tuple[tuple[str, str], ...]
 
+# How many times a body is read while records it would read gain authority: each reading
+# lowers them all, and a line numbered as a lowered one may take its place once more.
+_READINGS = 4
+
 # How many characters of whole lines one findall reads: its list of lines stays
 # small (a few hundred), which a long transcript reads faster.
 _CHUNK = 16_384
@@ -200,7 +204,7 @@ class Reader:
         first_line, max_depth = envelope.first_line, self.max_depth
         mark = len(recoveries)
         heads_lowered: dict[int, int] = {}
-        while True:  # read again while a record would gain authority (at most once a line)
+        for attempt in range(_READINGS):  # again while a record would gain authority
             numbering = evidence.numbering(lines, self.start, self.end, max_depth, preambles,
                                            heads_lowered)
             if words is None:
@@ -210,8 +214,8 @@ class Reader:
             items = records.read(numbering, first_line)
             found = lowered(items, [index for _, index in records.guarded]) \
                 if records.guarded else None
-            if not found:
-                break
+            if not found or attempt == _READINGS - 1:
+                break  # (the last reading keeps what it found: lowered lines are noted)
             heads_lowered.update(
                 {head: found[index] for head, index in records.guarded if index in found})
             recoveries.truncate(mark)
