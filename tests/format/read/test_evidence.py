@@ -206,7 +206,6 @@ def test_a_redacted_record_without_evidence_leaves_the_rest_as_content(engine: E
 
 @pytest.mark.parametrize("first", [
     '1. {"content": "a\\nb", "role": "assistant"}',  # 0.17.1 and later: an escaped break
-    "1. assistant: ",  # 0.20 and later: an empty turn with the separator
 ])
 def test_a_gap_after_proof_of_an_escaping_writer_is_renumbered(first: str,
                                                               engine: Engine) -> None:
