@@ -20,8 +20,10 @@ from handoff_codec.format import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START
 
 ITEMS = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
 P, S, E = DEFAULT_PREAMBLE, DEFAULT_START, DEFAULT_END
-# A line that belongs to no record: the lenient reader drops it (unrecognised).
-LOSSY = "\n".join((P, S, "1. user: hi", "2. what is this", "3. assistant: ok", E))
+# A line that belongs to no record (after a first record only a writer that escapes line
+# breaks writes): the lenient reader drops it (unrecognised).
+LOSSY = "\n".join((P, S, '1. {"content": "hi", "role": "user"}', "2. what is this",
+                   "3. assistant: ok", E))
 # The short preamble of older releases: recovered, nothing lost.
 RECOVERED = "\n".join((handoff_codec.format.LEGACY_PREAMBLE, S, "1. user: hi", E))
 

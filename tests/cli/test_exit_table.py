@@ -32,7 +32,8 @@ from handoff_codec.format import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "cli.md"
 ITEMS = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
-LOSSY = "\n".join((DEFAULT_PREAMBLE, DEFAULT_START, "1. user: hi", "2. what is this",
+LOSSY = "\n".join((DEFAULT_PREAMBLE, DEFAULT_START, '1. {"content": "hi", "role": "user"}',
+                   "2. what is this",
                    "3. assistant: ok", DEFAULT_END))
 UNREADABLE = {"role": "assistant", "content": "\n".join(
     (DEFAULT_PREAMBLE, DEFAULT_START, "Here is some prose, not a record.", DEFAULT_END))}

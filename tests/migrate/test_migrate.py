@@ -180,7 +180,8 @@ def test_every_readable_fixture_summary_migrates_losslessly_and_idempotently() -
 def test_summary_with_a_line_that_is_no_record_is_left_untouched() -> None:
     """Rewriting would drop the prose line; the store keeps the old text instead."""
     content = "\n".join([DEFAULT_PREAMBLE, DEFAULT_START,
-                         "1. user: hi", "2. some prose, not a record", "3. assistant",
+                         '1. {"content": "hi", "role": "user"}', "2. some prose, not a record",
+                         "3. assistant",
                          DEFAULT_END])
     item = {"role": "assistant", "content": content}
     result = migrate_item(item)

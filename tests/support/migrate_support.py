@@ -38,7 +38,8 @@ def envelope(*records: str, preamble: str = DEFAULT_PREAMBLE) -> str:
 
 
 # Hand-written legacy summaries: an old-style bare role, 0.6-0.17.0 continuation
-# lines, a 0.6-0.17.0 typed record, the short legacy preamble.
+# lines, 0.6-0.17.0 typed records (a call and the output that answers it: a call no
+# output answers, after a turn, is read as that turn's text), the short legacy preamble.
 CRAFTED: list[Item] = [
     {"role": "assistant", "content": envelope("1. user: hi", "2. assistant", "3. user: ok")},
     {"role": "assistant", "content": envelope(
@@ -46,7 +47,8 @@ CRAFTED: list[Item] = [
     {"role": "assistant", "content": envelope(
         "1. user: weather?",
         '2. function_call: {"call_id": "c1", "name": "weather", "arguments": "{}"}',
-        "3. assistant: sunny")},
+        '3. function_call_output: {"call_id": "c1", "output": "sunny"}',
+        "4. assistant: sunny")},
     {"role": "assistant", "id": "msg_7", "type": "message",
      "content": envelope("1. user (alice): hello", "2. assistant",
                          preamble=handoff_codec.format.LEGACY_PREAMBLE)},

@@ -25,8 +25,9 @@ def _summary(*records: str, preamble: str = P) -> Item:
     return {"role": "assistant", "content": "\n".join((preamble, S, *records, E))}
 
 
-# "2. what is this" is numbered but is no record: a reader can only drop it.
-LOSSY = _summary("1. user: hi", "2. what is this", "3. assistant: ok")
+# "2. what is this" is numbered but is no record (after a first record only a writer that
+# escapes line breaks writes): a reader can only drop it.
+LOSSY = _summary('1. {"content": "hi", "role": "user"}', "2. what is this", "3. assistant: ok")
 CLEAN = {"role": "assistant", "content": handoff_codec.dumps([{"role": "user", "content": "hi"}])}
 LEGACY = _summary("1. user: hi", preamble=handoff_codec.format.LEGACY_PREAMBLE)
 # Record 2 redacted, as the SDK's docs advise for sensitive turns.

@@ -340,7 +340,7 @@ def test_wrappers_a_codec_cannot_hold_fall_back_with_a_warning_and_a_report(
 
 
 # ------------------------------------------------------------ 5: summaries kept, not dropped
-LOSSY = "\n".join((DEFAULT_PREAMBLE, DEFAULT_START, "1. user: hi",
+LOSSY = "\n".join((DEFAULT_PREAMBLE, DEFAULT_START, '1. {"content": "hi", "role": "user"}',
                    "2. what is this", "3. assistant: ok", DEFAULT_END))
 
 
