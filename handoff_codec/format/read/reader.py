@@ -204,12 +204,14 @@ class Reader:
         first_line, max_depth = envelope.first_line, self.max_depth
         mark = len(recoveries)
         heads_lowered: dict[int, int] = {}
+        numbering = evidence.numbering(lines, self.start, self.end, max_depth, preambles)
+        typed = any(writer.writes & Sign.TYPED for writer in numbering.writers or ()) \
+            if words is None else words
         for attempt in range(_READINGS):  # again while a record would gain authority
-            numbering = evidence.numbering(lines, self.start, self.end, max_depth, preambles,
-                                           heads_lowered)
-            if words is None:
-                words = any(writer.writes & Sign.TYPED for writer in numbering.writers or ())
-            records = RecordReader(lines, recoveries, max_depth, words=words,
+            if attempt:
+                numbering = evidence.numbering(lines, self.start, self.end, max_depth,
+                                               preambles, heads_lowered)
+            records = RecordReader(lines, recoveries, max_depth, words=typed,
                                    last_names=last_names)
             items = records.read(numbering, first_line)
             found = lowered(items, [index for _, index in records.guarded]) \
@@ -228,7 +230,7 @@ class Reader:
             def read() -> list[Item]:
                 try:
                     return self._records(text, envelope, new_recoveries(text), tokens,
-                                         **{"loose": loose, "words": words,
+                                         **{"loose": loose, "words": typed,
                                             "last_names": last_names, **options}).items
                 except ReadFailure as failure:
                     raise failure.at(text) from None
@@ -239,7 +241,7 @@ class Reader:
 
             def as_records() -> list[Item]:
                 try:
-                    return RecordReader(lines, new_recoveries(text), max_depth, words=words,
+                    return RecordReader(lines, new_recoveries(text), max_depth, words=typed,
                                         last_names=last_names).read(
                         evidence.with_heads(lines, final, final.lowered), first_line)
                 except ReadFailure as failure:
@@ -255,7 +257,7 @@ class Reader:
             def as_numbered() -> list[Item]:
                 try:
                     return RecordReader(lines, new_recoveries(text), max_depth,
-                                        words=words, last_names=last_names).read(
+                                        words=typed, last_names=last_names).read(
                         evidence.every_line(lines, numbering.inside, writers), first_line)
                 except ReadFailure as failure:
                     raise failure.at(text) from None
