@@ -97,6 +97,8 @@ def plain_line(item: Mapping[str, Any]) -> str | None:
         if _plain_content(content):
             return line
     else:
+        if "): " in content:  # a reader could end the name there too: two readings
+            return None
         line = f"{role} ({name}): {content}"
     if _grammar.terminal("CANON_PLAIN").fullmatch(line) is None:
         return None

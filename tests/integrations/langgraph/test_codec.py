@@ -71,8 +71,9 @@ def test_round_trip_of_every_class_and_block() -> None:
     text = lg.dumps(messages)
     assert dump(lg.loads(text)) == dump(messages)
     assert lg.encode(messages).lossless
-    # A readable, Responses-API-like record for a plain turn.
-    assert "\n1. system: Be brief.\n" in text
+    # A readable, Responses-API-like record for a plain turn (the first record is JSON when
+    # a later one needs it proven: docs/spec.md, section 6).
+    assert '\n1. {"content": "Be brief.", "role": "system"}\n' in text
 
 
 def test_what_the_summary_cannot_keep_is_reported(caplog: pytest.LogCaptureFixture) -> None:
