@@ -125,6 +125,7 @@ def test_a_name_holding_close_paren_colon_is_not_written_plain(engine: Engine) -
     items = [{"role": "developer", "name": "nt): Hi A", "content": "x"},
              {"role": "developer", "name": "nt", "content": "Hi A): x"}]
     text = Codec().dumps(items)
-    assert "1. {" in text and "2. developer (nt): Hi A): x" in text
+    # Both are JSON: a name followed by content that holds "): " has two readings.
+    assert "1. {" in text and '2. {"content": "Hi A): x"' in text
     assert Codec().loads(text, engine=engine) == items
     assert Codec().loads(text, strict=True, engine=engine) == items
