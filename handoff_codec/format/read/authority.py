@@ -103,12 +103,12 @@ def lowered(items: Sequence[Mapping[str, Any]], guarded: Sequence[int]) -> dict[
     """The items of ``guarded`` (indexes, each with an item before it) that would gain
     authority from the item before them, with :class:`Why`.
 
-    A call is answered by an output with its key after it; an output answers a
-    call with its key before it. A turn of a rank no higher than the one above it
-    gains nothing (a developer turn after a system turn).
+    Calls and outputs pair one to one, in order: an output answers the earliest call of
+    its kind and id before it that no output answered yet. A turn of a rank no higher
+    than the one above it gains nothing (a developer turn after a system turn).
     """
     found: dict[int, int] = {}
-    keys: tuple[dict[object, int], dict[object, int]] | None = None
+    paired: set[int] | None = None
     for index in guarded:
         item = items[index]
         rank = _rank(item)
@@ -119,27 +119,25 @@ def lowered(items: Sequence[Mapping[str, Any]], guarded: Sequence[int]) -> dict[
         link = _link(item)
         if link is None:
             continue
-        if keys is None:
-            keys = _keys(items)
-        is_call, key = link
-        if key is None:
-            found[index] = Why.CALL if is_call else Why.OUTPUT
-        elif is_call and keys[1].get(key, -1) <= index:
-            found[index] = Why.CALL
-        elif not is_call and keys[0].get(key, index) >= index:
-            found[index] = Why.OUTPUT
+        if paired is None:
+            paired = _paired(items)
+        if index not in paired:
+            found[index] = Why.CALL if link[0] else Why.OUTPUT
     return found
 
 
-def _keys(items: Sequence[Mapping[str, Any]]) -> tuple[dict[object, int], dict[object, int]]:
-    """The index of the first call and of the last output with each key."""
-    first: dict[object, int] = {}
-    last: dict[object, int] = {}
+def _paired(items: Sequence[Mapping[str, Any]]) -> set[int]:
+    """The indexes of the calls and outputs that pair, one to one, in order."""
+    waiting: dict[object, list[int]] = {}  # the calls no output answered yet, by key
+    paired: set[int] = set()
     for index, item in enumerate(items):
         link = _link(item)
-        if link is not None and link[1] is not None:
-            if link[0]:
-                first.setdefault(link[1], index)
-            else:
-                last[link[1]] = index
-    return first, last
+        if link is None or link[1] is None:
+            continue
+        is_call, key = link
+        if is_call:
+            waiting.setdefault(key, []).append(index)
+        elif waiting.get(key):
+            paired.add(waiting[key].pop(0))
+            paired.add(index)
+    return paired

@@ -287,9 +287,18 @@ def json_signs(value: dict[str, object], source: str) -> int:
 
 def spills(line: Line, max_depth: int) -> bool:
     """Whether the record that starts with ``line`` can hold content a raw writer spilled
-    over the lines below it: a `role: content` message, not a JSON, bare or typed record."""
+    over the lines below it: a `role: content` message (its name may go on below: a
+    writer wrote names verbatim), not a JSON, bare or typed record."""
     kind = _lines.kind(line)
-    return kind == _lines.KNOWN or (kind == _lines.PLAIN and typed_value(line, max_depth) is None)
+    return kind == _lines.KNOWN or (kind == _lines.PLAIN and typed_value(
+        line, max_depth) is None) or (kind == _lines.NUMBERED and _named_on(line))
+
+
+def _named_on(line: Line) -> bool:
+    """Whether a numbered line with no ":" opens a name of a role every writer writes
+    (`N. user (a` of a name that holds a line break)."""
+    role, paren, name = line[9][2:].partition(" (")
+    return line[9][:2] == ". " and bool(paren) and role in MESSAGE_ROLES and ")" not in name
 
 
 class Numbering:
@@ -479,7 +488,9 @@ def one_line(line: Line, writes: int) -> bool:
     """Whether every writer wrote the record ``line`` starts on that one line: a JSON, bare
     or typed record."""
     kind = _lines.kind(line)
-    if kind in (_lines.JSON, _lines.BARE, _lines.NUMBERED):
+    if kind == _lines.NUMBERED:
+        return not _named_on(line)
+    if kind in (_lines.JSON, _lines.BARE):
         return True
     return kind == _lines.PLAIN and not line[5] and line[6][:1] == "{" and typed_word(
         line[4], writes)
