@@ -21,7 +21,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # typing is not imported at run time (see ..models)
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Iterable, Mapping, Sequence
     from typing import Any
 
 __all__ = ["CALLS", "OUTPUTS", "RANKS", "Why", "lowered", "may_rise"]
@@ -99,9 +99,11 @@ def _link(item: Mapping[str, Any]) -> tuple[bool, object] | None:
     return None
 
 
-def lowered(items: Sequence[Mapping[str, Any]], guarded: Sequence[int]) -> dict[int, int]:
+def lowered(items: Sequence[Mapping[str, Any]], guarded: Sequence[int],
+            among: Sequence[int] | None = None) -> dict[int, int]:
     """The items of ``guarded`` (indexes, each with an item before it) that would gain
-    authority from the item before them, with :class:`Why`.
+    authority from the item before them, with :class:`Why`; ``among`` the indexes of the
+    items that may be tool items (None: any).
 
     Calls and outputs pair one to one, in order: an output answers the earliest call of
     its kind and id before it that no output answered yet. A turn of a rank no higher
@@ -120,18 +122,19 @@ def lowered(items: Sequence[Mapping[str, Any]], guarded: Sequence[int]) -> dict[
         if link is None:
             continue
         if paired is None:
-            paired = _paired(items)
+            paired = _paired(items, range(len(items)) if among is None else among)
         if index not in paired:
             found[index] = Why.CALL if link[0] else Why.OUTPUT
     return found
 
 
-def _paired(items: Sequence[Mapping[str, Any]]) -> set[int]:
-    """The indexes of the calls and outputs that pair, one to one, in order."""
+def _paired(items: Sequence[Mapping[str, Any]], among: Iterable[int]) -> set[int]:
+    """The indexes of the calls and outputs that pair, one to one, in order (of the
+    items ``among``, in order)."""
     waiting: dict[object, list[int]] = {}  # the calls no output answered yet, by key
     paired: set[int] = set()
-    for index, item in enumerate(items):
-        link = _link(item)
+    for index in among:
+        link = _link(items[index])
         if link is None or link[1] is None:
             continue
         is_call, key = link

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from .. import grammar
 from ..limits import depth_exceeded_at
-from .authority import CALLS, OUTPUTS, RANKS, lowered
+from .authority import CALLS, OUTPUTS, RANKS, lowered, may_rise
 from .evidence import UNTYPED, json_signs, typed_word
 from .generations import Sign, candidates, raw_possible
 from .json_record import strict_scanner, whole_object
@@ -188,6 +188,7 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
         # items (by index) that must not gain authority, and whether a record has a role
         # no writer writes (content under a raw writer).
         guarded: list[int] = []
+        tools: list[int] = []  # the items that may be tool items: all but KNOWN_LINE's
         custom = False
         # Whether every record so far is a record whatever the writer (none content could
         # spill from came before it), the signs they show, and the first that may spill.
@@ -220,8 +221,9 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
                     record = json_line(rest, against if prefix else signs)
                     if record is None:
                         return None
-                    if not prefix:
+                    if not prefix and may_rise(record[0]):
                         guarded.append(count - 1)
+                    tools.append(count - 1)
                     append(record[0])
                     signs |= record[1]
                     if prefix:
@@ -256,6 +258,7 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
                 if number != numbers[count]:
                     return None
                 index = line - 1 + count + texts  # the line number of this record
+                tools.append(count - 1)
                 if not prefix and (role.partition(" (")[0] in rising or (
                         not is_bare and content[:1] == "{")):
                     guarded.append(count - 1)
@@ -317,7 +320,7 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
         # the writer: only they may rule out a raw writer (evidence.py, _AGAINST_RAW).
         against |= signs & (Sign.SPILLED | Sign.BARE_ROLE | Sign.TYPED)
         if (custom or guarded) and not strict and raw_possible(candidates(against)) and (
-                custom or lowered(items, guarded)):
+                custom or lowered(items, guarded, tools)):
             return None  # a line a raw writer may have written as content: the steps read it
         return items, signs
 
