@@ -32,10 +32,11 @@ import re
 from array import array
 
 from .. import grammar
+from ..limits import depth_exceeded_at
 from . import lines as _lines
 from .authority import CALLS, OUTPUTS, RANKS, Why
 from .generations import Generation, Sign, candidates, raw_possible
-from .json_record import whole_object
+from .json_record import json_value, whole_object
 from .vocabulary import ITEM_TYPES, KNOWN_ROLES
 
 TYPE_CHECKING = False  # typing is not imported at run time (see ..models)
@@ -263,6 +264,8 @@ def sign(line: Line, alone: bool, max_depth: int, value: object = None) -> int:
     if kind == _lines.JSON:
         if value is None:
             value = whole_object(line[3], max_depth)
+            if value is None and depth_exceeded_at(line[3], max_depth) is None:
+                value = json_value(line[3])  # whole_object's quick bound said no
         if not isinstance(value, dict):
             return 0
         return json_signs(value, line[3])

@@ -207,7 +207,7 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
                     count += 1
                     if number != numbers[count]:
                         return None
-                    if role in ranked and not prefix:
+                    if role in ranked and not prefix and not strict:
                         guarded.append(count - 1)
                     append({"role": role, "content": rest})
                     if not rest:
@@ -221,9 +221,10 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
                     record = json_line(rest, against if prefix else signs)
                     if record is None:
                         return None
-                    if not prefix and may_rise(record[0]):
-                        guarded.append(count - 1)
-                    tools.append(count - 1)
+                    if not strict:
+                        if not prefix and may_rise(record[0]):
+                            guarded.append(count - 1)
+                        tools.append(count - 1)
                     append(record[0])
                     signs |= record[1]
                     if prefix:
