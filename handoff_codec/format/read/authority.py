@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
     from typing import Any
 
-__all__ = ["CALLS", "OUTPUTS", "RANKS", "Why", "lowered", "may_rise"]
+__all__ = ["CALLS", "OUTPUTS", "RANKS", "RISING", "Why", "lowered", "may_rise"]
 
 # The rank of a message's role: a line read as a record of a higher rank than
 # the one above it would raise that text's authority.
@@ -36,16 +36,22 @@ CALLS = {
     "local_shell_call": "call_id", "shell_call": "call_id", "apply_patch_call": "call_id",
     "tool_search_call": "call_id", "mcp_approval_request": "id", "program": "call_id",
 }
+# Each tool output: the call it answers and the key they share.
 OUTPUTS = {
-    "function_call_output": "call_id", "custom_tool_call_output": "call_id",
-    "computer_call_output": "call_id", "local_shell_call_output": "call_id",
-    "shell_call_output": "call_id", "apply_patch_call_output": "call_id",
-    "tool_search_output": "call_id", "mcp_approval_response": "approval_request_id",
-    "program_output": "call_id",
+    "function_call_output": ("function_call", "call_id"),
+    "custom_tool_call_output": ("custom_tool_call", "call_id"),
+    "computer_call_output": ("computer_call", "call_id"),
+    "local_shell_call_output": ("local_shell_call", "call_id"),
+    "shell_call_output": ("shell_call", "call_id"),
+    "apply_patch_call_output": ("apply_patch_call", "call_id"),
+    "tool_search_output": ("tool_search_call", "call_id"),
+    "mcp_approval_response": ("mcp_approval_request", "approval_request_id"),
+    "program_output": ("program", "call_id"),
     # openai-agents-js: a function call's result, keyed "callId" (as its call is)
-    "function_call_result": "callId",
+    "function_call_result": ("function_call", "callId"),
 }
-
+# The words a record that may rise starts with (a role, or a typed record's type).
+RISING = frozenset((*RANKS, "tool", *CALLS, *OUTPUTS))
 
 class Why:
     """Why a record was not read from a line (indexes into the note's words)."""
@@ -71,17 +77,6 @@ def _rank(item: Mapping[str, Any]) -> int:
     return RANKS.get(role, 0) if type(role) is str else 0
 
 
-# The call each output answers (its type's), so that only a call and an output of one
-# kind pair.
-_ANSWERS = {
-    "function_call_output": "function_call", "function_call_result": "function_call",
-    "custom_tool_call_output": "custom_tool_call", "computer_call_output": "computer_call",
-    "local_shell_call_output": "local_shell_call", "shell_call_output": "shell_call",
-    "apply_patch_call_output": "apply_patch_call", "tool_search_output": "tool_search_call",
-    "mcp_approval_response": "mcp_approval_request", "program_output": "program",
-}
-
-
 def _link(item: Mapping[str, Any]) -> tuple[bool, object] | None:
     """``(True, (call type, key))`` for a tool call, ``(False, (call type, key))`` for a
     tool output (a ``tool`` message has no key a plain record could hold: None), else
@@ -92,8 +87,9 @@ def _link(item: Mapping[str, Any]) -> tuple[bool, object] | None:
             key = item.get(CALLS[kind], item.get("callId"))
             return True, (kind, key) if type(key) is str else None
         if kind in OUTPUTS:
-            key = item.get(OUTPUTS[kind], item.get("callId"))
-            return False, (_ANSWERS[kind], key) if type(key) is str else None
+            call, name = OUTPUTS[kind]
+            key = item.get(name, item.get("callId"))
+            return False, (call, key) if type(key) is str else None
     if item.get("role") == "tool" and "type" not in item:
         return False, None
     return None

@@ -34,7 +34,7 @@ from array import array
 from .. import grammar
 from ..limits import depth_exceeded_at
 from . import lines as _lines
-from .authority import CALLS, OUTPUTS, RANKS, Why
+from .authority import RANKS, RISING, Why
 from .generations import Generation, Sign, candidates, raw_possible
 from .json_record import json_value, whole_object
 from .vocabulary import ITEM_TYPES, KNOWN_ROLES
@@ -217,10 +217,6 @@ def in_vocabulary(line: Line, writes: int) -> bool:
     return False
 
 
-# The words of a line whose record may rank above a turn or be a tool item (.authority).
-_RISING = frozenset((*RANKS, "tool", *CALLS, *OUTPUTS))
-
-
 def may_rise(line: Line) -> bool:
     """Whether the record ``line`` starts may be one :mod:`.authority` lowers: a system or
     developer turn, a tool message, a tool call or output, or a JSON record."""
@@ -228,11 +224,11 @@ def may_rise(line: Line) -> bool:
     if kind == _lines.KNOWN:
         return line[1] in RANKS
     if kind == _lines.PLAIN:  # a typed record's object may hold any role
-        return line[4].partition(" (")[0] in _RISING or line[6][:1] == "{"
+        return line[4].partition(" (")[0] in RISING or line[6][:1] == "{"
     if kind == _lines.BARE:
         return line[7] in RANKS
     if kind == _lines.NUMBERED:
-        return line[9][2:].partition(" ")[0] in _RISING
+        return line[9][2:].partition(" ")[0] in RISING
     return kind == _lines.JSON
 
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from .. import grammar
 from ..limits import depth_exceeded_at
-from .authority import CALLS, OUTPUTS, RANKS, lowered, may_rise
+from .authority import RANKS, RISING, lowered, may_rise
 from .evidence import UNTYPED, json_signs, typed_word
 from .generations import Sign, candidates, raw_possible
 from .json_record import strict_scanner, whole_object
@@ -113,7 +113,6 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
     tail_length, empty_length = len(tail) - 1, len(no_records)
     quoted = f"\n{start}\n"  # a summary quoted in content starts with such a line
     ranked = frozenset(RANKS)  # the roles a line must not gain unproven
-    rising = frozenset((*RANKS, "tool", *CALLS, *OUTPUTS))  # and the items
 
     def json_line(rest: str, signs: int) -> tuple[Item, int] | None:
         """A ``JSON_LINE``'s object and the signs it gives, or none once ``signs`` (those
@@ -260,7 +259,7 @@ def one_pass(preamble: str, legacy: str, start: str, end: str, max_depth: int,
                     return None
                 index = line - 1 + count + texts  # the line number of this record
                 tools.append(count - 1)
-                if not prefix and (role.partition(" (")[0] in rising or (
+                if not prefix and (role.partition(" (")[0] in RISING or (
                         not is_bare and content[:1] == "{")):
                     guarded.append(count - 1)
                 rigid = count  # a record without spilled content, but for a message below

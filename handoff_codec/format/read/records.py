@@ -200,14 +200,15 @@ class RecordReader:
         if head[5] or source[:1] != "{":
             return False
         if typed_word(word, Sign.TYPED):
-            value = whole_object(source, self.max_depth, constants=True)
+            value = whole_object(source, self.max_depth)
+            standard = value is not None
             if value is None:
-                return False
-            at = self.text.index(". ", start) + 2
-            note = self.note
-            note(line, Code.TYPED_RECORD, at, len(word))
-            if whole_object(source, self.max_depth) is None:
-                note(line, Code.NON_STANDARD_JSON)
+                value = whole_object(source, self.max_depth, constants=True)
+                if value is None:
+                    return False
+            self.note(line, Code.TYPED_RECORD, self.text.index(". ", start) + 2, len(word))
+            if not standard:
+                self.note(line, Code.NON_STANDARD_JSON)
         elif self.words and not spilled and word not in MESSAGE_ROLES \
                 and WORD.fullmatch(word) is not None:
             value = whole_object(source, self.max_depth, constants=True)
