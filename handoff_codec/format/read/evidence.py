@@ -37,6 +37,17 @@ from . import lines as _lines
 from .authority import RANKS, RISING, Why
 from .generations import Generation, Sign, candidates, raw_possible
 from .json_record import json_value, whole_object
+from .lines import (
+    BARE_ROLE,
+    JSON_OBJECT,
+    KNOWN_CONTENT,
+    KNOWN_ROLE,
+    NUMBER,
+    NUMBERED_REST,
+    PLAIN_CONTENT,
+    PLAIN_NAME,
+    PLAIN_ROLE,
+)
 from .vocabulary import ITEM_TYPES, KNOWN_ROLES
 
 TYPE_CHECKING = False  # typing is not imported at run time (see ..models)
@@ -113,10 +124,10 @@ class Numbered:
             self.unnumbered = lines - len(self.starts)
 
     def _keep(self, found: list[Line], starts: list[int]) -> None:
-        numbered = [index for index, line in enumerate(found) if line[0]]
+        numbered = [index for index, line in enumerate(found) if line[NUMBER]]
         self.fields = [found[index] for index in numbered]
         self.starts = [starts[index] for index in numbered]
-        self.numbers = [_lines.number(line[0]) for line in self.fields]
+        self.numbers = [_lines.number(line[NUMBER]) for line in self.fields]
         self.unnumbered = len(found) - len(numbered)
 
     def __len__(self) -> int:
@@ -202,16 +213,16 @@ def in_vocabulary(line: Line, writes: int) -> bool:
     if kind == _lines.BARE:
         return bool(writes & Sign.BARE_ROLE)
     if kind == _lines.PLAIN:
-        role = line[4]
+        role = line[PLAIN_ROLE]
         if role in MESSAGE_ROLES:
             return True
-        if not line[5] and line[6][:1] == "{" and typed_word(role, writes):
+        if not line[PLAIN_NAME] and line[PLAIN_CONTENT][:1] == "{" and typed_word(role, writes):
             return True
         # a known role whose name holds ":" or "(" (`user (ops:bob)`, `user (a (b)): x`)
         head, _, _ = role.partition(" (")
         return head in MESSAGE_ROLES and role != head
     if kind == _lines.NUMBERED:  # `N. tool`, or `N. role (name)` with a name of any text
-        rest = line[9]
+        rest = line[NUMBERED_REST]
         head = rest[2:].partition(" (")[0].rstrip(" \t")
         return rest[:2] == ". " and head in MESSAGE_ROLES and bool(writes & Sign.BARE_ROLE)
     return False
@@ -222,13 +233,13 @@ def may_rise(line: Line) -> bool:
     developer turn, a tool message, a tool call or output, or a JSON record."""
     kind = _lines.kind(line)
     if kind == _lines.KNOWN:
-        return line[1] in RANKS
+        return line[KNOWN_ROLE] in RANKS
     if kind == _lines.PLAIN:  # a typed record's object may hold any role
-        return line[4].partition(" (")[0] in RISING or line[6][:1] == "{"
+        return line[PLAIN_ROLE].partition(" (")[0] in RISING or line[PLAIN_CONTENT][:1] == "{"
     if kind == _lines.BARE:
-        return line[7] in RANKS
+        return line[BARE_ROLE] in RANKS
     if kind == _lines.NUMBERED:
-        return line[9][2:].partition(" ")[0] in RISING
+        return line[NUMBERED_REST][2:].partition(" ")[0] in RISING
     return kind == _lines.JSON
 
 
@@ -240,9 +251,10 @@ def shaped(line: Line) -> bool:
 def typed_value(line: Line, max_depth: int) -> dict[str, object] | None:
     """The JSON object of a `type: {json}` record line (``ITEM_TYPES`` word or ``item``, no
     name), else None. NaN and Infinity are read (json.dumps writes them by default)."""
-    if line[6][:1] != "{" or line[5] or not typed_word(line[4], Sign.TYPED):
+    if line[PLAIN_CONTENT][:1] != "{" or line[PLAIN_NAME] or not typed_word(
+            line[PLAIN_ROLE], Sign.TYPED):
         return None
-    return whole_object(line[6], max_depth, constants=True)
+    return whole_object(line[PLAIN_CONTENT], max_depth, constants=True)
 
 
 _SPACED = re.compile(r'\{"(?:[^"\\\n]|\\.)*": ')
@@ -256,19 +268,19 @@ def sign(line: Line, alone: bool, max_depth: int, value: object = None) -> int:
     """
     kind = _lines.kind(line)
     if kind == _lines.KNOWN:
-        return Sign.EMPTY_TURN if alone and not line[2] else 0
+        return Sign.EMPTY_TURN if alone and not line[KNOWN_CONTENT] else 0
     if kind == _lines.JSON:
         if value is None:
-            value = whole_object(line[3], max_depth)
-            if value is None and depth_exceeded_at(line[3], max_depth) is None:
-                value = json_value(line[3])  # whole_object's quick bound said no
+            value = whole_object(line[JSON_OBJECT], max_depth)
+            if value is None and depth_exceeded_at(line[JSON_OBJECT], max_depth) is None:
+                value = json_value(line[JSON_OBJECT])  # whole_object's quick bound said no
         if not isinstance(value, dict):
             return 0
-        return json_signs(value, line[3])
+        return json_signs(value, line[JSON_OBJECT])
     if kind == _lines.BARE:
         return Sign.BARE_ROLE
     if kind == _lines.PLAIN:
-        if line[5] and line[4] in KNOWN_ROLES:
+        if line[PLAIN_NAME] and line[PLAIN_ROLE] in KNOWN_ROLES:
             return Sign.NAMED
         if alone and (value is not None or typed_value(line, max_depth) is not None):
             return Sign.TYPED
@@ -296,8 +308,9 @@ def spills(line: Line, max_depth: int) -> bool:
 def _named_on(line: Line) -> bool:
     """Whether a numbered line with no ":" opens a name of a role every writer writes
     (`N. user (a` of a name that holds a line break)."""
-    role, paren, name = line[9][2:].partition(" (")
-    return line[9][:2] == ". " and bool(paren) and role in MESSAGE_ROLES and ")" not in name
+    role, paren, name = line[NUMBERED_REST][2:].partition(" (")
+    return line[NUMBERED_REST][:2] == ". " and bool(paren) and role in MESSAGE_ROLES \
+        and ")" not in name
 
 
 class Numbering:
@@ -491,8 +504,8 @@ def one_line(line: Line, writes: int) -> bool:
         return not _named_on(line)
     if kind in (_lines.JSON, _lines.BARE):
         return True
-    return kind == _lines.PLAIN and not line[5] and line[6][:1] == "{" and typed_word(
-        line[4], writes)
+    return kind == _lines.PLAIN and not line[PLAIN_NAME] and line[PLAIN_CONTENT][:1] == "{" \
+        and typed_word(line[PLAIN_ROLE], writes)
 
 
 def with_heads(lines: Numbered, result: Numbering, extra: Iterable[int]) -> Numbering:

@@ -21,13 +21,24 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BARE",
+    "BARE_NAME",
+    "BARE_ROLE",
     "FIELDS",
     "JSON",
+    "JSON_OBJECT",
     "KINDS",
     "KNOWN",
+    "KNOWN_CONTENT",
+    "KNOWN_ROLE",
+    "NUMBER",
     "NUMBERED",
+    "NUMBERED_REST",
     "PLAIN",
+    "PLAIN_CONTENT",
+    "PLAIN_NAME",
+    "PLAIN_ROLE",
     "TEXT",
+    "TEXT_WHOLE",
     "Line",
     "kind",
     "line_at",
@@ -41,6 +52,9 @@ __all__ = [
 Line = tuple[str, str, str, str, str, str, str, str, str, str, str]
 FIELDS = ("number", "known_role", "known_content", "json", "plain_role", "plain_name",
           "plain_content", "bare_role", "bare_name", "other", "text")
+# Each field's index in a Line, by name.
+(NUMBER, KNOWN_ROLE, KNOWN_CONTENT, JSON_OBJECT, PLAIN_ROLE, PLAIN_NAME, PLAIN_CONTENT,
+ BARE_ROLE, BARE_NAME, NUMBERED_REST, TEXT_WHOLE) = range(len(FIELDS))
 
 # The kinds, in the grammar's order of priority.
 KINDS = ("KNOWN_LINE", "JSON_LINE", "PLAIN_LINE", "BARE_LINE", "NUMBERED_LINE", "TEXT_LINE")
@@ -57,15 +71,15 @@ def kind(line: Line) -> int:
     role or object that is never empty, ``NUMBERED`` its "."; a numbered line
     that is none of those is ``PLAIN``.
     """
-    if not line[0]:
+    if not line[NUMBER]:
         return TEXT
-    if line[1]:
+    if line[KNOWN_ROLE]:
         return KNOWN
-    if line[3]:
+    if line[JSON_OBJECT]:
         return JSON
-    if line[7]:
+    if line[BARE_ROLE]:
         return BARE
-    if line[9]:
+    if line[NUMBERED_REST]:
         return NUMBERED
     return PLAIN
 

@@ -36,7 +36,15 @@ from .authority import lowered
 from .envelope import Envelope, splitter
 from .generations import EMPTY_TURN_UNKEPT, Sign, candidates, describe
 from .json_record import json_object
-from .lines import line_pattern
+from .lines import (
+    JSON_OBJECT,
+    KNOWN_CONTENT,
+    KNOWN_ROLE,
+    NUMBER,
+    PLAIN_CONTENT,
+    PLAIN_ROLE,
+    line_pattern,
+)
 from .notes import Code
 from .one_pass import one_pass
 from .raw_breaks import first_raw_break, refusal
@@ -302,16 +310,17 @@ class Reader:
         for count, match in enumerate(line_pattern().finditer(text, envelope.begin,
                                                               envelope.stop), 1):
             line: Line = match.groups("")  # type: ignore[assignment]
-            if line[3]:  # JSON_LINE (the parser read every line as a record)
+            if line[JSON_OBJECT]:  # JSON_LINE (the parser read every line as a record)
                 try:
-                    items.append(json_object(line[3], match.start(4), self.max_depth))
+                    items.append(json_object(line[JSON_OBJECT], match.start(4), self.max_depth))
                 except ReadFailure as failure:
                     raise failure.at(text) from None
-            if line[0] != str(count):
-                raise DecodeError(f"record number {line[0]!r} out of sequence", text,
+            if line[NUMBER] != str(count):
+                raise DecodeError(f"record number {line[NUMBER]!r} out of sequence", text,
                                   match.start(), (f"record {count}",), DecodeReason.NUMBERING)
-            if not line[3]:
-                role, name, content = (line[1], "", line[2]) if line[1] else line[4:7]
+            if not line[JSON_OBJECT]:
+                role, name, content = (line[KNOWN_ROLE], "", line[KNOWN_CONTENT]) \
+                    if line[KNOWN_ROLE] else line[PLAIN_ROLE:PLAIN_CONTENT + 1]
                 role = SHARED_ROLES.get(role, role)
                 items.append({"role": role, "content": content} if not name
                              else {"role": role, "name": name, "content": content})

@@ -34,8 +34,18 @@ from . import lines as _lines
 from .evidence import MESSAGE_ROLES, UNTYPED, bare_named, sign, typed_word
 from .generations import Sign
 from .json_record import json_object, json_value, whole_object
+from .lines import (
+    BARE_NAME,
+    BARE_ROLE,
+    JSON_OBJECT,
+    KNOWN_CONTENT,
+    KNOWN_ROLE,
+    PLAIN_CONTENT,
+    PLAIN_NAME,
+    PLAIN_ROLE,
+)
 from .notes import NOTES, Code
-from .vocabulary import CONTENT_PART_TYPES, SHARED_ROLES, WORD
+from .vocabulary import CONTENT_PART_TYPES, WORD, message
 
 TYPE_CHECKING = False  # typing is not imported at run time (see ..models)
 if TYPE_CHECKING:
@@ -113,7 +123,7 @@ class RecordReader:
         lowered = numbering.lowered
         guarded = set(numbering.guarded) if len(numbering.guarded) else None
         line, at = first_line, lines.begin  # the line number of offset ``at``
-        count, find, roles = text.count, text.find, SHARED_ROLES
+        count, find = text.count, text.find
         last = len(heads) - 1
         for position, head in enumerate(heads):
             start = starts[head]
@@ -125,12 +135,12 @@ class RecordReader:
                 if expected is not None:
                     note(line, Code.RENUMBERED, start, expected)
             fields_of = fields[head] if fields is not None else lines.line(head)
-            role = fields_of[1]
+            role = fields_of[KNOWN_ROLE]
             before = len(items)
             if role and find("\n", start, stop - 1) < 0:  # KNOWN_LINE, alone: the usual record
-                if not fields_of[2]:
+                if not fields_of[KNOWN_CONTENT]:
                     self.signs |= Sign.EMPTY_TURN
-                append({"role": roles[role], "content": fields_of[2]})
+                append(message(role, fields_of[KNOWN_CONTENT]))
             else:
                 self.record(items, fields_of, start, stop, line)
             if guarded is not None and head in guarded and 0 < before < len(items):
@@ -158,16 +168,16 @@ class RecordReader:
         text, note = self.text, self.note
         after = text.index("\n", start) + 1  # where the lines below the head start
         spilled = text.count("\n", after, stop) if after < stop else 0
-        role = head[1]
+        role = head[KNOWN_ROLE]
         if role:  # KNOWN_LINE, the usual record
             if spilled:
                 note(line, Code.CONTINUATION, spilled)
-                content = head[2] + text[after - 1:stop - 1]
+                content = head[KNOWN_CONTENT] + text[after - 1:stop - 1]
             else:
-                content = head[2]
+                content = head[KNOWN_CONTENT]
                 if not content:
                     self.signs |= Sign.EMPTY_TURN
-            items.append({"role": SHARED_ROLES[role], "content": content})
+            items.append(message(role, content))
             return
         kind = _lines.kind(head)
         if kind == _lines.PLAIN:
@@ -182,9 +192,7 @@ class RecordReader:
         elif kind == _lines.BARE:
             note(line, Code.BARE_ROLE)
             self.signs |= Sign.BARE_ROLE
-            role = SHARED_ROLES[head[7]]
-            items.append({"role": role, "content": ""} if not head[8]
-                         else {"role": role, "name": head[8], "content": ""})
+            items.append(message(head[BARE_ROLE], "", head[BARE_NAME] or None))
         else:  # NUMBERED: a record only if its lines hold `role: content` (a name that spilled)
             self.plain(items, start, stop, line, spilled)
             return
@@ -196,8 +204,8 @@ class RecordReader:
         the item types or ``item`` (0.6 to 0.17.0's item without a type), or with
         ``words`` any other word, alone on its line (``ambiguous``: it may be a message
         of that role)."""
-        word, source = head[4], head[6]
-        if head[5] or source[:1] != "{":
+        word, source = head[PLAIN_ROLE], head[PLAIN_CONTENT]
+        if head[PLAIN_NAME] or source[:1] != "{":
             return False
         if typed_word(word, Sign.TYPED):
             value = whole_object(source, self.max_depth)
@@ -252,9 +260,7 @@ class RecordReader:
             if bare is not None:  # `N. user (ops:bob)`: a known role's empty turn, named so
                 self.note(line, Code.BARE_ROLE)
                 self.signs |= Sign.BARE_ROLE
-                role, name = SHARED_ROLES.get(bare["role"], bare["role"]), bare["name"]
-                items.append({"role": role, "content": ""} if name is None
-                             else {"role": role, "name": name, "content": ""})
+                items.append(message(bare["role"], "", bare["name"]))
                 return
         if match is None:  # no ":" on the record's lines: not a record
             self.unrecognised(start, stop, line)
@@ -269,16 +275,14 @@ class RecordReader:
                 name, content = f"{name}): {content[:cut]}", content[cut + 3:]
         if spilled:
             self.note(line, Code.CONTINUATION, spilled)
-        role = SHARED_ROLES.get(role, role)
-        item = {"role": role, "content": content} if name is None \
-            else {"role": role, "name": name, "content": content}
+        item = message(role, content, name)
         if content[:1] == "[":
             self.maybe_list(len(items), content, (named or match).start("content"), line)
         items.append(item)
 
     def json(self, items: list[Item], head: _lines.Line, start: int, line: int) -> None:
         """A JSON record (``head``, on the line that starts at ``start``)."""
-        source = head[3]
+        source = head[JSON_OBJECT]
         value = whole_object(source, self.max_depth)
         if value is None:
             at = self.text.index("{", start)

@@ -15,7 +15,7 @@ from ..errors import DecodeError, DecodeReason
 from . import lines as _lines
 from .envelope import Envelope
 from .json_record import json_object
-from .vocabulary import SHARED_ROLES
+from .vocabulary import message
 
 TYPE_CHECKING = False  # typing is not imported at run time (see ..models)
 if TYPE_CHECKING:
@@ -116,9 +116,7 @@ def strict_items(text: str, literals: Literals, max_depth: int) -> list[Item]:
             match = plain(chunk, pos)
             if match is not None:
                 index, role, name, content = match.group("index", "role", "name", "content")
-                role = SHARED_ROLES.get(role, role)
-                item = {"role": role, "content": content} if name is None \
-                    else {"role": role, "name": name, "content": content}
+                item = message(role, content, name)
             else:
                 match = json_record(chunk, pos)
                 assert match is not None  # the lexer matched one of the two here

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import re
 from types import MappingProxyType
+from typing import Any
 
 from ..grammar import alternatives
 
-__all__ = ["CONTENT_PART_TYPES", "ITEM_TYPES", "KNOWN_ROLES", "SHARED_ROLES", "WORD"]
+__all__ = ["CONTENT_PART_TYPES", "ITEM_TYPES", "KNOWN_ROLES", "SHARED_ROLES", "WORD", "message"]
 
 # grammar/summary.lark's KNOWN_ROLE: the roles every reader knows.
 KNOWN_ROLES = frozenset(alternatives("KNOWN_ROLE"))
@@ -19,3 +20,12 @@ ITEM_TYPES = frozenset(alternatives("ITEM_TYPE", "legacy"))
 CONTENT_PART_TYPES = frozenset(alternatives("CONTENT_PART_TYPE", "legacy"))
 # A word that may be an item's type: what a `type: {json}` record starts with.
 WORD = re.compile("[A-Za-z_][A-Za-z0-9_]*")
+
+
+def message(role: str, content: Any, name: str | None = None) -> dict[str, Any]:
+    """A message item, as every reader builds it: a known role as the one shared str, and a
+    ``name`` key only when there is a name (None: none)."""
+    role = SHARED_ROLES.get(role, role)
+    if name is None:
+        return {"role": role, "content": content}
+    return {"role": role, "name": name, "content": content}
