@@ -6,16 +6,15 @@ from . import flattening as _flatten
 from . import grammar as _grammar
 from . import limits
 from .errors import EncodeError
-from .read.reader import check_engine, reader
+from .read.reader import reader
 from .write import SURROGATE, encode_records
 
 TYPE_CHECKING = False  # typing is not imported at run time (see .models)
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Callable, Iterable, Mapping
     from typing import Any
 
     from .flattening import FlattenReport, OnLoss, Trust
-    from .read.one_pass import Pass
     from .read.reader import Engine, Reader
     from .report import Decoded
 
@@ -59,7 +58,7 @@ class Codec:
     ``key`` or one of ``verify_keys`` (older keys, for rotation).
     """
 
-    __slots__ = (*_FIELDS, "_one_pass", "_reader")
+    __slots__ = (*_FIELDS, "_read", "_reader")
 
     preamble: str
     start: str
@@ -70,7 +69,7 @@ class Codec:
     key: bytes | None
     verify_keys: tuple[bytes, ...]
     _reader: Reader
-    _one_pass: Pass
+    _read: Callable[..., Any]
 
     def __init__(self, preamble: str = DEFAULT_PREAMBLE, start: str = DEFAULT_START,
                  end: str = DEFAULT_END, max_bytes: int = limits.DEFAULT_MAX_BYTES,
@@ -106,7 +105,7 @@ class Codec:
             object.__setattr__(self, name, value)
         literals = (("PREAMBLE", preamble), ("START_MARKER", start), ("END_MARKER", end))
         object.__setattr__(self, "_reader", reader(literals, max_depth, max_records))
-        object.__setattr__(self, "_one_pass", self._reader.one_pass)
+        object.__setattr__(self, "_read", self._reader.read)
 
     def replace(self, **changes: Any) -> Codec:
         """A copy of this codec with the fields in ``changes`` replaced."""
@@ -182,15 +181,8 @@ class Codec:
         """
         if not isinstance(text, str) or len(text) * 4 > self.max_bytes:
             self._check(text)  # in place for the usual text: this runs on every read
-        if engine == "fast":
-            read = self._one_pass(text, strict, None)  # the usual summary, in one pass
-            if read is not None:
-                return read[0]
-        else:
-            check_engine(engine)
-        if strict:
-            return self._reader.strict(text, engine)
-        return self._reader.items(text, engine)
+        items: list[Item] = self._read(text, strict=strict, engine=engine)
+        return items
 
     def decode(self, text: str, *, strict: bool = False, engine: Engine = "fast") -> Decoded:
         """Items plus a report: the writer generation and every recovery made.
@@ -199,13 +191,8 @@ class Codec:
         """
         if not isinstance(text, str) or len(text) * 4 > self.max_bytes:
             self._check(text)
-        if engine != "fast":
-            check_engine(engine)
-        if strict:
-            from .report import Decoded, Format
-
-            return Decoded(items=self._reader.strict(text, engine), format=Format.CURRENT)
-        return self._reader.decode(text, engine)
+        decoded: Decoded = self._read(text, strict=strict, engine=engine, report=True)
+        return decoded
 
     def _check(self, text: object) -> None:
         """A TypeError for a non-str, a DecodeError for text over ``max_bytes``.

@@ -1,26 +1,28 @@
 """The reading pipeline: envelope -> lines -> writer evidence -> records -> content -> report.
 
-One :class:`Reader` per codec configuration (built once, cached). Each read
-goes through the same steps:
+One :class:`Reader` per codec configuration (built once, cached), and one
+entry point, :meth:`Reader.read`, for ``loads`` and ``decode``, strict or
+not, with the engine chosen once (as the json module chooses its scanner):
+
+* ``"fast"``: the one pass of ``fast.py`` reads the usual summary (a body
+  numbered 1, 2, 3, ... whose lines leave nothing to decide); anything else
+  takes the steps below, on the lines of ``lines.py``;
+* ``"lark"``: the steps, always, on the LALR parser's tokens (``reference.py``).
+
+The steps:
 
 1. the envelope (``envelope.py``): where the body is;
-2. the body's lines, each of one kind of ``grammar/legacy.lark`` (``lines.py``,
-   or the Lark parser's tokens with ``engine="lark"``, ``reference.py``);
+2. the body's lines, each of one kind of ``grammar/legacy.lark``;
 3. the writer evidence and the numbering (``evidence.py``): which writers the
    lines allow, which lines start records;
 4. the records and their content (``records.py``);
 5. the report (``Decoded``): the writer, the recoveries, the other readings.
 
-A summary in the codec's own envelope whose every line is a current-format
-record (a known role, a JSON object, or a `role (name): content` record),
-numbered 1, 2, 3, ... leaves nothing to decide in steps 3 and 4: the fast
-engine reads it in one pass of the same line terminals (``Reader.current``);
-tests check that this pass gives what the steps give (the Lark reference
-always takes the steps).
-
 ``strict=True`` accepts only the current format (``grammar/summary.lark``):
-the same pass, and an error where it stops; a line break or NUL inside a
-record is refused at its place (``raw_breaks.py``).
+the one pass, and the parser of that grammar for what it leaves, which says
+where the text breaks it; a line break or NUL inside a record is refused at
+its place (``raw_breaks.py``). Tests check on arbitrary text that both
+engines agree.
 """
 
 from __future__ import annotations
@@ -34,33 +36,28 @@ from ..report import Candidate, Decoded, Format, RecoveryKind
 from . import evidence, reference
 from .authority import lowered
 from .envelope import Envelope, splitter
+from .fast import FastEngine
 from .generations import EMPTY_TURN_UNKEPT, Sign, candidates, describe
-from .json_record import json_object
-from .lines import (
-    JSON_OBJECT,
-    KNOWN_CONTENT,
-    KNOWN_ROLE,
-    NUMBER,
-    PLAIN_CONTENT,
-    PLAIN_ROLE,
-    line_pattern,
-)
 from .notes import Code
-from .one_pass import one_pass
 from .raw_breaks import first_raw_break, refusal
 from .records import RecordReader, content_parts, new_recoveries
-from .vocabulary import SHARED_ROLES
 
 TYPE_CHECKING = False  # typing is not imported at run time (see ..models)
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
-    from typing import Any, Literal
+    from typing import Any, Literal, overload
 
+    from ..report import Recoveries
+    from .fast import Read
     from .lines import Line
 
     Engine = Literal["fast", "lark"]
+    # An engine's two parts: its one pass (None: leave the text to the steps), and the
+    # envelope and the lines of the body for the steps (None: lines.py's tokenizer).
+    OnePass = Callable[[str, bool, Recoveries | None], Read | None]
+    Body = Callable[[str], tuple[Envelope, dict[int, Line] | None]]
 
-__all__ = ["Reader", "check_engine", "reader"]
+__all__ = ["Reader", "reader"]
 
 Item = dict[str, "Any"]
 Literals = tuple[tuple[str, str], ...]
@@ -72,12 +69,6 @@ _READINGS = 4
 # How many characters of whole lines one findall reads: its list of lines stays
 # small (a few hundred), which a long transcript reads faster.
 _CHUNK = 16_384
-
-
-def check_engine(engine: str) -> None:
-    """ValueError for an engine that is neither ``"fast"`` nor ``"lark"``."""
-    if engine not in ("fast", "lark"):
-        raise ValueError(f"engine must be 'fast' or 'lark', not {engine!r}")
 
 
 class _Reading:
@@ -104,51 +95,67 @@ class _Reading:
 class Reader:
     """The readings of one codec configuration: envelope, limits and JSON depth."""
 
-    __slots__ = ("end", "literals", "max_depth", "max_records", "one_pass", "preambles", "split",
-                 "start")
+    __slots__ = ("end", "engines", "literals", "max_depth", "max_records", "preambles",
+                 "split", "start")
 
     def __init__(self, literals: Literals, max_depth: int, max_records: int) -> None:
         values = dict(literals)
         self.literals, self.max_depth, self.max_records = literals, max_depth, max_records
         self.start, self.end = values["START_MARKER"], values["END_MARKER"]
         self.split = splitter(values["PREAMBLE"], self.start, self.end)
+        legacy = grammar.literal("LEGACY_PREAMBLE", "legacy")
         # The line before a summary quoted in content ends with one of these.
-        self.preambles = (values["PREAMBLE"], grammar.literal("LEGACY_PREAMBLE", "legacy"))
-        self.one_pass = one_pass(values["PREAMBLE"], grammar.literal("LEGACY_PREAMBLE", "legacy"),
-                                 self.start, self.end, max_depth, max_records)
+        self.preambles = (values["PREAMBLE"], legacy)
+        fast = FastEngine(values["PREAMBLE"], legacy, self.start, self.end, max_depth,
+                          max_records)
+        # Each engine, chosen once per read: its one pass and the lines of its steps.
+        self.engines: dict[str, tuple[OnePass, Body]] = {
+            "fast": (fast.read, self._envelope),
+            "lark": (_no_pass, self._lark_lines),
+        }
 
-    # ------------------------------------------------------------ the entry points
-    def items(self, text: str, engine: Engine = "fast") -> list[Item]:
-        """The items of the lenient reading (``loads``) of a text the one pass gave up on;
-        a :class:`LossWarning` when it lost something but an empty turn's None."""
-        reading = self._read(text, engine)
-        recoveries = reading.recoveries
-        if recoveries.any_lost():
-            lost = [r for r in recoveries if r.lost and r.kind is not RecoveryKind.BARE_ROLE]
-            if lost:
-                warnings.warn(LossWarning(
-                    f"the summary was read with {len(lost)} loss(es), the first on line "
-                    f"{lost[0].line} ({lost[0].kind.value}); decode() reports each, with the "
-                    "other readings"), stacklevel=3)
+    if TYPE_CHECKING:
+        @overload
+        def read(self, text: str, *, strict: bool = ..., engine: Engine = ...,
+                 report: Literal[False] = ...) -> list[Item]: ...
+
+        @overload
+        def read(self, text: str, *, strict: bool = ..., engine: Engine = ...,
+                 report: Literal[True]) -> Decoded: ...
+
+    def read(self, text: str, *, strict: bool = False, engine: Engine = "fast",
+             report: bool = False) -> list[Item] | Decoded:
+        """The items of ``text`` (``loads``), or with ``report`` the :class:`Decoded`
+        (``decode``): the engine's one pass, else the steps (strictly, the parser).
+
+        A lenient read without a report warns (:class:`LossWarning`) when it lost
+        something but an empty turn's None.
+        """
+        way = self.engines.get(engine)
+        if way is None:
+            raise ValueError(f"engine must be 'fast' or 'lark', not {engine!r}")
+        notes = new_recoveries(text) if report and not strict else None
+        read = way[0](text, strict, notes)
+        if read is None and strict:
+            read = self._strict(text), 0
+        if read is not None:
+            if not report:
+                return read[0]
+            if notes is None:
+                return Decoded(items=read[0], format=Format.CURRENT)
+            return _Reading(read[0], notes, candidates(read[1]), (), read[1]).decoded()
+        reading = self._read(text, way[1])
+        if report:
+            return reading.decoded()
+        _warn_lost(reading.recoveries)
         return reading.items
 
-    def decode(self, text: str, engine: Engine = "fast") -> Decoded:
-        """The lenient reading with its report (``decode``)."""
-        if engine == "fast":
-            notes = new_recoveries(text)
-            read = self.one_pass(text, False, notes)
-            if read is not None:
-                return _Reading(read[0], notes, candidates(read[1]), (), read[1]).decoded()
-        return self._read(text, engine).decoded()
-
-    def strict(self, text: str, engine: Engine = "fast") -> list[Item]:
-        """The items of a current-format summary (``loads(strict=True)``) the one pass gave
-        up on; DecodeError when it is not one."""
+    def _strict(self, text: str) -> list[Item]:
+        """The items of a current-format summary the one pass left, read by the parser of
+        ``grammar/summary.lark`` (both engines); DecodeError when it is not one."""
         self._check_records(text)
         self._refuse_raw_breaks(text)
-        if engine == "lark":
-            return reference.strict_items(text, self.literals, self.max_depth)
-        return self._strict_read(text)
+        return reference.strict_items(text, self.literals, self.max_depth)
 
     def _refuse_raw_breaks(self, text: str) -> None:
         """A strict read's DecodeError at a line break or NUL inside a record (both
@@ -169,23 +176,23 @@ class Reader:
         if text.count("\n") > self.max_records + 2:  # else it cannot hold more records
             limits.check_records(text, max_records=self.max_records)
 
-    def _envelope(self, text: str) -> Envelope:
+    def _envelope(self, text: str) -> tuple[Envelope, None]:
+        """The envelope of the fast engine's steps (their lines: ``lines.py``)."""
         self._check_records(text)
         envelope = self.split(text)
         if envelope is None:
             raise reference.syntax_error(text, self.literals, "legacy") or DecodeError(
                 "malformed summary envelope", text, 0, (), DecodeReason.SYNTAX)
-        return envelope
+        return envelope, None
 
-    def _read(self, text: str, engine: Engine) -> _Reading:
+    def _lark_lines(self, text: str) -> tuple[Envelope, dict[int, Line]]:
+        """The envelope and the body's lines of the Lark reference."""
+        self._check_records(text)
+        return reference.legacy_lines(text, self.literals)
+
+    def _read(self, text: str, body: Body) -> _Reading:
         """Steps 3 to 5 on the lines of the fast tokenizer or of the Lark reference."""
-        check_engine(engine)
-        tokens: dict[int, Line] | None = None
-        if engine == "lark":
-            self._check_records(text)
-            envelope, tokens = reference.legacy_lines(text, self.literals)
-        else:
-            envelope = self._envelope(text)
+        envelope, tokens = body(text)
         recoveries = new_recoveries(text)
         if envelope.legacy_preamble:
             recoveries.add(1, Code.LEGACY_PREAMBLE)
@@ -293,38 +300,8 @@ class Reader:
             found_readings.append(Candidate(
                 reading="JSON arrays of content parts as list content, as openai-agents 0.6 "
                         "to 0.17.0 wrote it",
-                items=lambda: _with_lists(self._read(text, "fast").items, listed)))
+                items=lambda: _with_lists(self._read(text, self._envelope).items, listed)))
         return _Reading(items, recoveries, writers, tuple(found_readings), signs)
-
-    def _strict_read(self, text: str) -> list[Item]:
-        """A strict read line by line, for the text the one pass gave up on: the items, or the
-        parser's syntax error first, then the first record out of sequence or not an RFC
-        8259 JSON object within ``max_depth``."""
-        envelope = self.split(text)
-        syntax = reference.syntax_error(text, self.literals, "summary")
-        if syntax is not None or envelope is None or envelope.legacy_preamble:
-            raise syntax or DecodeError("malformed summary", text, 0, (), DecodeReason.SYNTAX)
-        if envelope.empty:
-            return []
-        items: list[Item] = []
-        for count, match in enumerate(line_pattern().finditer(text, envelope.begin,
-                                                              envelope.stop), 1):
-            line: Line = match.groups("")  # type: ignore[assignment]
-            if line[JSON_OBJECT]:  # JSON_LINE (the parser read every line as a record)
-                try:
-                    items.append(json_object(line[JSON_OBJECT], match.start(4), self.max_depth))
-                except ReadFailure as failure:
-                    raise failure.at(text) from None
-            if line[NUMBER] != str(count):
-                raise DecodeError(f"record number {line[NUMBER]!r} out of sequence", text,
-                                  match.start(), (f"record {count}",), DecodeReason.NUMBERING)
-            if not line[JSON_OBJECT]:
-                role, name, content = (line[KNOWN_ROLE], "", line[KNOWN_CONTENT]) \
-                    if line[KNOWN_ROLE] else line[PLAIN_ROLE:PLAIN_CONTENT + 1]
-                role = SHARED_ROLES.get(role, role)
-                items.append({"role": role, "content": content} if not name
-                             else {"role": role, "name": name, "content": content})
-        return items
 
 
 def _with_lists(items: list[Item], listed: Iterable[int]) -> list[Item]:
@@ -340,3 +317,19 @@ def reader(literals: Literals, max_depth: int, max_records: int) -> Reader:
     """The reader of one configuration, built once."""
     return Reader(literals, max_depth, max_records)
 
+
+
+def _no_pass(text: str, strict: bool, notes: Recoveries | None) -> None:
+    """The Lark reference's one pass: none (it always takes the steps)."""
+    return None
+
+
+def _warn_lost(recoveries: Recoveries) -> None:
+    """A :class:`LossWarning` when a lenient read lost something but an empty turn's None."""
+    if recoveries.any_lost():
+        lost = [r for r in recoveries if r.lost and r.kind is not RecoveryKind.BARE_ROLE]
+        if lost:
+            warnings.warn(LossWarning(
+                f"the summary was read with {len(lost)} loss(es), the first on line "
+                f"{lost[0].line} ({lost[0].kind.value}); decode() reports each, with the "
+                "other readings"), stacklevel=4)

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import re
 from types import MappingProxyType
-from typing import Any
 
 from ..grammar import alternatives
+
+TYPE_CHECKING = False  # typing is not imported at run time (see ..models)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["CONTENT_PART_TYPES", "ITEM_TYPES", "KNOWN_ROLES", "SHARED_ROLES", "WORD", "message"]
 

@@ -1,0 +1,411 @@
+"""The fast engine: a summary whose records are numbered 1, 2, 3, ... read in one pass.
+
+When every numbered line is a record in sequence, the numbering leaves
+nothing to decide (``evidence.py``, rule 2): the records can be read as the
+lines come, and the evidence taken from them as they are read. That is the
+usual summary, legacy ones included. The body is split at "\\n" (the only line
+break of ``grammar/legacy.lark``) and each line read by a small function:
+
+* :meth:`_Body.lines`: ``KNOWN_LINE`` (``N. role: content``, a role of
+  ``KNOWN_LINE`` and the content after ":" and one optional space, unless it
+  opens a list) and ``JSON_LINE`` (``N. {...}``), the current format, by
+  ``str.partition``; any other line goes to
+* :meth:`_Body.other`: ``PLAIN_LINE``, ``BARE_LINE`` (``bare_role``), a
+  ``PLAIN_LINE`` whose word is an ``ITEM_TYPE`` before a JSON object
+  (``typed_record``), each by its own terminal, and ``TEXT_LINE``: content of
+  the `role: content` record above it, spilled (``continuation``).
+
+It gives up (None) on anything else, for the steps of ``reader.py`` to read:
+another envelope, a number out of sequence, a ``NUMBERED_LINE``, a line below
+a record that holds no spilled content, a summary quoted in the body, a name
+that may hold ":" or "(", a JSON record that is not a whole RFC 8259 object
+within ``max_depth``, more than ``max_records`` records, a line a raw writer
+may have written as content that would gain authority (``authority.py``);
+with a report, content that may be a list. Strictly, only the current format
+(no line break but "\\n" and no NUL in the body). The Lark reference
+(``reference.py``) always takes the steps, and tests check on arbitrary text
+that both engines agree.
+"""
+
+from __future__ import annotations
+
+from .. import grammar
+from ..limits import depth_exceeded_at
+from .authority import RANKS, RISING, lowered, may_rise
+from .evidence import UNTYPED, json_signs, typed_word
+from .generations import Sign, candidates, raw_possible
+from .json_record import strict_scanner, whole_object
+from .lines import known_roles
+from .notes import Code
+from .raw_breaks import raw_break_finder
+from .records import content_parts
+from .vocabulary import message
+
+TYPE_CHECKING = False  # typing is not imported at run time (see ..models)
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ..report import Recoveries
+
+__all__ = ["FastEngine"]
+
+Item = dict[str, "Any"]
+# The items read, and the Sign flags of their records.
+Read = tuple[list[Item], int]
+
+# How many characters of whole lines one split reads: its list of lines stays
+# small (a few hundred), which a long transcript reads faster.
+_CHUNK = 16_384
+# Each record number as text, to compare with: grown to the longest body read
+# (at most ``max_records`` strings).
+_NUMBERS = ["0", "1"]
+# The signs a record shows wherever it is, that rule out a raw writer (evidence.py).
+_AGAINST_ANYWHERE = Sign.SPILLED | Sign.BARE_ROLE | Sign.TYPED
+
+
+class FastEngine:
+    """The one pass of one codec configuration (envelope and limits), built once."""
+
+    __slots__ = ("bare", "deep", "empty", "head", "head_lines", "json_depth", "known",
+                 "legacy_head", "legacy_lines", "max_depth", "max_records", "numbered", "plain",
+                 "quoted", "raw_break", "scan", "signature", "signed", "tail")
+
+    def __init__(self, preamble: str, legacy: str, start: str, end: str, max_depth: int,
+                 max_records: int) -> None:
+        self.head, self.legacy_head = f"{preamble}\n{start}\n", f"{legacy}\n{start}\n"
+        self.head_lines, self.legacy_lines = self.head.count("\n"), self.legacy_head.count("\n")
+        self.tail = "\n" + end
+        self.signed = grammar.signature_parts()[0]
+        self.signature = grammar.terminal("_SIGNATURE").match
+        self.empty = grammar.literal("EMPTY_TRANSCRIPT") + "\n"
+        self.known = known_roles()
+        self.plain = grammar.terminal("PLAIN_LINE", "legacy").fullmatch
+        self.bare = grammar.terminal("BARE_LINE", "legacy").fullmatch
+        self.numbered = grammar.terminal("RECORD_NUMBER", "legacy").match
+        self.scan = strict_scanner()
+        self.raw_break = raw_break_finder()
+        self.max_depth, self.max_records = max_depth, max_records
+        self.deep = 2 * max_depth + 1  # JSON this long may nest deeper than max_depth
+        self.quoted = f"\n{start}\n"  # a summary quoted in content starts with such a line
+
+    def read(self, text: str, strict: bool, notes: Recoveries | None) -> Read | None:
+        """``(items, signs)`` of ``text``, or None to leave it to the steps.
+
+        ``notes`` is where a report's recoveries go (``decode``); None reads the
+        items alone (``loads``), and then the signs given are only those that
+        cost nothing to note.
+        """
+        body = self.body(text, strict, notes)
+        if body is None:
+            return None
+        pos, stop, line = body
+        if pos == stop:
+            return [], 0  # the empty transcript
+        if text.find("\n", pos, stop - 1) < 0:  # one line, one record: the usual handoff
+            one = self.one_record(text[pos:stop - 1], strict)
+            if one is not None:
+                return one
+        if not strict and text.find(self.quoted, pos - 1, stop) >= 0:
+            return None  # a summary quoted in content: its lines are content
+        if strict and self.raw_break(text, pos, stop) is not None:
+            return None  # a line break or NUL in a record: the steps refuse it where it is
+        return _Body(self, text, pos, line, strict, notes).read(stop)
+
+    def body(self, text: str, strict: bool,
+             notes: Recoveries | None) -> tuple[int, int, int] | None:
+        """``(begin, stop, line)`` of the body (``begin == stop`` for the empty transcript;
+        ``line`` is the number of its first line), or None to leave the text to the steps."""
+        if not text.endswith(self.tail):
+            return None
+        if text.startswith(self.head):
+            pos, line = len(self.head), self.head_lines + 1
+        elif not strict and text.startswith(self.legacy_head):
+            pos, line = len(self.legacy_head), self.legacy_lines + 1
+            if notes is not None:
+                notes.add(1, Code.LEGACY_PREAMBLE)
+        else:
+            return None
+        stop = len(text) - len(self.tail) + 1  # just after the line break before the end
+        if stop <= pos:
+            return None
+        if text[pos] == "(":  # a signature line, or the empty transcript
+            if text.startswith(self.signed, pos):
+                match = self.signature(text, pos)
+                if match is not None:
+                    pos, line = match.end(), line + 1
+                    if stop <= pos:
+                        return None
+            if text.startswith(self.empty, pos):
+                return (stop, stop, line) if stop == pos + len(self.empty) else None
+        return pos, stop, line
+
+    def one_record(self, line: str, strict: bool) -> Read | None:
+        """The one record of a body of one line, when it is a current-format record
+        numbered 1 (strictly, with no line break or NUL in it)."""
+        number, _, rest = line.partition(". ")
+        if number != "1" or (strict and not line.isprintable()
+                             and self.raw_break(line, 0, len(line)) is not None):
+            return None
+        role, colon, content = rest.partition(":")
+        if colon and role in self.known and content[:1] != "[" and content[:2] != " [":
+            content = content[1:] if content[:1] == " " else content
+            return [message(role, content)], 0 if content else Sign.EMPTY_TURN
+        record = self.json(rest, 0) if rest[:1] == "{" else None
+        return None if record is None else ([record[0]], record[1])
+
+    def json(self, rest: str, signs: int) -> tuple[Item, int] | None:
+        """A ``JSON_LINE``'s object and the signs it gives, or none once ``signs`` (those
+        found so far) hold Python's separators (no other sign of a JSON record then rules
+        out a writer more); None leaves the text to the steps."""
+        max_depth = self.max_depth
+        if len(rest) > self.deep and rest.count("{") + rest.count("[") > max_depth \
+                and depth_exceeded_at(rest, max_depth) is not None:
+            return None
+        try:
+            value, at = self.scan(rest, 0)
+        except (StopIteration, ValueError, RecursionError):
+            return None
+        if at != len(rest) or type(value) is not dict:
+            return None
+        return value, 0 if signs & Sign.SPACED_JSON else json_signs(value, rest)
+
+
+class _Offsets:
+    """The offset of body line ``index`` (0-based), worked out forward from the last one
+    asked for: notes that quote the text ask in line order, so a body costs one walk."""
+
+    __slots__ = ("find", "index", "pos")
+
+    def __init__(self, text: str, begin: int) -> None:
+        self.find, self.index, self.pos = text.find, 0, begin
+
+    def __call__(self, index: int) -> int:
+        while self.index < index:
+            self.pos = self.find("\n", self.pos) + 1
+            self.index += 1
+        return self.pos
+
+
+class _Body:
+    """The reading of one body: its items so far, the evidence and what was spilled."""
+
+    __slots__ = ("against", "begin", "continued", "count", "custom", "empties", "engine",
+                 "guarded", "items", "line", "notes", "offsets", "prefix", "rigid",
+                 "run_count", "run_lines", "run_note", "signs", "strict", "text", "texts",
+                 "tools")
+
+    def __init__(self, engine: FastEngine, text: str, begin: int, line: int, strict: bool,
+                 notes: Recoveries | None) -> None:
+        self.engine, self.text, self.begin, self.line = engine, text, begin, line
+        self.strict, self.notes = strict, notes
+        self.items: list[Item] = []
+        self.signs = 0
+        self.count = 0  # records read
+        self.texts = 0  # lines read that are not numbered (line - 1 + count + texts: the line)
+        self.rigid = 0  # the last record whose content cannot go on below it (JSON, bare, typed)
+        # Content spilled over lines: the records continued (by count); of the last, its
+        # note's index among the recoveries, its lines so far, their count.
+        self.continued: list[int] = []
+        self.run_lines: list[str] = []
+        self.run_note, self.run_count = -1, 0
+        self.empties: list[int] = []  # the `N. role: ` records (by count)
+        self.offsets: _Offsets | None = None  # made for the first note that quotes the text
+        # Records a raw writer's content may have spilled into (see .authority): the items
+        # (by index) that must not gain authority, those that may be tool items (all but
+        # KNOWN_LINE's), and whether a record has a role no raw writer writes.
+        self.guarded: list[int] = []
+        self.tools: list[int] = []
+        self.custom = False
+        # Whether every record so far is a record whatever the writer (none content could
+        # spill from came before it), and the signs they show (evidence.py, _AGAINST_RAW).
+        self.prefix, self.against = True, 0
+
+    def read(self, stop: int) -> Read | None:
+        """The items and signs of the body up to ``stop``, chunk by chunk."""
+        text, engine, pos = self.text, self.engine, self.begin
+        while pos < stop:
+            cut = stop if stop - pos <= _CHUNK else text.find("\n", pos + _CHUNK, stop) + 1 or stop
+            lines = text[pos:cut - 1].split("\n")
+            if self.count + len(lines) > engine.max_records:
+                return None  # the steps check the limit, and say so
+            if not self.lines(lines):
+                return None
+            pos = cut
+            if len(self.run_lines) > 1:  # a million short spilled lines: not a million entries
+                self.run_lines[:] = ["\n".join(self.run_lines)]
+        return self.finish()
+
+    def lines(self, lines: list[str]) -> bool:
+        """Read ``lines``: each ``KNOWN_LINE`` and ``JSON_LINE`` here, any other line by
+        :meth:`other`; False to give up."""
+        numbers, count, known, strict = _NUMBERS, self.count, self.engine.known, self.strict
+        if count + len(lines) + 1 >= len(numbers):
+            numbers.extend(map(str, range(len(numbers), count + len(lines) + 2)))
+        append, guarded, ranked = self.items.append, self.guarded, RANKS
+        for line in lines:
+            number, _, rest = line.partition(". ")
+            if number == numbers[count + 1]:
+                role, colon, content = rest.partition(":")
+                if colon and role in known and content[:1] != "[" and content[:2] != " [":
+                    count += 1  # KNOWN_LINE: the usual record
+                    if content[:1] == " ":
+                        content = content[1:]
+                    if role in ranked and not self.prefix and not strict:
+                        guarded.append(count - 1)
+                    append(message(role, content))
+                    if not content:
+                        self.empties.append(count)
+                    self.prefix = False
+                    continue
+                if rest[:1] == "{":
+                    self.count = count = count + 1
+                    if not self.json(rest):
+                        return False
+                    continue
+            self.count = count
+            if not self.other(line, number):
+                return False
+            count = self.count
+        self.count = count
+        return True
+
+    def json(self, rest: str) -> bool:
+        """A ``JSON_LINE`` (record ``count``): its object; False to give up."""
+        record = self.engine.json(rest, self.against if self.prefix else self.signs)
+        if record is None:
+            return False
+        value, signs = record
+        if not self.strict:
+            if self.continued and (self.signs | signs) & Sign.SPACED_JSON:
+                return False  # after spilled content: the steps weigh the writers left
+            index = self.count - 1
+            if not self.prefix and may_rise(value):
+                self.guarded.append(index)
+            self.tools.append(index)
+        self.items.append(value)
+        self.signs |= signs
+        if self.prefix:
+            self.against |= signs
+        self.rigid = self.count  # a line below it belongs to no record
+        return True
+
+    def other(self, line: str, number: str) -> bool:
+        """A line that is no ``KNOWN_LINE`` or ``JSON_LINE`` in sequence: a ``PLAIN_LINE``
+        or ``BARE_LINE`` record (``number`` its number, when in sequence), or content
+        spilled from the record above (``TEXT_LINE``); False to give up."""
+        engine, strict = self.engine, self.strict
+        if number == _NUMBERS[self.count + 1]:
+            if (fields := engine.plain(line + "\n")) is not None:
+                return self.plain(*fields.group("plain_role", "plain_name", "plain_content"))
+            if not strict and (fields := engine.bare(line + "\n")) is not None:
+                return self.bare_role(*fields.group("bare_role", "bare_name"))
+        if strict or self.rigid == self.count or engine.numbered(line) is not None:
+            return False  # numbered, or below a record without spilled content
+        self.spilled(line)
+        return True
+
+    def record(self, role: str, is_bare: bool, content: str) -> int:
+        """Count a `PLAIN_LINE` or `BARE_LINE` record of ``role``; its line number."""
+        self.count += 1
+        index = self.line - 1 + self.count + self.texts
+        self.tools.append(self.count - 1)
+        if not self.prefix and (role.partition(" (")[0] in RISING or (
+                not is_bare and content[:1] == "{")):
+            self.guarded.append(self.count - 1)
+        self.rigid = self.count  # a record without spilled content, but for a message below
+        return index
+
+    def bare_role(self, role: str, name: str | None) -> bool:
+        """A ``BARE_LINE``: an empty turn of a known role (``bare_role``)."""
+        index = self.record(role, True, "")
+        if self.notes is not None:
+            self.notes.add(index, Code.BARE_ROLE)
+        self.signs |= Sign.BARE_ROLE
+        self.items.append(message(role, "", name or None))
+        return True
+
+    def plain(self, role: str, name: str | None, content: str) -> bool:
+        """A ``PLAIN_LINE``: a named message, a role of no ``KNOWN_LINE``, or a typed record;
+        False to give up."""
+        index = self.record(role, False, content)
+        strict, known = self.strict, self.engine.known
+        if not role:  # an empty role: the steps read it
+            return False
+        if role not in known and not strict:
+            if "(" in role:  # maybe a known role with a name holding ":" or "("
+                return False
+            if not name and content[:1] == "{" and typed_word(role, Sign.TYPED):
+                return self.typed(role, content, index)
+            if role != "tool":
+                self.custom = True
+            elif name and "): " in content:
+                return False  # two readings of the name: the steps report them
+        elif name and role in known:
+            self.signs |= Sign.NAMED
+            if self.prefix:
+                self.against |= Sign.NAMED
+            if "): " in content:
+                return False
+        if content[:1] == "[" and not strict and self.notes is not None \
+                and content_parts(content) is not None:
+            return False  # may be a list: the steps report it
+        self.items.append(message(role, content, name or None))
+        self.rigid = 0
+        self.prefix = False
+        return True
+
+    def typed(self, role: str, content: str, index: int) -> bool:
+        """A typed record `type: {json}` of 0.6 (``typed_record``); False to give up."""
+        value = whole_object(content, self.engine.max_depth)
+        if value is None:
+            return False
+        if self.notes is not None:
+            if self.offsets is None:
+                self.offsets = _Offsets(self.text, self.begin)
+            self.notes.add(index, Code.TYPED_RECORD,
+                           self.offsets(index - self.line) + len(str(self.count)) + 2, len(role))
+        if role != UNTYPED:
+            value["type"] = role
+        self.items.append(value)
+        self.signs |= Sign.TYPED
+        return True
+
+    def spilled(self, line: str) -> None:
+        """A ``TEXT_LINE``: content spilled from the record above (``continuation``)."""
+        self.texts += 1
+        continued = self.continued
+        if not continued or continued[-1] != self.count:  # the first line below it
+            self.join()
+            above = self.line - 2 + self.count + self.texts  # the record's line
+            self.run_note = self.notes.add(above, Code.CONTINUATION) \
+                if self.notes is not None else -1
+            continued.append(self.count)
+            self.run_lines, self.run_count = [], 0
+        self.run_lines.append(line)
+        self.run_count += 1
+
+    def join(self) -> None:
+        """Join the lines of the last run of spilled content to the record they continue,
+        and count them in its ``continuation`` note."""
+        if self.run_count:
+            self.items[self.continued[-1] - 1]["content"] += "\n" + "\n".join(self.run_lines)
+            if self.notes is not None:
+                self.notes.update(self.run_note, self.run_count)
+
+    def finish(self) -> Read | None:
+        """The items and signs, or None when a record a raw writer may have written as
+        content would gain authority (the steps read it: ``authority.py``)."""
+        self.join()
+        signs = self.signs
+        if self.continued:
+            signs |= Sign.SPILLED
+        if self.empties and set(self.empties) - set(self.continued):
+            signs |= Sign.EMPTY_TURN
+        if self.strict or not (self.custom or self.guarded):
+            return self.items, signs
+        # Only the records up to the first that content may spill from are records whatever
+        # the writer: only they may rule out a raw writer (evidence.py, _AGAINST_RAW).
+        if raw_possible(candidates(self.against | (signs & _AGAINST_ANYWHERE))) and (
+                self.custom or lowered(self.items, self.guarded, self.tools)):
+            return None
+        return self.items, signs
