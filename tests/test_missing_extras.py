@@ -20,6 +20,19 @@ CASES = [
      "pip install 'handoff-codec[postgres]'"),
     ("google", "import handoff_codec.integrations.google_adk_internals",
      "pip install 'handoff-codec[google-adk]'"),
+    # Each integration, its framework missing: one ImportError naming the module a user
+    # imports (an internals module, the one it serves) and the extra.
+    *[(hidden, f"import handoff_codec.integrations.{module}",
+       f"handoff_codec.integrations.{named} needs ") for hidden, module, named in [
+        ("a2a", "a2a", "a2a"), ("agent_framework", "agent_framework", "agent_framework"),
+        ("google", "google_adk", "google_adk"), ("google", "google_adk_internals", "google_adk"),
+        ("langgraph", "langgraph", "langgraph"), ("agents", "openai_agents", "openai_agents"),
+        ("agents", "openai_agents_internals", "openai_agents"),
+        ("pydantic_ai", "pydantic_ai", "pydantic_ai")]],
+    *[(hidden, f"import handoff_codec.integrations.{module}",
+       f"pip install 'handoff-codec[{extra}]'") for hidden, module, extra in [
+        ("a2a", "a2a", "a2a"), ("agent_framework", "agent_framework", "agent-framework"),
+        ("langgraph", "langgraph", "langgraph"), ("pydantic_ai", "pydantic_ai", "pydantic-ai")]],
 ]
 
 

@@ -59,14 +59,13 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
+from ._extras import missing
+
 try:
     from a2a.helpers import get_data_parts, new_data_part
     from a2a.types import Message, Part, Role
 except ImportError as exc:  # pragma: no cover - depends on the environment
-    raise ImportError(
-        "handoff_codec.integrations.a2a needs a2a-sdk, which could not be imported: "
-        f"{exc}. Install it with: pip install 'handoff-codec[a2a]' (tested: a2a-sdk 1.3)"
-    ) from exc
+    raise missing("a2a", "a2a-sdk", "a2a", exc, tested="a2a-sdk 1.3") from exc
 
 from ..format import Codec, EncodeError, default_codec
 from .report import Omission

@@ -59,6 +59,7 @@ from typing import Any, Literal
 
 from ..format import Codec, EncodeError, default_codec
 from ._common_items import NAME_CARRIER, Notes, media_type
+from ._extras import missing
 from .report import Encoded, Omission, ReadBack, _dumped, _loaded, is_plain_json, warn_if_omitted
 
 TESTED = "agent-framework-core 1.26 and agent-framework-orchestrations 1.4"
@@ -78,12 +79,8 @@ try:
     )
     from agent_framework_orchestrations import clean_conversation_for_handoff
 except ImportError as exc:  # pragma: no cover - exercised in a subprocess by the tests
-    raise ImportError(
-        "handoff_codec.integrations.agent_framework needs Microsoft Agent Framework "
-        f"(agent-framework-core, agent-framework-orchestrations), which could not be imported: "
-        f"{exc}. Install it with: pip install 'handoff-codec[agent-framework]' (tested with "
-        f"{TESTED})"
-    ) from exc
+    raise missing("agent_framework", "Microsoft Agent Framework (agent-framework-core, "
+                  "agent-framework-orchestrations)", "agent-framework", exc, TESTED) from exc
 if not callable(getattr(SessionContext, "extend_middleware", None)):  # pragma: no cover
     raise ImportError(
         "handoff_codec.integrations.agent_framework needs SessionContext.extend_middleware, "

@@ -59,6 +59,8 @@ from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequenc
 from dataclasses import dataclass
 from typing import Any
 
+from ._extras import missing
+
 try:
     from google.adk.agents.callback_context import CallbackContext
     from google.adk.events import Event
@@ -67,11 +69,8 @@ try:
     from google.adk.plugins.base_plugin import BasePlugin
     from google.genai import types
 except ImportError as exc:  # pragma: no cover - exercised in a subprocess by the tests
-    raise ImportError(
-        "handoff_codec.integrations.google_adk needs Google ADK (the 'google.adk' "
-        f"package, from google-adk), which could not be imported: {exc}. "
-        "Install it with: pip install 'handoff-codec[google-adk]'"
-    ) from exc
+    raise missing("google_adk", "Google ADK (the 'google.adk' package, from google-adk)",
+                  "google-adk", exc) from exc
 
 from ..format import Codec, default_codec
 from ._common_items import NAME_CARRIER, Notes, arguments_object, call_names, media_type

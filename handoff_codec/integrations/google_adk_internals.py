@@ -30,13 +30,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ._extras import missing
+
 try:
     import google.adk
     from google.adk.events import Event
     from google.genai import types
 except ImportError as exc:  # depends on the install
-    raise ImportError("the Google ADK integration needs google-adk: pip install "
-                      "'handoff-codec[google-adk]'", name=exc.name) from exc
+    raise missing("google_adk", "Google ADK (the 'google.adk' package, from google-adk)",
+                  "google-adk", exc) from exc
 from pydantic import BaseModel, PrivateAttr
 
 __all__ = ["TESTED", "Framing", "Provenance", "Rendered", "framing", "provenance", "render",

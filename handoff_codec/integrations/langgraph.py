@@ -47,6 +47,8 @@ import weakref
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Annotated, Any, cast
 
+from ._extras import missing
+
 try:
     from langchain.agents.middleware import AgentMiddleware, ModelRequest
     from langchain_core.messages import (
@@ -73,12 +75,9 @@ try:
     from pydantic import PrivateAttr
     from pydantic import ValidationError as PydanticValidationError
 except ImportError as exc:  # pragma: no cover - depends on the environment
-    raise ImportError(
-        "handoff_codec.integrations.langgraph needs LangChain, LangGraph and langgraph-swarm, "
-        f"which could not be imported: {exc}. Install them with: pip install "
-        "'handoff-codec[langgraph]' (tested: langgraph 1.2, langchain 1.5, langchain-core 1.8, "
-        "langgraph-swarm 0.1, langgraph-supervisor 0.0.31)"
-    ) from exc
+    raise missing("langgraph", "LangChain, LangGraph and langgraph-swarm", "langgraph", exc,
+                  tested="langgraph 1.2, langchain 1.5, langchain-core 1.8, langgraph-swarm 0.1, "
+                  "langgraph-supervisor 0.0.31") from exc
 
 from ..format import Codec, default_codec
 from ._common_items import Notes, json_text

@@ -52,6 +52,8 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
+from ._extras import missing
+
 try:
     import agents as _agents  # noqa: F401  (the check that the extra is installed)
     from agents.handoffs import (
@@ -64,12 +66,8 @@ try:
     from agents.items import RunItem, ToolApprovalItem, TResponseInputItem
     from agents.memory import SessionABC as _SessionABC
 except ImportError as exc:  # pragma: no cover - exercised in a subprocess by the tests
-    raise ImportError(
-        "handoff_codec.integrations.openai_agents needs the OpenAI Agents SDK (the 'agents' "
-        "package, "
-        f"from openai-agents), which could not be imported: {exc}. "
-        "Install it with: pip install 'handoff-codec[openai-agents]'"
-    ) from exc
+    raise missing("openai_agents", "the OpenAI Agents SDK (the 'agents' package, from "
+                  "openai-agents)", "openai-agents", exc) from exc
 
 from ..format import DEFAULT_PREAMBLE, Codec, default_codec
 

@@ -36,15 +36,14 @@ from importlib import metadata
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from ._extras import missing
+
 try:
     import agents.handoffs.history as _history
     import agents.run_internal.items as _run_items
 except ImportError as exc:  # pragma: no cover - exercised in a subprocess by the tests
-    raise ImportError(
-        "handoff_codec.integrations.openai_agents needs the OpenAI Agents SDK (the 'agents' "
-        f"package, from openai-agents), which could not be imported: {exc}. "
-        "Install it with: pip install 'handoff-codec[openai-agents]'"
-    ) from exc
+    raise missing("openai_agents", "the OpenAI Agents SDK (the 'agents' package, from "
+                  "openai-agents)", "openai-agents", exc) from exc
 
 if TYPE_CHECKING:
     from cryptography.fernet import Fernet

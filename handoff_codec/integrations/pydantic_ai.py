@@ -60,6 +60,8 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from ._extras import missing
+
 try:
     import pydantic
     from pydantic_ai import Agent, RunContext
@@ -99,10 +101,7 @@ try:
     from pydantic_ai.settings import ModelSettings
     from pydantic_ai.usage import RequestUsage
 except ImportError as exc:  # pragma: no cover - exercised in a subprocess by the tests
-    raise ImportError(
-        "handoff_codec.integrations.pydantic_ai needs PydanticAI (pydantic-ai-slim), which "
-        f"could not be imported: {exc}. Install it with: pip install 'handoff-codec[pydantic-ai]'"
-    ) from exc
+    raise missing("pydantic_ai", "PydanticAI (pydantic-ai-slim)", "pydantic-ai", exc) from exc
 
 from ..format import Codec, default_codec
 from ._common_items import NAME_CARRIER, Notes

@@ -12,6 +12,7 @@ what they raise is in ``errors``. Every store applies ``handoff_codec.migrate.Ro
 """
 
 # ruff: noqa: F403, F405  (the backends' public names, listed in each module's __all__)
+from ._renamed import __getattr__ as __getattr__  # 0.2.0.dev0's names, with a warning
 from ._state import check_state_dir, writable_dir
 from ._urls import mask_url, scrub, url_scheme
 from .backup import *
@@ -31,9 +32,8 @@ __all__ = [
     "ForgetReport", "JSONLFileStore", "LeakRow", "MigrateOptions", "OnlineStore",
     "PlaceholderReport", "Progress", "ProgressFactory", "RedisListStore", "RowAccess",
     "SQLAlchemyTableStore", "SQLiteFileStore", "ServerReport", "Shard", "StoppedRun", "Store",
-    "StoreError", "StoreRefusal", "StoreReport", "StoreResult", "StoreUnreachable",
-    "UntouchedRow", "check_state_dir", "check_target", "engine_url", "file_kind", "is_unreachable",
-    "mask_url", "named_backup_files", "open_store", "read_backup", "register_store",
-    "registered_schemes", "rewrite_redis_session", "scrub", "stop_when_written", "stopped_run",
-    "url_scheme", "writable_dir",
-]
+    "StoreError", "StoreRefusal", "StoreReport", "StoreResult", "StoreUnreachable", "UntouchedRow",
+    "check_state_dir", "check_target", "engine_url", "file_kind", "is_unreachable", "mask_url",
+    "named_backup_files", "open_store", "read_backup", "register_store", "registered_schemes",
+    "rewrite_redis_session", "scrub", "stop_when_written", "stopped_run", "url_scheme",
+    "writable_dir"]
