@@ -3,13 +3,11 @@
 When every numbered line is a record in sequence, the numbering leaves
 nothing to decide (``evidence.py``, rule 2): the records can be read as the
 lines come, and the evidence taken from them as they are read. That is the
-usual summary, legacy ones included. The body is split at "\\n" (the only line
-break of ``grammar/legacy.lark``) and each line read by a small function:
+usual summary, legacy ones included. One ``findall`` of the usual lines
+(:func:`~.lines.usual_pattern`) gives each line, read by a small function:
 
-* :meth:`_Body.lines`: ``KNOWN_LINE`` (``N. role: content``, a role of
-  ``KNOWN_LINE`` and the content after ":" and one optional space, unless it
-  opens a list) and ``JSON_LINE`` (``N. {...}``), the current format, by
-  ``str.partition``; any other line goes to
+* :meth:`_Body.lines`: ``KNOWN_LINE`` and ``JSON_LINE`` (:meth:`_Body.json`),
+  the current format; any other line goes to
 * :meth:`_Body.other`: ``PLAIN_LINE``, ``BARE_LINE`` (``bare_role``), a
   ``PLAIN_LINE`` whose word is an ``ITEM_TYPE`` before a JSON object
   (``typed_record``), each by its own terminal, and ``TEXT_LINE``: content of
@@ -35,11 +33,11 @@ from .authority import RANKS, RISING, lowered, may_rise
 from .evidence import UNTYPED, json_signs, typed_word
 from .generations import Sign, candidates, raw_possible
 from .json_record import strict_scanner, whole_object
-from .lines import known_roles
+from .lines import usual_pattern
 from .notes import Code
 from .raw_breaks import raw_break_finder
 from .records import content_parts
-from .vocabulary import message
+from .vocabulary import SHARED_ROLES, message
 
 TYPE_CHECKING = False  # typing is not imported at run time (see ..models)
 if TYPE_CHECKING:
@@ -66,9 +64,9 @@ _AGAINST_ANYWHERE = Sign.SPILLED | Sign.BARE_ROLE | Sign.TYPED
 class FastEngine:
     """The one pass of one codec configuration (envelope and limits), built once."""
 
-    __slots__ = ("bare", "deep", "empty", "head", "head_lines", "json_depth", "known",
-                 "legacy_head", "legacy_lines", "max_depth", "max_records", "numbered", "plain",
-                 "quoted", "raw_break", "scan", "signature", "signed", "tail")
+    __slots__ = ("bare", "deep", "empty", "findall", "first", "head", "head_lines", "known",
+                 "legacy_head", "legacy_lines", "max_depth", "max_records", "named", "numbered",
+                 "plain", "quoted", "raw_break", "scan", "signature", "signed", "tail")
 
     def __init__(self, preamble: str, legacy: str, start: str, end: str, max_depth: int,
                  max_records: int) -> None:
@@ -78,9 +76,11 @@ class FastEngine:
         self.signed = grammar.signature_parts()[0]
         self.signature = grammar.terminal("_SIGNATURE").match
         self.empty = grammar.literal("EMPTY_TRANSCRIPT") + "\n"
-        self.known = known_roles()
+        self.findall, self.first = usual_pattern().findall, usual_pattern().match
+        self.known = dict(SHARED_ROLES)  # each known role, as the str every item shares
         self.plain = grammar.terminal("PLAIN_LINE", "legacy").fullmatch
         self.bare = grammar.terminal("BARE_LINE", "legacy").fullmatch
+        self.named = grammar.terminal("LEGACY_NAMED", "legacy").fullmatch
         self.numbered = grammar.terminal("RECORD_NUMBER", "legacy").match
         self.scan = strict_scanner()
         self.raw_break = raw_break_finder()
@@ -102,7 +102,7 @@ class FastEngine:
         if pos == stop:
             return [], 0  # the empty transcript
         if text.find("\n", pos, stop - 1) < 0:  # one line, one record: the usual handoff
-            one = self.one_record(text[pos:stop - 1], strict)
+            one = self.one_record(text, pos, stop, strict)
             if one is not None:
                 return one
         if not strict and text.find(self.quoted, pos - 1, stop) >= 0:
@@ -139,18 +139,18 @@ class FastEngine:
                 return (stop, stop, line) if stop == pos + len(self.empty) else None
         return pos, stop, line
 
-    def one_record(self, line: str, strict: bool) -> Read | None:
-        """The one record of a body of one line, when it is a current-format record
-        numbered 1 (strictly, with no line break or NUL in it)."""
-        number, _, rest = line.partition(". ")
-        if number != "1" or (strict and not line.isprintable()
-                             and self.raw_break(line, 0, len(line)) is not None):
+    def one_record(self, text: str, pos: int, stop: int, strict: bool) -> Read | None:
+        """The one record of a body of one line (``text[pos:stop]``), when it is a
+        current-format record numbered 1 (strictly, with no line break or NUL in it)."""
+        match = self.first(text, pos, stop)
+        if match is None or match[1] != "1" or (
+                strict and not match[3].isprintable() and self.raw_break(text, pos, stop)):
             return None
-        role, colon, content = rest.partition(":")
-        if colon and role in self.known and content[:1] != "[" and content[:2] != " [":
-            content = content[1:] if content[:1] == " " else content
-            return [message(role, content)], 0 if content else Sign.EMPTY_TURN
-        record = self.json(rest, 0) if rest[:1] == "{" else None
+        if match[2]:  # KNOWN_LINE
+            content = match[3]
+            return [{"role": self.known[match[2]], "content": content}], (
+                0 if content else Sign.EMPTY_TURN)
+        record = self.json(match[3], 0)  # JSON_LINE
         return None if record is None else ([record[0]], record[1])
 
     def json(self, rest: str, signs: int) -> tuple[Item, int] | None:
@@ -225,7 +225,7 @@ class _Body:
         text, engine, pos = self.text, self.engine, self.begin
         while pos < stop:
             cut = stop if stop - pos <= _CHUNK else text.find("\n", pos + _CHUNK, stop) + 1 or stop
-            lines = text[pos:cut - 1].split("\n")
+            lines = engine.findall(text, pos, cut)
             if self.count + len(lines) > engine.max_records:
                 return None  # the steps check the limit, and say so
             if not self.lines(lines):
@@ -235,37 +235,34 @@ class _Body:
                 self.run_lines[:] = ["\n".join(self.run_lines)]
         return self.finish()
 
-    def lines(self, lines: list[str]) -> bool:
-        """Read ``lines``: each ``KNOWN_LINE`` and ``JSON_LINE`` here, any other line by
-        :meth:`other`; False to give up."""
+    def lines(self, lines: list[tuple[str, str, str]]) -> bool:
+        """Read ``lines`` (``(number, role, rest)`` of :func:`~.lines.usual_pattern`): each
+        ``KNOWN_LINE`` here, each ``JSON_LINE`` by :meth:`json`, any other by :meth:`other`;
+        False to give up."""
         numbers, count, known, strict = _NUMBERS, self.count, self.engine.known, self.strict
         if count + len(lines) + 1 >= len(numbers):
             numbers.extend(map(str, range(len(numbers), count + len(lines) + 2)))
         append, guarded, ranked = self.items.append, self.guarded, RANKS
-        for line in lines:
-            number, _, rest = line.partition(". ")
-            if number == numbers[count + 1]:
-                role, colon, content = rest.partition(":")
-                if colon and role in known and content[:1] != "[" and content[:2] != " [":
-                    count += 1  # KNOWN_LINE: the usual record
-                    if content[:1] == " ":
-                        content = content[1:]
-                    if role in ranked and not self.prefix and not strict:
-                        guarded.append(count - 1)
-                    append(message(role, content))
-                    if not content:
-                        self.empties.append(count)
-                    self.prefix = False
-                    continue
-                if rest[:1] == "{":
-                    self.count = count = count + 1
-                    if not self.json(rest):
-                        return False
-                    continue
-            self.count = count
-            if not self.other(line, number):
-                return False
-            count = self.count
+        for number, role, rest in lines:
+            if role:  # KNOWN_LINE: the usual record (its item built as vocabulary.message)
+                count += 1
+                if number != numbers[count]:
+                    return False
+                if role in ranked and not self.prefix and not strict:
+                    guarded.append(count - 1)
+                append({"role": known[role], "content": rest})
+                if not rest:
+                    self.empties.append(count)
+                self.prefix = False
+            elif number:  # JSON_LINE
+                self.count = count = count + 1
+                if number != numbers[count] or not self.json(rest):
+                    return False
+            else:  # any other line, whole
+                self.count = count
+                if not self.other(rest):
+                    return False
+                count = self.count
         self.count = count
         return True
 
@@ -289,16 +286,19 @@ class _Body:
         self.rigid = self.count  # a line below it belongs to no record
         return True
 
-    def other(self, line: str, number: str) -> bool:
-        """A line that is no ``KNOWN_LINE`` or ``JSON_LINE`` in sequence: a ``PLAIN_LINE``
-        or ``BARE_LINE`` record (``number`` its number, when in sequence), or content
-        spilled from the record above (``TEXT_LINE``); False to give up."""
+    def other(self, line: str) -> bool:
+        """A line that is no ``KNOWN_LINE`` or ``JSON_LINE``: a ``PLAIN_LINE`` or
+        ``BARE_LINE`` record, or content spilled from the record above (``TEXT_LINE``);
+        False to give up."""
         engine, strict = self.engine, self.strict
-        if number == _NUMBERS[self.count + 1]:
-            if (fields := engine.plain(line + "\n")) is not None:
-                return self.plain(*fields.group("plain_role", "plain_name", "plain_content"))
-            if not strict and (fields := engine.bare(line + "\n")) is not None:
-                return self.bare_role(*fields.group("bare_role", "bare_name"))
+        if (fields := engine.plain(line + "\n")) is not None:
+            if fields["plain_n"] != _NUMBERS[self.count + 1]:
+                return False
+            return self.plain(line, *fields.group("plain_role", "plain_name", "plain_content"))
+        if not strict and (fields := engine.bare(line + "\n")) is not None:
+            if fields["bare_n"] != _NUMBERS[self.count + 1]:
+                return False
+            return self.bare_role(*fields.group("bare_role", "bare_name"))
         if strict or self.rigid == self.count or engine.numbered(line) is not None:
             return False  # numbered, or below a record without spilled content
         self.spilled(line)
@@ -324,16 +324,16 @@ class _Body:
         self.items.append(message(role, "", name or None))
         return True
 
-    def plain(self, role: str, name: str | None, content: str) -> bool:
-        """A ``PLAIN_LINE``: a named message, a role of no ``KNOWN_LINE``, or a typed record;
-        False to give up."""
+    def plain(self, line: str, role: str, name: str | None, content: str) -> bool:
+        """A ``PLAIN_LINE`` (``line``): a named message, a role of no ``KNOWN_LINE``, or a
+        typed record; False to give up."""
         index = self.record(role, False, content)
         strict, known = self.strict, self.engine.known
         if not role:  # an empty role: the steps read it
             return False
         if role not in known and not strict:
-            if "(" in role:  # maybe a known role with a name holding ":" or "("
-                return False
+            if "(" in role:  # a known role with a name holding ":" or "(" (LEGACY_NAMED)?
+                return self.named(line, role, name)
             if not name and content[:1] == "{" and typed_word(role, Sign.TYPED):
                 return self.typed(role, content, index)
             if role != "tool":
@@ -350,6 +350,22 @@ class _Body:
                 and content_parts(content) is not None:
             return False  # may be a list: the steps report it
         self.items.append(message(role, content, name or None))
+        self.rigid = 0
+        self.prefix = False
+        return True
+
+    def named(self, line: str, role: str, name: str | None) -> bool:
+        """`N. user (team:alice): q`: a role every writer writes, with a name that holds
+        ":" or "(" (``LEGACY_NAMED``), read as the steps read it; False to give up."""
+        if name and role.count("(") == role.count(")"):
+            return False  # `assistant (bot) (0)`: role "assistant (bot)" named "0"? The steps
+        named = self.engine.named(line)
+        if named is None or "): " in named["content"]:
+            return False  # no such name, or two readings of it: the steps report them
+        role, name, content = named.group("role", "name", "content")
+        if content[:1] == "[" and self.notes is not None and content_parts(content) is not None:
+            return False  # may be a list: the steps report it
+        self.items.append(message(role, content, name))
         self.rigid = 0
         self.prefix = False
         return True

@@ -118,21 +118,24 @@ def line_pattern() -> re.Pattern[str]:
 
 
 @functools.cache
-def known_roles() -> frozenset[str]:
-    """The roles of ``KNOWN_LINE``, for the fast engine's reading of it by ``str.partition``.
+def usual_pattern() -> re.Pattern[str]:
+    """The usual lines, for the one pass: ``KNOWN_LINE``, ``JSON_LINE``, or any line.
 
-    Checked to be ``N. role:``, then a space unless the content opens a list
-    (``(?! ?\\[) ?``), then the rest of the line: what ``fast.py`` reads.
+    ``findall`` gives ``(number, role, rest)``: for a ``KNOWN_LINE`` its
+    number, role and content; for a ``JSON_LINE`` its number, ``""`` and the
+    JSON; for any other line ``""``, ``""`` and the whole line. The two
+    terminals end alike (the rest of the line, then "\\n"), which the pattern
+    matches once.
     """
     known = grammar.pattern("KNOWN_LINE", "legacy")
-    head = "(?P<known_n>[0-9]+)\\. (?P<known_role>"
-    tail = "):(?! ?\\[) ?(?P<known_content>[^\n]*)\n"
-    alternatives = known[len(head):-len(tail)].split("|")
-    if not (known.startswith(head) and known.endswith(tail)) or not all(
-            word.isalpha() for word in alternatives) or \
-            grammar.pattern("JSON_LINE", "legacy") != "(?P<json_n>[0-9]+)\\. (?P<json>\\{[^\n]*)\n":
-        raise AssertionError(f"KNOWN_LINE {known!r} or JSON_LINE changed shape")
-    return frozenset(alternatives)
+    json = grammar.pattern("JSON_LINE", "legacy")
+    # (The patterns hold the line break itself, as Lark writes them.)
+    head, tail = "(?P<known_n>[0-9]+)\\. ", "(?P<known_content>[^\n]*)\n"
+    if not (known.startswith(head) and known.endswith(tail)) or \
+            json != "(?P<json_n>[0-9]+)\\. (?P<json>\\{[^\n]*)\n":
+        raise AssertionError(f"KNOWN_LINE {known!r} or JSON_LINE {json!r} changed shape")
+    role = known[len(head):-len(tail)]  # the role, ":" and an optional space
+    return re.compile(f"(?:([0-9]+)\\. (?:{role}|(?=\\{{))|)([^\n]*)\n")
 
 
 @functools.cache
