@@ -26,8 +26,9 @@ def legacy_summary(rng: random.Random, turns: int) -> dict[str, Any]:
     def text(low: int, high: int) -> str:
         return " ".join(rng.choice(WORDS) for _ in range(rng.randint(low, high)))
 
-    records = []
-    for number in range(1, turns + 1):
+    records: list[str] = []
+    while len(records) < turns:
+        number = len(records) + 1
         role = rng.choice(("user", "assistant"))
         kind = rng.random()
         if kind < 0.1:  # an empty turn: a bare role in every legacy writer
@@ -39,13 +40,18 @@ def legacy_summary(rng: random.Random, turns: int) -> dict[str, Any]:
                                                           ensure_ascii=False))
             else:
                 records.append(f"{number}. {role}: {content}")
-        elif kind < 0.35:  # a tool call
+        elif kind < 0.35:  # a tool call, and the output that answers it (as the SDK's
+            # transcripts hold them: a handoff is a tool call too)
             call = {"call_id": f"call_{number}", "name": "lookup_order",
                     "arguments": json.dumps({"query": text(2, 5)})}
+            output = {"call_id": f"call_{number}", "output": text(3, 12)}
             if json_records:
                 records.append(f"{number}. " + json.dumps({"type": "function_call", **call}))
+                records.append(f"{number + 1}. " + json.dumps(
+                    {"type": "function_call_output", **output}))
             else:
                 records.append(f"{number}. function_call: {json.dumps(call)}")
+                records.append(f"{number + 1}. function_call_output: {json.dumps(output)}")
         else:
             records.append(f"{number}. {role}: {text(8, 30)}")
     content = "\n".join((PREAMBLE, "<CONVERSATION HISTORY>", *records,

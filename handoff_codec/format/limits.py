@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 
 from .errors import DecodeError, DecodeReason
+from .grammar import terminal
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
@@ -44,7 +45,7 @@ DEFAULT_MAX_BYTES = 32 * 1024 * 1024
 DEFAULT_MAX_RECORDS = 100_000
 DEFAULT_MAX_DEPTH = 200
 
-_NUMBERED_LINE = re.compile(r"^[0-9]+\.", re.MULTILINE)
+_NUMBERED_LINE = terminal("RECORD_NUMBER", "legacy")  # where a numbered line starts
 # A JSON string (possibly unterminated) or one bracket. Strings are skipped
 # whole, so brackets inside them do not count.
 _STRUCTURE = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}]', re.DOTALL)

@@ -75,7 +75,7 @@ def int_array(bound: int, values: Iterable[int] = ()) -> array[int]:
 @functools.cache
 def _numbered_lines() -> re.Pattern[str]:
     """``RECORD_NUMBER`` of grammar/legacy.lark: where a numbered line starts, its number."""
-    return re.compile(r"^([0-9]+)\.", re.MULTILINE)
+    return grammar.terminal("RECORD_NUMBER", "legacy")
 
 
 @functools.cache

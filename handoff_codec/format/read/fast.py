@@ -31,7 +31,7 @@ from .. import grammar
 from ..limits import depth_exceeded_at
 from .authority import RANKS, RISING, lowered, may_rise
 from .evidence import UNTYPED, json_signs, typed_word
-from .generations import Sign, candidates, raw_possible
+from .generations import Generation, Sign, candidates, raw_possible
 from .json_record import strict_scanner, whole_object
 from .lines import usual_pattern
 from .notes import Code
@@ -191,8 +191,8 @@ class _Body:
 
     __slots__ = ("against", "begin", "continued", "count", "custom", "empties", "engine",
                  "guarded", "items", "line", "notes", "offsets", "prefix", "rigid",
-                 "run_count", "run_lines", "run_note", "signs", "strict", "text", "texts",
-                 "tools")
+                 "run_count", "run_lines", "run_note", "signs", "spilling", "strict", "text",
+                 "texts", "tools", "unwritten")
 
     def __init__(self, engine: FastEngine, text: str, begin: int, line: int, strict: bool,
                  notes: Recoveries | None) -> None:
@@ -216,6 +216,9 @@ class _Body:
         self.guarded: list[int] = []
         self.tools: list[int] = []
         self.custom = False
+        # The forms read right after a record content may spill from (JSON, TYPED): a
+        # raw writer left must write them, else such a line is its content.
+        self.unwritten, self.spilling = 0, False
         # Whether every record so far is a record whatever the writer (none content could
         # spill from came before it), and the signs they show (evidence.py, _AGAINST_RAW).
         self.prefix, self.against = True, 0
@@ -273,8 +276,8 @@ class _Body:
             return False
         value, signs = record
         if not self.strict:
-            if self.continued and (self.signs | signs) & Sign.SPACED_JSON:
-                return False  # after spilled content: the steps weigh the writers left
+            if self.rigid != self.count - 1:  # the record above may hold spilled content
+                self.unwritten |= Sign.JSON
             index = self.count - 1
             if not self.prefix and may_rise(value):
                 self.guarded.append(index)
@@ -291,7 +294,12 @@ class _Body:
         ``BARE_LINE`` record, or content spilled from the record above (``TEXT_LINE``);
         False to give up."""
         engine, strict = self.engine, self.strict
-        if (fields := engine.plain(line + "\n")) is not None:
+        if not line[:1].isdigit():  # no number: a TEXT_LINE (the terminals' numbers are [0-9])
+            if strict or self.rigid == self.count:
+                return False  # below a record without spilled content
+            self.spilled(line)
+            return True
+        if ":" in line and (fields := engine.plain(line + "\n")) is not None:
             if fields["plain_n"] != _NUMBERS[self.count + 1]:
                 return False
             return self.plain(line, *fields.group("plain_role", "plain_name", "plain_content"))
@@ -306,6 +314,7 @@ class _Body:
 
     def record(self, role: str, is_bare: bool, content: str) -> int:
         """Count a `PLAIN_LINE` or `BARE_LINE` record of ``role``; its line number."""
+        self.spilling = self.rigid != self.count  # the record above may hold spilled content
         self.count += 1
         index = self.line - 1 + self.count + self.texts
         self.tools.append(self.count - 1)
@@ -382,6 +391,8 @@ class _Body:
                            self.offsets(index - self.line) + len(str(self.count)) + 2, len(role))
         if role != UNTYPED:
             value["type"] = role
+        if self.spilling:
+            self.unwritten |= Sign.TYPED
         self.items.append(value)
         self.signs |= Sign.TYPED
         return True
@@ -417,11 +428,20 @@ class _Body:
             signs |= Sign.SPILLED
         if self.empties and set(self.empties) - set(self.continued):
             signs |= Sign.EMPTY_TURN
-        if self.strict or not (self.custom or self.guarded):
+        if self.strict or not (self.custom or self.guarded or self.unwritten):
             return self.items, signs
         # Only the records up to the first that content may spill from are records whatever
         # the writer: only they may rule out a raw writer (evidence.py, _AGAINST_RAW).
-        if raw_possible(candidates(self.against | (signs & _AGAINST_ANYWHERE))) and (
-                self.custom or lowered(self.items, self.guarded, self.tools)):
-            return None
+        writers = candidates(self.against | (signs & _AGAINST_ANYWHERE))
+        if raw_possible(writers) and (self.custom or self.unwritten & ~_writes(writers) or (
+                self.guarded and lowered(self.items, self.guarded, self.tools))):
+            return None  # a line a raw writer may have written as content: the steps read it
         return self.items, signs
+
+
+def _writes(writers: tuple[Generation, ...]) -> int:
+    """The forms any of ``writers`` writes."""
+    writes = 0
+    for writer in writers:
+        writes |= writer.writes
+    return writes
