@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
     from typing import Any
 
-__all__ = ["CALLS", "OUTPUTS", "RANKS", "RISING", "Why", "lowered", "may_rise"]
+__all__ = ["CALLS", "OUTPUTS", "RANKS", "RISING", "Pairs", "Why", "lowered", "may_rise"]
 
 # The rank of a message's role: a line read as a record of a higher rank than
 # the one above it would raise that text's authority.
@@ -66,10 +66,15 @@ class Why:
              "a turn of a role that openai-agents 0.6 to 0.17.0 never wrote")
 
 
+# Each tool item's type: whether it is a call, the call type it pairs by, and the key.
+_LINKS = {**{kind: (True, kind, key) for kind, key in CALLS.items()},
+          **{kind: (False, call, key) for kind, (call, key) in OUTPUTS.items()}}
+
+
 def may_rise(item: Mapping[str, Any]) -> bool:
     """Whether ``item`` is one :func:`lowered` may lower: a system or developer turn, or a
     tool item."""
-    return _rank(item) > 0 or _link(item) is not None
+    return _link(item) is not None or _rank(item) > 0
 
 
 def _rank(item: Mapping[str, Any]) -> int:
@@ -83,30 +88,54 @@ def _link(item: Mapping[str, Any]) -> tuple[bool, object] | None:
     None."""
     kind = item.get("type")
     if type(kind) is str:
-        if kind in CALLS:
-            key = item.get(CALLS[kind], item.get("callId"))
-            return True, (kind, key) if type(key) is str else None
-        if kind in OUTPUTS:
-            call, name = OUTPUTS[kind]
+        link = _LINKS.get(kind)
+        if link is not None:
+            is_call, call, name = link
             key = item.get(name, item.get("callId"))
-            return False, (call, key) if type(key) is str else None
+            return is_call, (call, key) if type(key) is str else None
     if item.get("role") == "tool" and "type" not in item:
         return False, None
     return None
 
 
+class Pairs:
+    """Tool calls and outputs paired one to one, in order, as the items come: an output
+    answers the earliest call of its kind and id before it that no output answered yet."""
+
+    __slots__ = ("paired", "waiting")
+
+    def __init__(self) -> None:
+        self.waiting: dict[object, list[int]] = {}  # the calls no output answered yet
+        self.paired: set[int] = set()
+
+    def add(self, index: int, item: Mapping[str, Any]) -> bool:
+        """Pair item ``index`` if it is a tool item; whether it may rise (a tool item, or a
+        system or developer turn: :func:`may_rise`)."""
+        link = _link(item)
+        if link is None:
+            return _rank(item) > 0
+        is_call, key = link
+        if key is None:
+            return True
+        if is_call:
+            self.waiting.setdefault(key, []).append(index)
+        elif self.waiting.get(key):
+            self.paired.add(self.waiting[key].pop(0))
+            self.paired.add(index)
+        return True
+
+
 def lowered(items: Sequence[Mapping[str, Any]], guarded: Sequence[int],
-            among: Sequence[int] | None = None) -> dict[int, int]:
+            among: Iterable[int] | Pairs | None = None) -> dict[int, int]:
     """The items of ``guarded`` (indexes, each with an item before it) that would gain
     authority from the item before them, with :class:`Why`; ``among`` the indexes of the
-    items that may be tool items (None: any).
+    items that may be tool items (None: any), or their :class:`Pairs` made already.
 
-    Calls and outputs pair one to one, in order: an output answers the earliest call of
-    its kind and id before it that no output answered yet. A turn of a rank no higher
-    than the one above it gains nothing (a developer turn after a system turn).
+    A turn of a rank no higher than the one above it gains nothing (a developer
+    turn after a system turn).
     """
     found: dict[int, int] = {}
-    paired: set[int] | None = None
+    pairs, tools = (among, None) if isinstance(among, Pairs) else (None, among)
     for index in guarded:
         item = items[index]
         rank = _rank(item)
@@ -117,26 +146,10 @@ def lowered(items: Sequence[Mapping[str, Any]], guarded: Sequence[int],
         link = _link(item)
         if link is None:
             continue
-        if paired is None:
-            paired = _paired(items, range(len(items)) if among is None else among)
-        if index not in paired:
+        if pairs is None:
+            pairs = Pairs()
+            for tool in range(len(items)) if tools is None else tools:
+                pairs.add(tool, items[tool])
+        if index not in pairs.paired:
             found[index] = Why.CALL if link[0] else Why.OUTPUT
     return found
-
-
-def _paired(items: Sequence[Mapping[str, Any]], among: Iterable[int]) -> set[int]:
-    """The indexes of the calls and outputs that pair, one to one, in order (of the
-    items ``among``, in order)."""
-    waiting: dict[object, list[int]] = {}  # the calls no output answered yet, by key
-    paired: set[int] = set()
-    for index in among:
-        link = _link(items[index])
-        if link is None or link[1] is None:
-            continue
-        is_call, key = link
-        if is_call:
-            waiting.setdefault(key, []).append(index)
-        elif waiting.get(key):
-            paired.add(waiting[key].pop(0))
-            paired.add(index)
-    return paired

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from .. import grammar
 from ..limits import depth_exceeded_at
-from .authority import RANKS, RISING, lowered, may_rise
+from .authority import RANKS, RISING, Pairs, lowered
 from .evidence import UNTYPED, json_signs, typed_word
 from .generations import Generation, Sign, candidates, raw_possible
 from .json_record import strict_scanner, whole_object
@@ -190,9 +190,9 @@ class _Body:
     """The reading of one body: its items so far, the evidence and what was spilled."""
 
     __slots__ = ("against", "begin", "continued", "count", "custom", "empties", "engine",
-                 "guarded", "items", "line", "notes", "offsets", "prefix", "rigid",
+                 "guarded", "items", "line", "notes", "offsets", "pairs", "prefix", "rigid",
                  "run_count", "run_lines", "run_note", "signs", "spilling", "strict", "text",
-                 "texts", "tools", "unwritten")
+                 "texts", "unwritten")
 
     def __init__(self, engine: FastEngine, text: str, begin: int, line: int, strict: bool,
                  notes: Recoveries | None) -> None:
@@ -211,10 +211,10 @@ class _Body:
         self.empties: list[int] = []  # the `N. role: ` records (by count)
         self.offsets: _Offsets | None = None  # made for the first note that quotes the text
         # Records a raw writer's content may have spilled into (see .authority): the items
-        # (by index) that must not gain authority, those that may be tool items (all but
-        # KNOWN_LINE's), and whether a record has a role no raw writer writes.
+        # (by index) that must not gain authority, the tool items paired as they come,
+        # and whether a record has a role no raw writer writes.
         self.guarded: list[int] = []
-        self.tools: list[int] = []
+        self.pairs = Pairs()  # the tool calls and outputs read, paired
         self.custom = False
         # The forms read right after a record content may spill from (JSON, TYPED): a
         # raw writer left must write them, else such a line is its content.
@@ -279,9 +279,8 @@ class _Body:
             if self.rigid != self.count - 1:  # the record above may hold spilled content
                 self.unwritten |= Sign.JSON
             index = self.count - 1
-            if not self.prefix and may_rise(value):
+            if self.pairs.add(index, value) and not self.prefix:
                 self.guarded.append(index)
-            self.tools.append(index)
         self.items.append(value)
         self.signs |= signs
         if self.prefix:
@@ -317,7 +316,6 @@ class _Body:
         self.spilling = self.rigid != self.count  # the record above may hold spilled content
         self.count += 1
         index = self.line - 1 + self.count + self.texts
-        self.tools.append(self.count - 1)
         if not self.prefix and (role.partition(" (")[0] in RISING or (
                 not is_bare and content[:1] == "{")):
             self.guarded.append(self.count - 1)
@@ -393,6 +391,7 @@ class _Body:
             value["type"] = role
         if self.spilling:
             self.unwritten |= Sign.TYPED
+        self.pairs.add(self.count - 1, value)
         self.items.append(value)
         self.signs |= Sign.TYPED
         return True
@@ -434,7 +433,7 @@ class _Body:
         # the writer: only they may rule out a raw writer (evidence.py, _AGAINST_RAW).
         writers = candidates(self.against | (signs & _AGAINST_ANYWHERE))
         if raw_possible(writers) and (self.custom or self.unwritten & ~_writes(writers) or (
-                self.guarded and lowered(self.items, self.guarded, self.tools))):
+                self.guarded and lowered(self.items, self.guarded, self.pairs))):
             return None  # a line a raw writer may have written as content: the steps read it
         return self.items, signs
 
