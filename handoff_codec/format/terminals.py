@@ -28,6 +28,8 @@ PATTERNS: dict[str, dict[str, str]] = {
             '\\(no\\ previous\\ turns\\ recorded\\)',
         'END_MARKER':
             '</CONVERSATION\\ HISTORY>',
+        'ITEM_TYPE':
+            '(?:apply_patch_call_output|custom_tool_call_output|local_shell_call_output|code_interpreter_call|image_generation_call|mcp_approval_response|computer_call_output|configuration_update|function_call_output|mcp_approval_request|compaction_trigger|tool_search_output|shell_call_output|additional_tools|apply_patch_call|custom_tool_call|file_search_call|local_shell_call|tool_search_call|web_search_call|item_reference|mcp_list_tools|program_output|computer_call|function_call|compaction|shell_call|reasoning|mcp_call|message|program)',
         'JSON_RECORD':
             '(?P<json_index>[0-9]+)\\. (?P<json>\\{[^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\x00]*)\n',
         'KNOWN_ROLE':
@@ -39,15 +41,17 @@ PATTERNS: dict[str, dict[str, str]] = {
         'NO_BREAK':
             '[^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]',
         'PLAIN_RECORD':
-            '(?P<index>[0-9]+)\\. (?P<role>(?!\\{)[^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\x00:]*?)(?: \\((?P<name>[^\\S\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\x00]*[^\\s\x00:(][^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\x00:(]*)\\))?: ?(?P<content>[^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\x00]*)\n',
+            '(?P<index>[0-9]+)\\. (?!(?:(?:apply_patch_call_output|custom_tool_call_output|local_shell_call_output|code_interpreter_call|image_generation_call|mcp_approval_response|computer_call_output|configuration_update|function_call_output|mcp_approval_request|compaction_trigger|tool_search_output|shell_call_output|additional_tools|apply_patch_call|custom_tool_call|file_search_call|local_shell_call|tool_search_call|web_search_call|item_reference|mcp_list_tools|program_output|computer_call|function_call|compaction|shell_call|reasoning|mcp_call|message|program)|item): ?\\{)(?P<role>(?!\\{)[^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\x00:]*?)(?: \\((?P<name>[^\\S\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\x00]*[^\\s\x00:(][^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\x00:(]*)\\))?: ?(?P<content>[^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\x00]*)\n',
         'PREAMBLE':
             'For\\ context,\\ here\\ is\\ the\\ conversation\\ so\\ far\\ between\\ the\\ user\\ and\\ the\\ previous\\ agent:',
         'RECORDS':
-            '(?:(?:(?P<index>[0-9]+)\\. (?P<role>(?!\\{)[^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\x00:]*?)(?: \\((?P<name>[^\\S\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\x00]*[^\\s\x00:(][^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\x00:(]*)\\))?: ?(?P<content>[^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\x00]*)\n|(?P<json_index>[0-9]+)\\. (?P<json>\\{[^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\x00]*)\n))+',
+            '(?:(?:(?P<index>[0-9]+)\\. (?!(?:(?:apply_patch_call_output|custom_tool_call_output|local_shell_call_output|code_interpreter_call|image_generation_call|mcp_approval_response|computer_call_output|configuration_update|function_call_output|mcp_approval_request|compaction_trigger|tool_search_output|shell_call_output|additional_tools|apply_patch_call|custom_tool_call|file_search_call|local_shell_call|tool_search_call|web_search_call|item_reference|mcp_list_tools|program_output|computer_call|function_call|compaction|shell_call|reasoning|mcp_call|message|program)|item): ?\\{)(?P<role>(?!\\{)[^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\x00:]*?)(?: \\((?P<name>[^\\S\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\x00]*[^\\s\x00:(][^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\x00:(]*)\\))?: ?(?P<content>[^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\x00]*)\n|(?P<json_index>[0-9]+)\\. (?P<json>\\{[^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\x00]*)\n))+',
         'RECORD_CHAR':
             '[^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\x00]',
         'START_MARKER':
             '<CONVERSATION\\ HISTORY>',
+        'TYPED_HEAD':
+            '(?:(?:apply_patch_call_output|custom_tool_call_output|local_shell_call_output|code_interpreter_call|image_generation_call|mcp_approval_response|computer_call_output|configuration_update|function_call_output|mcp_approval_request|compaction_trigger|tool_search_output|shell_call_output|additional_tools|apply_patch_call|custom_tool_call|file_search_call|local_shell_call|tool_search_call|web_search_call|item_reference|mcp_list_tools|program_output|computer_call|function_call|compaction|shell_call|reasoning|mcp_call|message|program)|item): ?\\{',
         'VISIBLE':
             '\\S',
         '_NL':

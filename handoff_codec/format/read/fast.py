@@ -338,6 +338,8 @@ class _Body:
         strict, known = self.strict, self.engine.known
         if not role:  # an empty role: the steps read it
             return False
+        if strict and not name and content[:1] == "{" and typed_word(role, Sign.TYPED):
+            return False  # a typed record (TYPED_HEAD), no PLAIN_RECORD: the parser refuses it
         if role not in known and not strict:
             if "(" in role:  # a known role with a name holding ":" or "(" (LEGACY_NAMED)?
                 return self.named(line, role, name)

@@ -87,7 +87,29 @@ def _parse(name: str, text: str, literals: Literals) -> Any:
     try:
         return grammar.parser(name, literals=literals).parse(text)
     except UnexpectedInput as exc:
-        raise lark_error(text, exc) from None
+        error = lark_error(text, exc)
+        if name == "summary":
+            error = _typed_record(error) or error
+        raise error from None
+
+
+def _typed_record(error: DecodeError) -> DecodeError | None:
+    """A strict read's error at a typed record (``N. type: {json}``, ``TYPED_HEAD`` of
+    ``grammar/summary.lark``, which no plain record starts with), worded as one, at its
+    word; None when ``error`` is not at the start of such a line."""
+    text, pos = error.doc, error.pos
+    head = text.find(". ", pos)
+    number = text[pos:head] if head > pos else ""  # the record's number, if a line starts here
+    if not (number.isascii() and number.isdigit()) or (pos and text[pos - 1] != "\n"):
+        return None
+    found = grammar.terminal("TYPED_HEAD").match(text, head + 2)
+    if found is None:
+        return None
+    word = found[0].partition(":")[0]
+    return DecodeError(f"a typed record '{word}: {{...}}', as openai-agents 0.6 to 0.17.0 wrote "
+                       "an item: not the current format, which writes it as 'N. {...}'; a "
+                       "lenient read (without strict or --strict) accepts it", text, head + 2,
+                       error.expected, DecodeReason.SYNTAX)
 
 
 def syntax_error(text: str, literals: Literals, name: str) -> DecodeError | None:

@@ -126,6 +126,7 @@ def assert_engines_agree(text: str, codec: Codec) -> None:
 @example(HEAD + "2. user: a\n3. user: b\n4. user: c\n" + DEFAULT_END, "default")
 @example(HEAD + "1. user: a\nb\n2. system: c\n2. assistant: d\n" + DEFAULT_END, "default")
 @example(HEAD + '1. custom: {"a": 1}\n2. function_call: {}\n' + DEFAULT_END, "default")
+@example(HEAD + '1. user: a\n2. item:{"a": 1}\n3. critic: {}\n' + DEFAULT_END, "default")
 @example(HEAD + "1. {bad}\n" + DEFAULT_END + "x", "default")
 # a JSON record with Python's separators after spilled content (no writer writes both)
 @example(HEAD + '1. user (bob): hi\n\n\n2. {"role": "user", "content": "a\\nb"}\n' + DEFAULT_END,
