@@ -18,7 +18,7 @@ KNOWN_ROLES = frozenset(alternatives("KNOWN_ROLE"))
 # Each known role as one str object, for every item to share (``.get(role, role)``)
 # rather than hold a copy that the regex made: 50 bytes an item.
 SHARED_ROLES = MappingProxyType({role: role for role in KNOWN_ROLES})
-# grammar/legacy.lark's ITEM_TYPE and CONTENT_PART_TYPE.
+# grammar/summary.lark's ITEM_TYPE (legacy.lark imports it) and legacy.lark's CONTENT_PART_TYPE.
 ITEM_TYPES = frozenset(alternatives("ITEM_TYPE", "legacy"))
 CONTENT_PART_TYPES = frozenset(alternatives("CONTENT_PART_TYPE", "legacy"))
 # A word that may be an item's type: what a `type: {json}` record starts with.

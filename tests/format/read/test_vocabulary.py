@@ -1,4 +1,4 @@
-"""grammar/legacy.lark's ITEM_TYPE and CONTENT_PART_TYPE are openai's own words.
+"""The grammar's ITEM_TYPE (summary.lark) and CONTENT_PART_TYPE (legacy.lark) are openai's words.
 
 Derived here from the types of the installed openai package: ITEM_TYPE is
 the ``type`` of every member of ``ResponseInputItemParam`` (what a
