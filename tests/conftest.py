@@ -10,7 +10,7 @@ settings.load_profile(PROFILE)
 
 def pytest_report_header() -> str:
     import handoff_codec
-    from handoff_codec._build import compiled
+    from handoff_codec._build import compiled  # private: which build, not API
 
     build = "reader compiled with mypyc" if compiled() else "pure Python"
     return f"handoff_codec: {build}, from {handoff_codec.__file__}"

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from handoff_codec._build import compiled
+from handoff_codec._build import compiled  # private: which build is imported, not API
 
 tomllib = pytest.importorskip("tomllib")
 
