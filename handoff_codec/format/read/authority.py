@@ -22,7 +22,7 @@ from __future__ import annotations
 TYPE_CHECKING = False  # typing is not imported at run time (see ..models)
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
-    from typing import Any
+    from typing import Any, Final
 
 __all__ = ["CALLS", "OUTPUTS", "RANKS", "RISING", "Pairs", "Why", "lowered", "may_rise"]
 
@@ -56,14 +56,15 @@ RISING = frozenset((*RANKS, "tool", *CALLS, *OUTPUTS))
 class Why:
     """Why a record was not read from a line (indexes into the note's words)."""
 
-    SYSTEM = 0
-    DEVELOPER = 1
-    CALL = 2  # a tool call that no output answers
-    OUTPUT = 3  # a tool output that answers no call
-    WORD = 4  # a role no raw writer wrote (only a writer that escapes line breaks did)
-    WORDS = ("a system turn", "a developer turn", "a tool call that no output answers",
-             "a tool output that answers no call",
-             "a turn of a role that openai-agents 0.6 to 0.17.0 never wrote")
+    # Final: constants of the class, as mypyc compiles them (an attribute else).
+    SYSTEM: Final = 0
+    DEVELOPER: Final = 1
+    CALL: Final = 2  # a tool call that no output answers
+    OUTPUT: Final = 3  # a tool output that answers no call
+    WORD: Final = 4  # a role no raw writer wrote (only a writer that escapes line breaks did)
+    WORDS: Final = ("a system turn", "a developer turn", "a tool call that no output answers",
+                    "a tool output that answers no call",
+                    "a turn of a role that openai-agents 0.6 to 0.17.0 never wrote")
 
 
 # Each tool item's type: whether it is a call, the call type it pairs by, and the key.

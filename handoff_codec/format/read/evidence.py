@@ -52,7 +52,7 @@ from .vocabulary import ITEM_TYPES, KNOWN_ROLES
 
 TYPE_CHECKING = False  # typing is not imported at run time (see ..models)
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, MutableSequence, Sequence
+    from collections.abc import Callable, Iterable, Iterator, MutableSequence, Sequence
 
     from .lines import Line
 
@@ -520,8 +520,16 @@ def every_line(lines: Numbered, inside: bytearray,
     """Every numbered line (but those inside quoted summaries) a record: the reading
     of a writer that escapes line breaks, and the as-numbered candidate."""
     count = len(lines)
-    return _renumbered(lines, Numbering(
-        int_array(count, (i for i in range(count) if not inside[i])), writers, inside))
+    return _renumbered(lines, Numbering(int_array(count, _outside(inside, count)), writers,
+                                        inside))
+
+
+def _outside(inside: bytearray, count: int) -> Iterator[int]:
+    """The lines of the first ``count`` that are not ``inside``, one at a time: a generator
+    function, as mypyc would build the list of a generator expression."""
+    for i in range(count):
+        if not inside[i]:
+            yield i
 
 
 def _renumbered(lines: Numbered, result: Numbering, counted: Iterable[int] = ()) -> Numbering:

@@ -20,6 +20,7 @@ from ..report import Format
 TYPE_CHECKING = False  # typing is not imported at run time (see ..models)
 if TYPE_CHECKING:
     from collections.abc import Iterable
+    from typing import Final
 
 __all__ = ["EMPTY_TURN_UNKEPT", "GENERATIONS", "Generation", "Sign", "candidates", "describe",
            "label", "raw_possible"]
@@ -28,16 +29,17 @@ __all__ = ["EMPTY_TURN_UNKEPT", "GENERATIONS", "Generation", "Sign", "candidates
 class Sign:
     """The record forms a text can show (bit flags: a set of them is an int)."""
 
-    EMPTY_TURN = 1  # `N. role: ` and nothing more, the next line a record of its own
-    BARE_ROLE = 2  # `N. role` or `N. role (name)`: an empty turn without ":"
-    SPILLED = 4  # a body line that is not numbered: content written raw
-    TYPED = 8  # `N. item_type: {json}`: an item without a role
-    JSON = 16  # `N. {json}`: the whole item as one JSON object
-    ESCAPED_BREAK = 32  # a JSON record of a message whose text holds "\n" or "\r"
-    NAMED = 64  # `N. role (name): content`
-    SPACED_JSON = 128  # a JSON record written with Python's separators (`{"key": `)
+    # Final: constants of the class, as mypyc compiles them (an attribute else).
+    EMPTY_TURN: Final = 1  # `N. role: ` and nothing more, the next line a record of its own
+    BARE_ROLE: Final = 2  # `N. role` or `N. role (name)`: an empty turn without ":"
+    SPILLED: Final = 4  # a body line that is not numbered: content written raw
+    TYPED: Final = 8  # `N. item_type: {json}`: an item without a role
+    JSON: Final = 16  # `N. {json}`: the whole item as one JSON object
+    ESCAPED_BREAK: Final = 32  # a JSON record of a message whose text holds "\n" or "\r"
+    NAMED: Final = 64  # `N. role (name): content`
+    SPACED_JSON: Final = 128  # a JSON record written with Python's separators (`{"key": `)
 
-    ALL = 255
+    ALL: Final = 255
 
 
 class Generation:

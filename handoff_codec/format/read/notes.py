@@ -5,6 +5,10 @@ from __future__ import annotations
 from ..report import Note, RecoveryKind
 from .authority import Why
 
+TYPE_CHECKING = False  # typing is not imported at run time (see ..models)
+if TYPE_CHECKING:
+    from typing import Final
+
 __all__ = ["NOTES", "Code"]
 
 _NO_EVIDENCE = ("nothing in the summary rules out a writer that wrote content raw "
@@ -85,23 +89,24 @@ def _quoted_summary(text: str, pos: int, length: int) -> str:
 class Code:
     """What the reader notes: indexes into :data:`NOTES` (plain ints: an enum's are slower).
 
-    The comment says what the two ints noted with each are.
+    The comment says what the two ints noted with each are. ``Final``: constants of the
+    class, as mypyc compiles them (an attribute of each instance else).
     """
 
-    LEGACY_PREAMBLE = 0
-    BARE_ROLE = 1
-    UNRECOGNISED = 2  # the line's offset and length (at most 60)
-    NON_STANDARD_JSON = 3
-    NOT_JSON = 4
-    CONTINUATION = 5  # how many lines continue the record
-    TYPED_RECORD = 6  # the word's offset and length
-    RENUMBERED = 7  # the record's offset, and the number expected
-    AMBIGUOUS_CONTENT = 8  # the line's offset and length (at most 60)
-    AMBIGUOUS_LIST = 9  # the content's offset and length (at most 60)
-    AMBIGUOUS_AUTHORITY = 10  # the line's offset, and why (authority.Why)
-    AMBIGUOUS_TYPED = 11  # the word's offset and length
-    AMBIGUOUS_NAME = 12  # the role's offset and length
-    AMBIGUOUS_QUOTED = 13  # the start marker line's offset
+    LEGACY_PREAMBLE: Final = 0
+    BARE_ROLE: Final = 1
+    UNRECOGNISED: Final = 2  # the line's offset and length (at most 60)
+    NON_STANDARD_JSON: Final = 3
+    NOT_JSON: Final = 4
+    CONTINUATION: Final = 5  # how many lines continue the record
+    TYPED_RECORD: Final = 6  # the word's offset and length
+    RENUMBERED: Final = 7  # the record's offset, and the number expected
+    AMBIGUOUS_CONTENT: Final = 8  # the line's offset and length (at most 60)
+    AMBIGUOUS_LIST: Final = 9  # the content's offset and length (at most 60)
+    AMBIGUOUS_AUTHORITY: Final = 10  # the line's offset, and why (authority.Why)
+    AMBIGUOUS_TYPED: Final = 11  # the word's offset and length
+    AMBIGUOUS_NAME: Final = 12  # the role's offset and length
+    AMBIGUOUS_QUOTED: Final = 13  # the start marker line's offset
 
 
 NOTES: tuple[Note, ...] = (

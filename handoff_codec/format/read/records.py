@@ -49,6 +49,7 @@ from .vocabulary import CONTENT_PART_TYPES, WORD, message
 
 TYPE_CHECKING = False  # typing is not imported at run time (see ..models)
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from typing import Any
 
     from ..report import Recoveries
@@ -309,12 +310,16 @@ class RecordReader:
         (``lists``), in line order with the other notes; the items noted."""
         if not lists or not self.listed:
             return array("q")
-        text, listed = self.text, self.listed
-        self.recoveries.merge(
-            (listed[k + 1], Code.AMBIGUOUS_LIST, listed[k + 2],
-             min(60, text.find("\n", listed[k + 2]) - listed[k + 2]))
-            for k in range(0, len(listed), 3))
-        return listed[::3]
+        self.recoveries.merge(_list_notes(self.text, self.listed))
+        return self.listed[::3]
+
+
+def _list_notes(text: str, listed: array[int]) -> Iterator[tuple[int, int, int, int]]:
+    """The ``ambiguous`` note of each held list (``listed``: item, line, offset), one at a
+    time: a generator function, as mypyc would build the list of a generator expression."""
+    for k in range(0, len(listed), 3):
+        at = listed[k + 2]
+        yield listed[k + 1], Code.AMBIGUOUS_LIST, at, min(60, text.find("\n", at) - at)
 
 
 def new_recoveries(text: str) -> Recoveries:
