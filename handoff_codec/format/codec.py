@@ -84,6 +84,10 @@ class Codec:
                                  "text can store")
         if "\n" in preamble:
             raise ValueError("Codec preamble must be one line, without '\\n'")
+        if preamble == LEGACY_PREAMBLE:
+            # A reader could not tell this codec's summaries from the legacy ones.
+            raise ValueError("Codec preamble must not be the legacy preamble "
+                             f"{LEGACY_PREAMBLE!r}, which openai-agents 0.6 to 0.19 wrote")
         # Markers may span lines (the Agents SDK accepts any wrappers), but a line
         # of the end marker that the lenient reader numbers as a record line
         # (grammar/legacy.lark's RECORD_NUMBER), before its last line, would

@@ -58,6 +58,8 @@ def test_codec_is_immutable_and_hashable() -> None:
     ("end", "2.\n</H>"),  # a line the lenient reader numbers, as record 2 or its content
     # a lone surrogate: the summary could not be stored as UTF-8
     ("preamble", "Earlier\ud800:"), ("start", "<\ud800>"), ("end", "</\udfff>"),
+    # the legacy preamble: no reader could tell this codec's summaries from legacy ones
+    ("preamble", "For context, here is the conversation so far:"),
 ])
 def test_invalid_configuration(field: str, value: str) -> None:
     with pytest.raises(ValueError, match=field):
