@@ -7,7 +7,7 @@ Exit codes, the same for every subcommand: :data:`EXIT_CODES`, printed by
 ``handoff-codec --help`` and copied in docs/cli.md.
 
 Errors print one line on stderr, ``handoff-codec: error: ...``; a usage
-error prints argparse's usage line before it. With ``--json`` they also come
+error prints argparse's usage line before it (not under ``--json``). With ``--json`` they also come
 as one JSON object on stdout, ``{"error": {"exit": N, "message": "..."}}``,
 so stdout always holds exactly one JSON document. That holds for an error no
 subcommand foresaw too: it is reported the same way, with exit 1, never as a
@@ -136,7 +136,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             _check_paths(args)
             code: int = args.func(args)
         except CliError as exc:
-            if exc.usage:
+            if exc.usage and not as_json:  # under --json: one line, and the JSON document
                 sys.stderr.write(exc.usage)
             return report_error(str(exc), exc.code, as_json=as_json)
         except KeyboardInterrupt:

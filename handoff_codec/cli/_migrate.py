@@ -207,6 +207,9 @@ def check_usage(args: argparse.Namespace, options: Any) -> None:
     if args.forget and args.restore:
         raise CliError("--forget and --restore are two actions: run one, then the other",
                        EXIT_USAGE)
+    if not args.backup and args.backup_file is not None:
+        raise CliError("--no-backup and --backup-file: one says to write no backup, the "
+                       "other where to write it; give one", EXIT_USAGE)
     action = "--forget" if args.forget else "--restore" if args.restore else None
     if action is not None and (given := _given(args, _RUN_ONLY)):
         raise CliError(f"{', '.join(given)}: only for a migration run, not with {action}",
