@@ -18,6 +18,12 @@ LOSSY = {
     "a tool call nothing answers": ("1. user: see:", '2. function_call: {"call_id": "c"}'),
     "two readings of a name": ("1. user (a): b): hi",),
     "a line out of sequence": ("1. user: a", "3. user: b", "2. assistant: c"),
+    # content that may be a list of parts (0.6 wrote list content so): text or a list
+    "content that may be a list": ('1. user: [{"type": "input_text", "text": "x"}]',),
+    "a named turn's content that may be a list": (
+        '1. assistant (a:b): [{"type": "input_text", "text": "x"}]',),
+    "content that may be a list, over lines": ("1. user: [", '{"type": "input_text", '
+                                               '"text": "hi"}]'),
 }
 QUIET = {
     "current": ("1. user: a", "2. assistant: b"),

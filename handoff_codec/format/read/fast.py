@@ -190,9 +190,9 @@ class _Body:
     """The reading of one body: its items so far, the evidence and what was spilled."""
 
     __slots__ = ("against", "begin", "continued", "count", "custom", "empties", "engine",
-                 "guarded", "items", "line", "notes", "offsets", "pairs", "prefix", "rigid",
-                 "run_count", "run_lines", "run_note", "signs", "spilling", "strict", "text",
-                 "texts", "unwritten")
+                 "guarded", "items", "line", "lists", "notes", "offsets", "pairs", "prefix",
+                 "rigid", "run_count", "run_lines", "run_note", "signs", "spilling", "strict",
+                 "text", "texts", "unwritten")
 
     def __init__(self, engine: FastEngine, text: str, begin: int, line: int, strict: bool,
                  notes: Recoveries | None) -> None:
@@ -209,6 +209,7 @@ class _Body:
         self.run_lines: list[str] = []
         self.run_note, self.run_count = -1, 0
         self.empties: list[int] = []  # the `N. role: ` records (by count)
+        self.lists: list[int] = []  # the messages whose content opens with "[" (by index)
         self.offsets: _Offsets | None = None  # made for the first note that quotes the text
         # Records a raw writer's content may have spilled into (see .authority): the items
         # (by index) that must not gain authority, the tool items paired as they come,
@@ -355,9 +356,8 @@ class _Body:
                 self.against |= Sign.NAMED
             if "): " in content:
                 return False
-        if content[:1] == "[" and not strict and self.notes is not None \
-                and content_parts(content) is not None:
-            return False  # may be a list: the steps report it
+        if content[:1] == "[" and not strict:
+            self.lists.append(len(self.items))  # may be a list: checked once read whole
         self.items.append(message(role, content, name or None))
         self.rigid = 0
         self.prefix = False
@@ -372,8 +372,8 @@ class _Body:
         if named is None or "): " in named["content"]:
             return False  # no such name, or two readings of it: the steps report them
         role, name, content = named.group("role", "name", "content")
-        if content[:1] == "[" and self.notes is not None and content_parts(content) is not None:
-            return False  # may be a list: the steps report it
+        if content[:1] == "[":
+            self.lists.append(len(self.items))  # may be a list: checked once read whole
         self.items.append(message(role, content, name))
         self.rigid = 0
         self.prefix = False
@@ -424,6 +424,9 @@ class _Body:
         """The items and signs, or None when a record a raw writer may have written as
         content would gain authority (the steps read it: ``authority.py``)."""
         self.join()
+        if any(content_parts(self.items[index]["content"]) is not None
+               for index in self.lists):
+            return None  # content that may be a list (spilled lines too): the steps say so
         signs = self.signs
         if self.continued:
             signs |= Sign.SPILLED

@@ -133,6 +133,8 @@ def assert_engines_agree(text: str, codec: Codec) -> None:
          "default")
 @example(HEAD + '1. user: hi\nmore\n2. {"type": "function_call", "call_id": "c"}\n' + DEFAULT_END,
          "default")
+# content that may be a list once its spilled lines are read with it
+@example(HEAD + '1. user: [\n{"type": "input_text", "text": "hi"}]\n' + DEFAULT_END, "default")
 @example("", "default")
 def test_the_engines_agree_on_any_text(text: str, codec: str) -> None:
     assert_engines_agree(text, CODECS[codec])
