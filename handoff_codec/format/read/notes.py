@@ -72,6 +72,12 @@ def _typed_word(text: str, pos: int, length: int) -> str:
             "with JSON text the same way (see candidates)")
 
 
+def _not_item(text: str, pos: int, length: int) -> str:
+    word = text[pos:pos + length]
+    return (f"'{word}: {{...}}' is how openai-agents 0.6 to 0.17.0 wrote an item of type "
+            f"{word!r}, but no JSON object follows: read as a message of role {word!r}")
+
+
 def _two_names(text: str, pos: int, length: int) -> str:
     end = text.find("\n", pos)
     line = text[pos:end if end >= 0 else len(text)]
@@ -107,6 +113,7 @@ class Code:
     AMBIGUOUS_TYPED: Final = 11  # the word's offset and length
     AMBIGUOUS_NAME: Final = 12  # the role's offset and length
     AMBIGUOUS_QUOTED: Final = 13  # the start marker line's offset
+    AMBIGUOUS_NOT_ITEM: Final = 14  # the word's offset and length
 
 
 NOTES: tuple[Note, ...] = (
@@ -127,4 +134,5 @@ NOTES: tuple[Note, ...] = (
     Note(RecoveryKind.AMBIGUOUS, _typed_word, lost=True),
     Note(RecoveryKind.AMBIGUOUS, _two_names, lost=True),
     Note(RecoveryKind.AMBIGUOUS, _quoted_summary, lost=True),
+    Note(RecoveryKind.AMBIGUOUS, _not_item, lost=True),
 )

@@ -29,6 +29,7 @@ from array import array
 
 from .. import grammar
 from ..errors import DecodeReason, ReadFailure
+from ..limits import depth_exceeded_at
 from ..report import Recoveries as _Recoveries
 from . import lines as _lines
 from .evidence import MESSAGE_ROLES, UNTYPED, bare_named, sign, typed_word
@@ -213,7 +214,12 @@ class RecordReader:
             standard = value is not None
             if value is None:
                 value = whole_object(source, self.max_depth, constants=True)
-                if value is None:
+                if value is None:  # no JSON object: a message of that role, flagged
+                    at = self.text.index(". ", start) + 2
+                    if depth_exceeded_at(source, self.max_depth) is not None:
+                        # past max_depth: the depth error, as a JSON record's
+                        json_object(source, self.text.index("{", at), self.max_depth)
+                    self.note(line, Code.AMBIGUOUS_NOT_ITEM, at, len(word))
                     return False
             self.note(line, Code.TYPED_RECORD, self.text.index(". ", start) + 2, len(word))
             if not standard:
