@@ -417,46 +417,62 @@ _AGAINST_RAW = Sign.EMPTY_TURN | Sign.ESCAPED_BREAK | Sign.SPACED_JSON | Sign.JS
 
 def _numbering(lines: Numbered, inside: bytearray, max_depth: int,
                lowered: dict[int, int] | None) -> Numbering:
-    count, text = len(lines), lines.text
     run: Sequence[int]
     if lowered:
         run = _run(lines, inside, lowered)
     else:
-        run = range(count) if lines.in_order() and not any(inside) else _run(lines, inside)
-    # The evidence: the run's records, and whether any line is not numbered.
-    signs = Sign.SPILLED if lines.unnumbered else 0
-    against = signs  # the signs that may rule raw writers out: see _AGAINST_RAW
-    is_head = bytearray(count)
-    for head in run:
-        is_head[head] = 1
-    certain = True
-    for position, head in enumerate(run):
-        after = text.find("\n", lines.starts[head]) + 1
-        following = lines.starts[run[position + 1]] if position + 1 < len(run) else lines.end
-        line = lines.line(head)
-        if lowered and head in lowered:  # content: evidence of nothing
-            certain = False
-            continue
-        found = sign(line, after == following, max_depth)
-        signs |= found
-        against |= found & ~(Sign.EMPTY_TURN if certain else _AGAINST_RAW)
-        certain = certain and after == following and not spills(line, max_depth)
+        run = range(len(lines)) if lines.in_order() and not any(inside) \
+            else _run(lines, inside)
+    signs, against = _evidence(lines, run, max_depth, lowered)
     writers = candidates(against)
     if not raw_possible(writers):
         result = every_line(lines, inside, candidates(signs))
         result.signs = signs
         return result
-    writes = 0
-    for writer in writers:
-        writes |= writer.writes
-    proven = not any(writer.escapes_line_breaks for writer in writers)
-    heads = int_array(count)
-    result = Numbering(heads, writers, inside)
+    result = Numbering(int_array(len(lines)), writers, inside)
     result.signs = signs
+    return _heads(lines, result, run, max_depth, lowered)
+
+
+def _evidence(lines: Numbered, run: Sequence[int], max_depth: int,
+              lowered: dict[int, int] | None) -> tuple[int, int]:
+    """The signs of the run's records (and of any line that is not numbered), and those of
+    them that may rule raw writers out (see _AGAINST_RAW)."""
+    text = lines.text
+    signs = Sign.SPILLED if lines.unnumbered else 0
+    against = signs
+    certain = True
+    for position, head in enumerate(run):
+        if lowered and head in lowered:  # content: evidence of nothing
+            certain = False
+            continue
+        after = text.find("\n", lines.starts[head]) + 1
+        following = lines.starts[run[position + 1]] if position + 1 < len(run) else lines.end
+        line = lines.line(head)
+        found = sign(line, after == following, max_depth)
+        signs |= found
+        against |= found & ~(Sign.EMPTY_TURN if certain else _AGAINST_RAW)
+        certain = certain and after == following and not spills(line, max_depth)
+    return signs, against
+
+
+def _heads(lines: Numbered, result: Numbering, run: Sequence[int], max_depth: int,
+           lowered: dict[int, int] | None) -> Numbering:
+    """``result`` with the lines that start records under the raw writers it leaves (rule
+    3): in order, each line below a record content may spill from is a record only if it
+    is in the writers' vocabulary and in the run."""
+    writes = 0
+    for writer in result.writers or ():
+        writes |= writer.writes
+    proven = not any(writer.escapes_line_breaks for writer in result.writers or ())
+    is_head = bytearray(len(lines))
+    for head in run:
+        is_head[head] = 1
+    heads, inside = result.heads, result.inside
     counted: list[int] = []
     spilling = False  # whether the record above can hold content that spilled
     exposed = False  # whether a record content may have spilled from came before
-    for index in range(count):
+    for index in range(len(lines)):
         if inside[index]:
             continue
         line = lines.line(index)

@@ -32,19 +32,20 @@ import warnings
 
 from .. import grammar, limits
 from ..errors import DecodeError, DecodeReason, LossWarning, ReadFailure
-from ..report import Candidate, Decoded, Format, RecoveryKind
-from . import evidence, reference
-from .authority import lowered
+from ..report import Decoded, Format, RecoveryKind
+from . import reference
 from .envelope import Envelope, splitter
 from .fast import FastEngine
-from .generations import EMPTY_TURN_UNKEPT, Sign, candidates, describe
+from .generations import candidates
 from .notes import Code
 from .raw_breaks import first_raw_break, refusal
-from .records import RecordReader, content_parts, new_recoveries
+from .readings import Reading as _Reading
+from .readings import records_reading
+from .records import new_recoveries
 
 TYPE_CHECKING = False  # typing is not imported at run time (see ..models)
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Callable
     from typing import Any, Literal, overload
 
     from ..report import Recoveries
@@ -62,34 +63,9 @@ __all__ = ["Reader", "reader"]
 Item = dict[str, "Any"]
 Literals = tuple[tuple[str, str], ...]
 
-# How many times a body is read while records it would read gain authority: each reading
-# lowers them all, and a line numbered as a lowered one may take its place once more.
-_READINGS = 4
-
 # How many characters of whole lines one findall reads: its list of lines stays
 # small (a few hundred), which a long transcript reads faster.
 _CHUNK = 16_384
-
-
-class _Reading:
-    """What steps 3 to 5 found: the items and what the report says of them."""
-
-    __slots__ = ("candidates", "items", "recoveries", "signs", "writers")
-
-    def __init__(self, items: list[Item], recoveries: Any, writers: tuple[Any, ...],
-                 candidates: tuple[Candidate, ...], signs: int = 0) -> None:
-        self.items, self.recoveries = items, recoveries
-        self.writers, self.candidates, self.signs = writers, candidates, signs
-
-    def decoded(self) -> Decoded:
-        empty_turns = (EMPTY_TURN_UNKEPT,) if self.signs & Sign.EMPTY_TURN else ()
-        if not len(self.recoveries) and not empty_turns:
-            return Decoded(items=self.items, format=Format.CURRENT, recoveries=self.recoveries,
-                           unkept=empty_turns, candidates=self.candidates)
-        form, writers, unkept = describe(self.writers)
-        return Decoded(items=self.items, format=form, recoveries=self.recoveries,
-                       writers=writers, unkept=unkept + empty_turns,
-                       candidates=self.candidates)
 
 
 class Reader:
@@ -204,112 +180,9 @@ class Reader:
             raise failure.at(text) from None
 
     def _records(self, text: str, envelope: Envelope, recoveries: Any,
-                 tokens: dict[int, Line] | None, *, loose: bool = False,
-                 words: bool | None = None, last_names: bool = False) -> _Reading:
-        """The records of the body (steps 3 and 4) and the other readings of them.
-
-        ``loose`` reads lines between markers as a quoted summary without a preamble
-        line; ``words`` reads `word: {json}` of any word as an item (None: when a writer
-        of typed records is left); ``last_names`` reads names to their last "): "."""
-        lines = evidence.Numbered(text, envelope.begin, envelope.stop, tokens)
-        if not len(lines) or lines.starts[0] != envelope.begin:
-            raise DecodeError("text before the first record", text, envelope.begin,
-                              ("record 1",), DecodeReason.NUMBERING)
-        preambles = None if loose else self.preambles
-        first_line, max_depth = envelope.first_line, self.max_depth
-        mark = len(recoveries)
-        heads_lowered: dict[int, int] = {}
-        numbering = evidence.numbering(lines, self.start, self.end, max_depth, preambles)
-        typed = any(writer.writes & Sign.TYPED for writer in numbering.writers or ()) \
-            if words is None else words
-        for attempt in range(_READINGS):  # again while a record would gain authority
-            if attempt:
-                numbering = evidence.numbering(lines, self.start, self.end, max_depth,
-                                               preambles, heads_lowered)
-            records = RecordReader(lines, recoveries, max_depth, words=typed,
-                                   last_names=last_names)
-            items = records.read(numbering, first_line)
-            found = lowered(items, [index for _, index in records.guarded]) \
-                if records.guarded else None
-            if not found or attempt == _READINGS - 1:
-                break  # (the last reading keeps what it found: lowered lines are noted)
-            heads_lowered.update(
-                {head: found[index] for head, index in records.guarded if index in found})
-            recoveries.truncate(mark)
-        signs = numbering.signs | records.signs
-        writers = candidates(signs)
-        listed = records.settle_lists(any(writer.lists_after_colon for writer in writers))
-        found_readings: list[Candidate] = []
-
-        def again(**options: bool) -> Callable[[], list[Item]]:
-            def read() -> list[Item]:
-                try:
-                    return self._records(text, envelope, new_recoveries(text), tokens,
-                                         **{"loose": loose, "words": typed,
-                                            "last_names": last_names, **options}).items
-                except ReadFailure as failure:
-                    raise failure.at(text) from None
-            return read
-
-        if numbering.lowered:
-            final = numbering
-
-            def as_records() -> list[Item]:
-                try:
-                    return RecordReader(lines, new_recoveries(text), max_depth, words=typed,
-                                        last_names=last_names).read(
-                        evidence.with_heads(lines, final, final.lowered), first_line)
-                except ReadFailure as failure:
-                    raise failure.at(text) from None
-
-            found_readings.append(Candidate(
-                reading="the lines noted ambiguous as the turns they look like (a system or "
-                        "developer turn, a tool call or output that nothing pairs)",
-                items=as_records))
-        if len(numbering.doubtful) > len(numbering.lowered):
-            # The other reading is read when first asked for: a long summary's costs
-            # nothing until then.
-            def as_numbered() -> list[Item]:
-                try:
-                    return RecordReader(lines, new_recoveries(text), max_depth,
-                                        words=typed, last_names=last_names).read(
-                        evidence.every_line(lines, numbering.inside, writers), first_line)
-                except ReadFailure as failure:
-                    raise failure.at(text) from None
-
-            found_readings.append(Candidate(
-                reading="every numbered line a record, as an edited summary would be",
-                items=as_numbered))
-        if records.typed_words:
-            found_readings.append(Candidate(
-                reading="'word: {...}' lines of a word that is no item type as messages of "
-                        "that role", items=again(words=False)))
-        if records.named:
-            found_readings.append(Candidate(
-                reading="each name that holds '): ' read to its last '): '",
-                items=again(last_names=True)))
-        if numbering.quoted >= 0:
-            quoted = numbering.quoted
-            recoveries.merge(((text.count("\n", 0, quoted) + 1, Code.AMBIGUOUS_QUOTED,
-                               quoted, 0),))
-            found_readings.append(Candidate(
-                reading="lines between a start and an end marker line as a summary quoted "
-                        "in content, though no preamble line comes before it",
-                items=again(loose=True)))
-        if listed:
-            found_readings.append(Candidate(
-                reading="JSON arrays of content parts as list content, as openai-agents 0.6 "
-                        "to 0.17.0 wrote it",
-                items=lambda: _with_lists(self._read(text, self._envelope).items, listed)))
-        return _Reading(items, recoveries, writers, tuple(found_readings), signs)
-
-
-def _with_lists(items: list[Item], listed: Iterable[int]) -> list[Item]:
-    """``items`` (a fresh reading) with the content of each item in ``listed`` read as the
-    list of content parts it holds."""
-    for index in listed:
-        items[index]["content"] = content_parts(items[index]["content"])
-    return items
+                 tokens: dict[int, Line] | None) -> _Reading:
+        """Steps 3 to 5 (``readings.py``): the records of the body, the other readings."""
+        return records_reading(self, text, envelope, recoveries, tokens)
 
 
 @functools.cache
