@@ -11,9 +11,13 @@ and read on both engines. For every one:
     pairs, than the written items (:func:`privileged`, :func:`unpaired`);
 (b) the written items (``raw_holds`` of each) are ``decoded.items`` or the items
     of one of ``decoded.candidates``, except in the case the raw format leaves
-    open: the reading differs only by ordinary turns (user or assistant
-    messages, tool items that pair) read from content lines that continue the
-    numbering in sequence. Those are counted apart (:func:`inherent`).
+    open (docs/spec.md, "Inherently ambiguous readings", 1): the reading
+    differs only by records of the writers' vocabulary that gain no authority
+    (turns of a role the writers write, items of an item type; no more
+    privileged turns or unpaired tool items than written) read from content
+    lines that continue the numbering in sequence, each written record read as
+    it was but for its content cut there. Those are counted apart
+    (:func:`inherent`).
 
 ``pytest --hypothesis-show-statistics`` shows the count of each outcome;
 ``PROPERTY_EXAMPLES=3000 pytest -s tests/format/read/test_raw_authority.py``
@@ -43,7 +47,6 @@ from tests.support.raw_writer import ITEM_TYPES, Item, raw_holds, raw_record, ra
 CALLS = frozenset(kind for kind in ITEM_TYPES if f"{kind}_output" in ITEM_TYPES)
 OUTPUTS = frozenset(f"{kind}_output" for kind in CALLS)
 PRIVILEGED = frozenset({"system", "developer"})
-ORDINARY = frozenset({"user", "assistant"})
 NEXT = "\x00next\x00"  # in content: the number of the record after this one
 
 # ------------------------------------------------------------ the item lists
@@ -158,21 +161,37 @@ def record_lines(items: list[Item]) -> list[int]:
 
 
 def inherent(text: str, reading: list[Item], written: list[Item]) -> bool:
-    """Whether ``reading`` differs from ``written`` only by ordinary turns read from content
-    lines that continue the numbering: the raw writer writes the same text for it, every
-    written record starts a record of it, and each record it starts on a content line is a
-    user or assistant turn or a tool item, with no more unpaired tool items or privileged
-    turns than written."""
-    if raw_summary(reading) != text:
+    """Whether ``reading`` differs from ``written`` only by records read from content lines
+    that continue the numbering: a writer writes the same text for it (the raw writer, or
+    the current one, whose empty turn `N. role: ` is the raw writer's content that starts
+    with a line break), each written record starts a record of it and is read as written
+    but for its content cut at a line break, and each record it starts on a content line
+    is of the writers' vocabulary (a turn of a role they write, an item without a role of
+    an item type or none), with no more unpaired tool items or privileged turns than
+    written."""
+    if text not in (raw_summary(reading), handoff_codec.dumps(reading)):
         return False
     if privileged(reading) > privileged(written) or unpaired(reading) > unpaired(written):
         return False
-    kept = set(record_lines(written))
     starts = record_lines(reading)
-    if not kept <= set(starts):
-        return False  # a written record read as content
-    return all(item.get("role") in ORDINARY or item.get("type") in CALLS | OUTPUTS
+    at = dict(zip(starts, reading, strict=True))
+    for line, item in zip(record_lines(written), written, strict=True):
+        if line not in at or not cut(at[line], item):
+            return False  # a written record read as content, or read otherwise
+    kept = set(record_lines(written))
+    return all(item.get("role") in WRITTEN_ROLES if "role" in item
+               else item.get("type", "item") in ITEM_TYPES | {"item"}
                for item, line in zip(reading, starts, strict=True) if line not in kept)
+
+
+def cut(read: Item, item: Item) -> bool:
+    """Whether ``read`` is ``item``, or the message ``item`` with its content cut at a line
+    break (the lines below read as records)."""
+    if same([read], [item]):
+        return True
+    content, whole = read.get("content"), item.get("content")
+    return {**read, "content": whole} == item and isinstance(content, str) \
+        and isinstance(whole, str) and whole.startswith(content + "\n")
 
 
 def report(decoded: Decoded) -> tuple[object, ...]:
@@ -236,6 +255,26 @@ AMBIGUOUS = Recovery(line=4, kind=RecoveryKind.AMBIGUOUS, message="two readings"
              format=Format.LEGACY), "inherent: content continues the numbering"),
     ([{"role": "user", "content": "a\n2. item: {}"}],
      Decoded(items=[USER_A, {}], format=Format.LEGACY),
+     "inherent: content continues the numbering"),
+    ([{"role": "user", "content": "a\n2. reasoning: {}"}],
+     Decoded(items=[USER_A, {"type": "reasoning"}], format=Format.LEGACY),
+     "inherent: content continues the numbering"),
+    ([{"role": "user", "content": "\n2. user: b"}],  # the current writer's empty turn
+     Decoded(items=[{"role": "user", "content": ""}, {"role": "user", "content": "b"}],
+             format=Format.CURRENT), "inherent: content continues the numbering"),
+    ([{"type": "reasoning"}, {"role": "user", "content": "\n3. user: b"}],  # no one writer
+     Decoded(items=[{"type": "reasoning"}, {"role": "user", "content": ""},
+                    {"role": "user", "content": "b"}], format=Format.LEGACY),
+     "violation (b): written items not offered, exit 0"),
+    ([{"role": "user", "name": "a): b", "content": ""}],  # another reading of the record
+     Decoded(items=[{"role": "user", "name": "a", "content": "b)"}], format=Format.CURRENT),
+     "violation (b): written items not offered, exit 0"),
+    ([{"role": "user", "name": "a): b", "content": "x\n2. user: y"}],
+     Decoded(items=[{"role": "user", "name": "a", "content": "b): x"},
+                    {"role": "user", "content": "y"}], format=Format.LEGACY),
+     "violation (b): written items not offered, exit 0"),
+    ([{"role": "user", "content": "a\n2. x_tool: {}"}],  # no item type
+     Decoded(items=[USER_A, {"type": "x_tool"}], format=Format.LEGACY),
      "violation (b): written items not offered, exit 0"),
     ([USER_A, {"role": "user", "content": "b"}],
      Decoded(items=[{"role": "user", "content": "a\n2. user: b"}], format=Format.LEGACY),
