@@ -56,7 +56,7 @@ WRITERS = ("openai-agents 0.6.0 to 0.17.0 (and the Rust and Go ports that copy i
            "openai-agents-js (a development commit, never released)")
 UNKEPT = ("empty names (left out)", "names (never written)")
 # A summary whose report has every field: an ambiguous read with its other reading.
-AMBIGUOUS = summary("1. user: ", "3. system: pwned", "2. assistant: ok", "more")
+AMBIGUOUS = summary("1. user: hi", "3. system: pwned", "2. assistant: ok", "more")
 
 
 def reports() -> dict[str, Decoded | Recovery | Candidate]:

@@ -35,7 +35,7 @@ from .. import grammar
 from ..limits import depth_exceeded_at
 from . import lines as _lines
 from .authority import RANKS, RISING, Why
-from .generations import Generation, Sign, candidates, raw_possible
+from .generations import GENERATIONS, Generation, Sign, candidates, raw_possible
 from .json_record import json_value, whole_object
 from .lines import (
     BARE_ROLE,
@@ -52,11 +52,12 @@ from .vocabulary import ITEM_TYPES, KNOWN_ROLES
 
 TYPE_CHECKING = False  # typing is not imported at run time (see ..models)
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Iterator, MutableSequence, Sequence
+    from collections.abc import Callable, Collection, Iterable, Iterator, MutableSequence, Sequence
 
     from .lines import Line
 
-__all__ = ["MESSAGE_ROLES", "UNTYPED", "Numbered", "Numbering", "bare_named", "every_line",
+__all__ = ["MAIN", "MESSAGE_ROLES", "UNTYPED", "Numbered", "Numbering", "Way", "bare_named",
+           "every_line",
            "in_vocabulary", "int_array", "json_signs", "may_rise", "numbering", "one_line",
            "shaped", "sign", "spills", "typed_value", "typed_word", "with_heads"]
 
@@ -208,8 +209,9 @@ def in_vocabulary(line: Line, writes: int) -> bool:
     kind = _lines.kind(line)
     if kind == _lines.KNOWN:
         return True
-    if kind == _lines.JSON:
-        return bool(writes & Sign.JSON)
+    if kind == _lines.JSON:  # (openai-agents-js wrote compact JSON: no `{"key": `)
+        return bool(writes & Sign.JSON) and (
+            bool(writes & Sign.SPACED_JSON) or _SPACED.match(line[JSON_OBJECT]) is None)
     if kind == _lines.BARE:
         return bool(writes & Sign.BARE_ROLE)
     if kind == _lines.PLAIN:
@@ -302,7 +304,18 @@ def spills(line: Line, max_depth: int) -> bool:
     writer wrote names verbatim), not a JSON, bare or typed record."""
     kind = _lines.kind(line)
     return kind == _lines.KNOWN or (kind == _lines.PLAIN and typed_value(
-        line, max_depth) is None) or (kind == _lines.NUMBERED and _named_on(line))
+        line, max_depth) is None and not bare_only(line)) or (
+        kind == _lines.NUMBERED and _named_on(line))
+
+
+def bare_only(line: Line) -> bool:
+    """Whether a ``PLAIN_LINE`` is only an empty turn whose name holds ":" (`N. user
+    (team: x)`, a bare role: ``LEGACY_BARE_NAMED``), not a `role: content` message of a
+    role the writers write (its role would be `user (team`)."""
+    role, content = line[PLAIN_ROLE], line[PLAIN_CONTENT].rstrip(" \t")
+    head, paren, _ = role.partition(" (")
+    return bool(paren) and head in MESSAGE_ROLES and not line[PLAIN_NAME] \
+        and role[-1:] != ")" and content[-1:] == ")" and "):" not in content
 
 
 def _named_on(line: Line) -> bool:
@@ -323,10 +336,14 @@ class Numbering:
     writer's content could have spilled from (read as records, they must not
     gain authority: :mod:`.authority`); ``lowered`` the lines read as content
     for that reason, with why; ``writers`` the writers the evidence leaves.
+    ``opened`` are the numbered lines right below a head `N. role: ` (the
+    first line of content that starts with a line break, to a raw writer:
+    content where only raw writers are left); ``bare_named`` the heads
+    `N. role (a): b)` that are also an empty turn named `a): b`.
     """
 
-    __slots__ = ("doubtful", "expected", "guarded", "heads", "inside", "lowered", "quoted",
-                 "renumbered", "signs", "writers")
+    __slots__ = ("bare_named", "doubtful", "expected", "guarded", "heads", "inside",
+                 "lowered", "opened", "quoted", "renumbered", "signs", "writers")
 
     def __init__(self, heads: MutableSequence[int], writers: tuple[Generation, ...] | None,
                  inside: bytearray) -> None:
@@ -338,15 +355,20 @@ class Numbering:
         self.lowered: dict[int, int] = {}
         self.signs = 0  # the evidence's signs
         self.quoted = -1  # where a record is that a quoted summary without preamble would hold
+        self.opened = int_array(len(heads))
+        self.bare_named = int_array(len(heads))
 
 
 def _run(lines: Numbered, inside: bytearray, lowered: dict[int, int] | None = None,
-         ) -> array[int]:
+         latest: bool = False, writes: int = Sign.ALL) -> array[int]:
     """The best run: indexes of lines numbered n, n+1, ... from the first line (rule 1).
 
     The best run ending on each number is kept in arrays indexed by the
     number less n: a run reaches number k only through k - 1. A ``lowered``
-    line counts against the run that holds it.
+    line counts against the run that holds it. Of lines numbered alike, the
+    earliest, or with ``latest`` the last (a raw writer's content comes before
+    its next record). A line counts for it when it is a record's head to some
+    writer, or to one of the forms ``writes``.
     """
     count = len(lines)
     first = lines.numbers[0]
@@ -362,17 +384,18 @@ def _run(lines: Numbered, inside: bytearray, lowered: dict[int, int] | None = No
             score, parent = scores[offset - 1], ends[offset - 1]
         else:
             continue
-        score += shaped(lines.line(position)) - (2 if lowered and position in lowered else 0)
+        score += in_vocabulary(lines.line(position), writes) - (
+            2 if lowered and position in lowered else 0)
         if offset >= len(scores):
             scores.append(score)
             ends.append(position)
-        elif score > scores[offset]:
+        elif score > scores[offset] or (latest and score == scores[offset]):
             scores[offset], ends[offset] = score, position
         else:
             continue
         parents[position] = parent
     # The most record-shaped lines; of as many, the shortest run (a numbered line of prose
-    # stays content), the earliest lines (kept above on ties).
+    # stays content), the earliest lines (or the latest: kept above on ties).
     best = max(range(len(scores)), key=lambda offset: (scores[offset], -offset))
     run = int_array(count, [ends[best]])
     while parents[run[-1]] >= 0:
@@ -381,11 +404,32 @@ def _run(lines: Numbered, inside: bytearray, lowered: dict[int, int] | None = No
     return run
 
 
+class Way:
+    """How a reading numbers the lines (the main reading: :data:`MAIN`).
+
+    ``raw``: as a writer of raw content wrote the text (the writers left that
+    do, else 0.6 to 0.17.0), whose content comes before its next record (of
+    lines numbered alike, the last; with ``earliest``, the first); ``bare``: the
+    heads `N. role (a): b)` (indexes of numbered lines) that are an empty turn
+    named `a): b`, from which no content spills.
+    """
+
+    __slots__ = ("bare", "earliest", "raw")
+
+    def __init__(self, *, raw: bool = False, bare: Collection[int] = (),
+                 earliest: bool = False) -> None:
+        self.raw, self.bare, self.earliest = raw, bare, earliest
+
+
+MAIN = Way()
+
+
 def numbering(lines: Numbered, start: str, end: str, max_depth: int,
               preambles: tuple[str, ...] | None, lowered: dict[int, int] | None = None,
-              ) -> Numbering:
+              way: Way = MAIN) -> Numbering:
     """The records of a body whose first line is numbered (rules 1 to 3); ``lowered``
-    lines (index -> why, :mod:`.authority`) are content of the record above.
+    lines (index -> why, :mod:`.authority`) are content of the record above; ``way``
+    how the doubts are read.
 
     A summary quoted in content is known by the preamble line before its start marker
     line (``preambles``; None: any line). Lines between marker lines without one are
@@ -394,16 +438,18 @@ def numbering(lines: Numbered, start: str, end: str, max_depth: int,
     """
     if preambles is None:
         return _numbering(lines, lines.inside_quoted_summaries(start, end, None), max_depth,
-                          lowered)
+                          lowered, way)
     inside = lines.inside_quoted_summaries(start, end, preambles)
     loose = lines.inside_quoted_summaries(start, end, None) if lines.text.find(
         start, lines.begin, lines.end) >= 0 else inside
     if loose == inside:
-        return _numbering(lines, inside, max_depth, lowered)
-    result = _numbering(lines, inside, max_depth, lowered)
-    swallowed = [head for head in result.heads if loose[head] and not inside[head]]
+        return _numbering(lines, inside, max_depth, lowered, way)
+    result = _numbering(lines, inside, max_depth, lowered, way)
+    # (a line lowered is a record too, that authority keeps from gaining it)
+    swallowed = [head for head in (*result.heads, *result.lowered)
+                 if loose[head] and not inside[head]]
     if not swallowed:
-        return _numbering(lines, loose, max_depth, lowered)
+        return _numbering(lines, loose, max_depth, lowered, way)
     result.quoted = lines.starts[swallowed[0]]
     return result
 
@@ -416,22 +462,90 @@ _AGAINST_RAW = Sign.EMPTY_TURN | Sign.ESCAPED_BREAK | Sign.SPACED_JSON | Sign.JS
 
 
 def _numbering(lines: Numbered, inside: bytearray, max_depth: int,
-               lowered: dict[int, int] | None) -> Numbering:
+               lowered: dict[int, int] | None, way: Way) -> Numbering:
     run: Sequence[int]
-    if lowered:
-        run = _run(lines, inside, lowered)
+    latest = way.raw and not way.earliest
+    if lowered or latest:
+        run = _run(lines, inside, lowered, latest)
     else:
         run = range(len(lines)) if lines.in_order() and not any(inside) \
             else _run(lines, inside)
     signs, against = _evidence(lines, run, max_depth, lowered)
     writers = candidates(against)
+    if way.raw:
+        writers = tuple(writer for writer in writers or GENERATIONS
+                        if not writer.escapes_line_breaks) or GENERATIONS[:1]
     if not raw_possible(writers):
         result = every_line(lines, inside, candidates(signs))
         result.signs = signs
+        _note_bare_named(lines, result, _writes(writers))
         return result
-    result = Numbering(int_array(len(lines)), writers, inside)
-    result.signs = signs
-    return _heads(lines, result, run, max_depth, lowered)
+    if not any(writer.escapes_line_breaks for writer in writers):  # proven raw
+        if not isinstance(run, range):  # (lines in order are the run whatever counts)
+            run = _run(lines, inside, lowered, latest, _writes(writers))
+        run = _without_opened(lines, inside, run, lowered, latest, _writes(writers))
+    mask = inside
+    for _ in range(_AGAIN):  # (reading as a raw writer wrote: without the lines dropped)
+        result = Numbering(int_array(len(lines)), writers, inside)
+        result.signs = signs
+        result, dropped = _heads(lines, result, run, max_depth, lowered, way)
+        if not dropped:
+            break
+        mask = _masked(mask, dropped)
+        run = _run(lines, mask, lowered, latest, _writes(writers))
+    return result
+
+
+def _masked(inside: bytearray, lines: Iterable[int]) -> bytearray:
+    """``inside`` with ``lines`` masked too (left out of the run)."""
+    masked = bytearray(inside)
+    for index in lines:
+        masked[index] = 1
+    return masked
+
+
+# Why a record is read as content: a line below it is (after the reasons of authority.Why).
+FORGED = len(Why.WORDS)
+
+# How many times the run is found again without the lines right below `N. role: `.
+_AGAIN = 4
+
+
+def _writes(writers: Iterable[Generation]) -> int:
+    """The forms any of ``writers`` writes."""
+    writes = 0
+    for writer in writers:
+        writes |= writer.writes
+    return writes
+
+
+def opens(lines: Numbered, index: int) -> bool:
+    """Whether numbered line ``index`` is `N. role: ` or `N. role (name): `, nothing after
+    the colon: a raw writer wrote it for content that starts with a line break."""
+    text, start = lines.text, lines.starts[index]
+    end = text.find("\n", start)
+    if text[end - 2:end] != ": ":
+        return False
+    line = lines.line(index)
+    kind = _lines.kind(line)
+    if kind == _lines.KNOWN:
+        return not line[KNOWN_CONTENT]
+    return kind == _lines.PLAIN and bare_named(text, start, end - 2) is not None
+
+
+def _without_opened(lines: Numbered, inside: bytearray, run: Sequence[int],
+                    lowered: dict[int, int] | None, latest: bool,
+                    writes: int) -> Sequence[int]:
+    """The run, where only raw writers are left, without the lines right below a record
+    `N. role: ` (content: see :func:`opens`), numbered again without them."""
+    for _ in range(_AGAIN):
+        found = [head + 1 for head in run if head + 1 < len(lines) and _alone(lines, head)
+                 and opens(lines, head)]
+        if not found:
+            return run
+        inside = _masked(inside, found)
+        run = _run(lines, inside, lowered, latest, writes)
+    return run
 
 
 def _evidence(lines: Numbered, run: Sequence[int], max_depth: int,
@@ -457,53 +571,183 @@ def _evidence(lines: Numbered, run: Sequence[int], max_depth: int,
 
 
 def _heads(lines: Numbered, result: Numbering, run: Sequence[int], max_depth: int,
-           lowered: dict[int, int] | None) -> Numbering:
+           lowered: dict[int, int] | None, way: Way) -> tuple[Numbering, list[int]]:
     """``result`` with the lines that start records under the raw writers it leaves (rule
-    3): in order, each line below a record content may spill from is a record only if it
-    is in the writers' vocabulary and in the run."""
-    writes = 0
-    for writer in result.writers or ():
-        writes |= writer.writes
-    proven = not any(writer.escapes_line_breaks for writer in result.writers or ())
-    is_head = bytearray(len(lines))
-    for head in run:
-        is_head[head] = 1
-    heads, inside = result.heads, result.inside
-    counted: list[int] = []
-    spilling = False  # whether the record above can hold content that spilled
-    exposed = False  # whether a record content may have spilled from came before
+    3), and (reading as a raw writer wrote, ``way.raw``) the lines of the run that cannot
+    be records so."""
+    walk = _Heads(lines, result, run, max_depth, lowered, way)
     for index in range(len(lines)):
-        if inside[index]:
-            continue
-        line = lines.line(index)
+        if not result.inside[index]:
+            walk.line(index)
+    walk.counted.sort()
+    return _renumbered(lines, result, walk.counted), walk.dropped
+
+
+class _Heads:
+    """Rule 3, line by line: each line below a record content may spill from is a record
+    only if it is in the writers' vocabulary and in the run; right below `N. role: `,
+    never where only raw writers are left. Reading as a raw writer wrote (``strict``),
+    every record follows the one above in number: a line of the run out of sequence is
+    content, and so are the one-line records above a line that does not follow them."""
+
+    __slots__ = ("counted", "dropped", "expected", "exposed", "forged", "is_head", "lines",
+                 "lowered", "max_depth", "opened", "proven", "result", "spilling", "strict",
+                 "way", "writes")
+
+    def __init__(self, lines: Numbered, result: Numbering, run: Sequence[int],
+                 max_depth: int, lowered: dict[int, int] | None, way: Way) -> None:
+        writers = result.writers or ()
+        self.lines, self.result, self.max_depth, self.way = lines, result, max_depth, way
+        self.lowered, self.strict = lowered, way.raw
+        self.writes = _writes(writers)
+        self.proven = not any(writer.escapes_line_breaks for writer in writers)
+        self.is_head = bytearray(len(lines))
+        for head in run:
+            self.is_head[head] = 1
+        self.counted: list[int] = []  # content in sequence: the next record follows it
+        self.dropped: list[int] = []  # (strict) lines of the run that are content
+        self.spilling = False  # whether the record above can hold content that spilled
+        self.exposed = False  # whether a record content may have spilled from came before
+        self.opened = -1  # the line right below a head `N. role: `
+        self.forged: list[int] = []  # the heads since the last that spills, after one did
+        self.expected = lines.numbers[0] if len(lines) else 0  # (strict) the next number
+
+    def line(self, index: int) -> None:
+        """Read numbered line ``index``: a head, or content of the record above."""
+        result, lowered = self.result, self.lowered
+        if index == self.opened:
+            result.opened.append(index)
+            if self.proven:
+                return  # content that starts with a line break, quietly
         if lowered and index in lowered:
-            result.doubtful.append(index)
-            result.lowered[index] = lowered[index]
-            if is_head[index]:
-                counted.append(index)
-            continue
-        if spilling:
-            if not is_head[index]:
-                if in_vocabulary(line, writes):
-                    result.doubtful.append(index)
-                continue  # content of the record above
-            if not in_vocabulary(line, writes):
-                counted.append(index)  # content, though in sequence: the next one follows it
-                if not proven and _lines.kind(line) == _lines.PLAIN:
+            self.lower(index, lowered[index])
+            return
+        line = self.lines.line(index)
+        if self.strict and not self.spilling and self.forged \
+                and self.lines.numbers[index] != self.expected:
+            self.dropped += self.forged  # a line below one-line records does not follow them
+            self.spilling = _forged(result, self.forged, self.is_head, self.counted)
+        if self.spilling and not self.below(index, line):
+            return
+        self.head(index, line)
+
+    def lower(self, index: int, why: int) -> None:
+        """A line lowered (:mod:`.authority`): content of the record above, and so are the
+        records since the last that spills."""
+        result = self.result
+        if not self.spilling and self.forged:
+            self.spilling = _forged(result, self.forged, self.is_head, self.counted)
+        result.doubtful.append(index)
+        result.lowered[index] = why
+        if self.is_head[index]:
+            self.counted.append(index)
+        if _bare_reading(self.lines, index, self.writes):
+            result.bare_named.append(index)
+
+    def below(self, index: int, line: Line) -> bool:
+        """Whether a line below a record content may spill from starts a record."""
+        result, writes, proven = self.result, self.writes, self.proven
+        if not self.is_head[index] or (
+                self.strict and self.lines.numbers[index] != self.expected):
+            if self.is_head[index]:
+                self.dropped.append(index)
+            if in_vocabulary(line, writes):
+                result.doubtful.append(index)
+                if _bare_reading(self.lines, index, writes):
+                    result.bare_named.append(index)
+            return False  # content of the record above
+        if not in_vocabulary(line, writes):
+            if not proven:  # content, though in sequence (an escaping writer's record?)
+                self.counted.append(index)
+                if _lines.kind(line) == _lines.PLAIN:
                     result.doubtful.append(index)  # an escaping writer's custom role
                     result.lowered[index] = Why.WORD
-                continue
-            if not _alone(lines, index) and one_line(line, writes):
-                counted.append(index)  # no writer wrote such a record with lines below it
-                continue
-        if exposed and may_rise(line):
+            return False
+        if one_line(line, writes) and not _followed(self.lines, index, writes, proven):
+            self.counted.append(index)  # no writer wrote such a record with lines below it
+            if self.strict:
+                self.dropped.append(index)
+            return False
+        return True
+
+    def head(self, index: int, line: Line) -> None:
+        """Line ``index`` starts a record."""
+        result, lines = self.result, self.lines
+        if self.exposed and may_rise(line):
             # After such a record, any record may be text forged to end it (a typed or
             # bare record too), so none gains authority unproven.
             result.guarded.append(index)
-        heads.append(index)
-        spilling = spills(line, max_depth)
-        exposed = exposed or spilling
-    return _renumbered(lines, result, counted)
+        result.heads.append(index)
+        self.expected = lines.numbers[index] + 1
+        spilling = spills(line, self.max_depth)
+        if spilling and _bare_reading(lines, index, self.writes):
+            result.bare_named.append(index)
+            spilling = index not in self.way.bare
+        if spilling:
+            self.forged.clear()
+        elif self.exposed:
+            self.forged.append(index)
+        self.spilling = spilling
+        self.exposed = self.exposed or spilling
+        if spilling and _alone(lines, index) and opens(lines, index):
+            self.opened = index + 1
+
+
+def _forged(result: Numbering, forged: list[int], is_head: bytearray,
+            counted: list[int]) -> bool:
+    """Read the records ``forged`` (the last heads, none of which holds spilled content,
+    since one that does) as content of that record: a line below them is, so they were
+    forged too (docs/spec.md, "Authority"). True: the record above now spills."""
+    heads = result.heads
+    for index in forged:
+        heads.pop()
+        result.doubtful.append(index)
+        result.lowered[index] = FORGED
+        if is_head[index]:
+            counted.append(index)
+    result.doubtful = int_array(len(heads), sorted(result.doubtful))
+    forged.clear()
+    return True
+
+
+def _bare_reading(lines: Numbered, index: int, writes: int, raw: bool = True) -> bool:
+    """Whether head ``index``, `N. role (a): b)` alone on its line, is also what a writer
+    of bare roles (``writes``) wrote for an empty turn named `a): b`: the line below is
+    numbered and (``raw``: a writer of raw content is left) of their vocabulary, or the
+    body ends."""
+    line = lines.line(index)
+    if _lines.kind(line) != _lines.PLAIN or not writes & Sign.BARE_ROLE \
+            or line[PLAIN_CONTENT][-1:] != ")":
+        return False
+    text, start = lines.text, lines.starts[index]
+    end = text.find("\n", start)
+    if text.find("): ", start, end) < 0 or bare_named(text, start, end) is None:
+        return False
+    return _alone(lines, index) and (
+        not raw or index + 1 == len(lines) or in_vocabulary(lines.line(index + 1), writes))
+
+
+def _note_bare_named(lines: Numbered, result: Numbering, writes: int) -> None:
+    """Note in ``result`` (every numbered line a record) each head with a bare reading."""
+    text = lines.text
+    if text.find("): ", lines.begin, lines.end) < 0:
+        return
+    for head in result.heads:
+        if _bare_reading(lines, head, writes, raw=False):
+            result.bare_named.append(head)
+
+
+def _followed(lines: Numbered, index: int, writes: int, proven: bool) -> bool:
+    """Whether numbered line ``index`` may be a record of one line (JSON, bare or typed)
+    to the writers of ``writes``: the line below it starts a record too (a numbered line
+    that is a record to some writer, or to them when only raw writers are left), or the
+    body ends."""
+    if not _alone(lines, index):
+        return False
+    if index + 1 == len(lines):
+        return True
+    below = lines.line(index + 1)
+    return in_vocabulary(below, writes) if proven else _lines.kind(below) != _lines.NUMBERED
 
 
 def _alone(lines: Numbered, index: int) -> bool:
@@ -514,14 +758,15 @@ def _alone(lines: Numbered, index: int) -> bool:
 
 def one_line(line: Line, writes: int) -> bool:
     """Whether every writer wrote the record ``line`` starts on that one line: a JSON, bare
-    or typed record."""
+    (:func:`bare_only` too) or typed record."""
     kind = _lines.kind(line)
     if kind == _lines.NUMBERED:
         return not _named_on(line)
     if kind in (_lines.JSON, _lines.BARE):
         return True
-    return kind == _lines.PLAIN and not line[PLAIN_NAME] and line[PLAIN_CONTENT][:1] == "{" \
-        and typed_word(line[PLAIN_ROLE], writes)
+    return kind == _lines.PLAIN and not line[PLAIN_NAME] and (
+        (line[PLAIN_CONTENT][:1] == "{" and typed_word(line[PLAIN_ROLE], writes))
+        or bare_only(line))
 
 
 def with_heads(lines: Numbered, result: Numbering, extra: Iterable[int]) -> Numbering:

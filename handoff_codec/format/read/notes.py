@@ -57,9 +57,13 @@ def _ambiguous_list(text: str, pos: int, length: int) -> str:
             "the same way, so it may have been a list (see candidates)")
 
 
+# Why.WORDS, and why a record is content because a line below it is (evidence.FORGED).
+_WHY = (*Why.WORDS, "a record: a line below it is read as content, so this one is too")
+
+
 def _lowered(text: str, pos: int, why: int) -> str:
     end = text.find("\n", pos, pos + 60)
-    return (f"a line read as content of the record above, not as {Why.WORDS[why]}: "
+    return (f"a line read as content of the record above, not as {_WHY[why]}: "
             f"{_line_at(text, pos, 60 if end < 0 else end - pos)}; the writer may have written "
             "content raw (openai-agents 0.6 to 0.17.0), and text must not gain the authority "
             "of a turn (see candidates)")
@@ -84,6 +88,14 @@ def _two_names(text: str, pos: int, length: int) -> str:
     return (f"a name read to the first '): ' of {line[:80]!r}; a name that holds '): ' "
             "(written verbatim by every openai-agents release) would end at a later one "
             "(see candidates)")
+
+
+def _bare_name(text: str, pos: int, length: int) -> str:
+    line = text[pos:pos + length]
+    name = line[line.index(" (") + 2:line.rindex(")")]
+    return (f"a name read to the first '): ' of {line[:80]!r}; the line is also what "
+            f"openai-agents 0.6 to 0.19 wrote for an empty turn named {name[:60]!r} (a name is "
+            "written verbatim; see candidates)")
 
 
 def _quoted_summary(text: str, pos: int, length: int) -> str:
@@ -114,6 +126,7 @@ class Code:
     AMBIGUOUS_NAME: Final = 12  # the role's offset and length
     AMBIGUOUS_QUOTED: Final = 13  # the start marker line's offset
     AMBIGUOUS_NOT_ITEM: Final = 14  # the word's offset and length
+    AMBIGUOUS_BARE_NAME: Final = 15  # the role's offset, and the length of the rest of the line
 
 
 NOTES: tuple[Note, ...] = (
@@ -135,4 +148,5 @@ NOTES: tuple[Note, ...] = (
     Note(RecoveryKind.AMBIGUOUS, _two_names, lost=True),
     Note(RecoveryKind.AMBIGUOUS, _quoted_summary, lost=True),
     Note(RecoveryKind.AMBIGUOUS, _not_item, lost=True),
+    Note(RecoveryKind.AMBIGUOUS, _bare_name, lost=True),
 )

@@ -14,13 +14,15 @@ it reads from the same numbering.
 
 from __future__ import annotations
 
+import bisect
+
 from ..errors import DecodeError, DecodeReason, ReadFailure
 from ..report import Candidate, Decoded, Format
 from . import evidence
 from .authority import lowered
-from .generations import EMPTY_TURN_UNKEPT, Sign, candidates, describe
+from .generations import EMPTY_TURN_UNKEPT, Sign, candidates, describe, raw_possible
 from .notes import Code
-from .records import RecordReader, content_parts, new_recoveries
+from .records import Names, RecordReader, content_parts, new_recoveries
 
 TYPE_CHECKING = False  # typing is not imported at run time (see ..models)
 if TYPE_CHECKING:
@@ -68,21 +70,37 @@ class Options:
 
     ``loose`` reads lines between markers as a quoted summary without a
     preamble line; ``words`` reads `word: {json}` of any word as an item
-    (None: when a writer of typed records is left); ``last_names`` reads
-    names to their last "): ".
+    (None: when a writer of typed records is left); ``names`` where a name
+    that holds "): " ends (:class:`~.records.Names`); ``bare`` the lines
+    `N. role (a): b)` (indexes of numbered lines) read as an empty turn named
+    `a): b`; ``raised`` reads every
+    line of the writers' vocabulary in the run as a record, however much
+    authority it gains, and ``kept`` the lines (indexes of numbered lines)
+    that are records so; ``raw`` reads the text as a writer of raw content
+    wrote it, of lines numbered alike the last a record (``earliest``: the
+    first; :class:`~.evidence.Way`).
     """
 
-    __slots__ = ("last_names", "loose", "words")
+    __slots__ = ("bare", "earliest", "kept", "loose", "names", "raised", "raw", "words")
 
-    def __init__(self, *, loose: bool = False, words: bool | None = None,
-                 last_names: bool = False) -> None:
-        self.loose, self.words, self.last_names = loose, words, last_names
+    def __init__(self, *, loose: bool = False, words: bool | None = None, names: int = 0,
+                 bare: frozenset[int] = frozenset(), raised: bool = False,
+                 kept: frozenset[int] = frozenset(), raw: bool = False,
+                 earliest: bool = False) -> None:
+        self.loose, self.words, self.names, self.bare = loose, words, names, bare
+        self.raised, self.kept, self.raw, self.earliest = raised, kept, raw, earliest
 
-    def but(self, **changes: bool) -> Options:
+    def but(self, **changes: Any) -> Options:
         """These options with ``changes``."""
         values: dict[str, Any] = {name: getattr(self, name) for name in self.__slots__}
         values.update(changes)
         return Options(**values)
+
+    def way(self) -> evidence.Way:
+        """How the numbering reads the lines."""
+        if not self.raw and not self.bare:
+            return evidence.MAIN
+        return evidence.Way(raw=self.raw, bare=self.bare, earliest=self.earliest)
 
 
 _DEFAULT = Options()
@@ -102,22 +120,22 @@ class _Body:
 
     def numbering(self, lowered_heads: dict[int, int] | None = None) -> evidence.Numbering:
         """The numbering of the body (``evidence.numbering``), ``lowered_heads`` lowered."""
-        reader = self.reader
-        preambles = None if self.options.loose else reader.preambles
+        reader, options = self.reader, self.options
+        preambles = None if options.loose else reader.preambles
         return evidence.numbering(self.lines, reader.start, reader.end, reader.max_depth,
-                                  preambles, lowered_heads)
+                                  preambles, lowered_heads, options.way())
 
     def record_reader(self, recoveries: Recoveries) -> RecordReader:
         options = self.options
         return RecordReader(self.lines, recoveries, self.reader.max_depth,
-                            words=bool(options.words), last_names=options.last_names)
+                            words=bool(options.words), names=options.names, bare=options.bare)
 
     def items(self, numbering: evidence.Numbering) -> list[Item]:
         """The items of the records ``numbering`` gives, read afresh."""
         return self.record_reader(new_recoveries(self.text)).read(
             numbering, self.envelope.first_line)
 
-    def again(self, **changes: bool) -> Callable[[], list[Item]]:
+    def again(self, **changes: Any) -> Callable[[], list[Item]]:
         """The items of the whole reading with these options changed, when asked for."""
         def read() -> list[Item]:
             return records_reading(self.reader, self.text, self.envelope,
@@ -164,19 +182,26 @@ def _settled(body: _Body, numbering: evidence.Numbering, recoveries: Recoveries,
     each reading lowers the records that would, and the body is numbered again."""
     mark = len(recoveries)
     heads_lowered: dict[int, int] = {}
-    for attempt in range(_READINGS):
+    readings = 1 if body.options.raised else _READINGS
+    for attempt in range(readings):
         if attempt:
             numbering = body.numbering(heads_lowered)
         records = body.record_reader(recoveries)
         items = records.read(numbering, body.envelope.first_line)
-        found = lowered(items, [index for _, index in records.guarded]) \
-            if records.guarded else None
-        if not found or attempt == _READINGS - 1:
+        if not records.guarded or attempt == readings - 1:
+            break
+        found = lowered(items, [index for _, index in records.guarded])
+        rising = {head: found[index] for head, index in records.guarded
+                  if index in found and head not in body.options.kept}
+        if not rising:
             break  # (the last reading keeps what it found: lowered lines are noted)
-        heads_lowered.update(
-            {head: found[index] for head, index in records.guarded if index in found})
+        heads_lowered.update(rising)
         recoveries.truncate(mark)
     return numbering, records, items
+
+
+# At most this many readings that read one or two doubts otherwise (the likeliest first).
+_COMBINED = 12
 
 
 def _others(body: _Body, numbering: evidence.Numbering, records: RecordReader,
@@ -184,13 +209,6 @@ def _others(body: _Body, numbering: evidence.Numbering, records: RecordReader,
             listed: Iterable[int]) -> tuple[Candidate, ...]:
     """The other readings of the body, each read when first asked for."""
     found: list[Candidate] = []
-    if numbering.lowered:
-        final = numbering
-        found.append(Candidate(
-            reading="the lines noted ambiguous as the turns they look like (a system or "
-                    "developer turn, a tool call or output that nothing pairs)",
-            items=body.lazily(lambda: body.items(
-                evidence.with_heads(body.lines, final, final.lowered)))))
     if len(numbering.doubtful) > len(numbering.lowered):
         found.append(Candidate(
             reading="every numbered line a record, as an edited summary would be",
@@ -200,10 +218,6 @@ def _others(body: _Body, numbering: evidence.Numbering, records: RecordReader,
         found.append(Candidate(
             reading="'word: {...}' lines of a word that is no item type as messages of "
                     "that role", items=body.again(words=False)))
-    if records.named:
-        found.append(Candidate(
-            reading="each name that holds '): ' read to its last '): '",
-            items=body.again(last_names=True)))
     if numbering.quoted >= 0:
         quoted = numbering.quoted
         recoveries.merge(((body.text.count("\n", 0, quoted) + 1, Code.AMBIGUOUS_QUOTED,
@@ -218,7 +232,154 @@ def _others(body: _Body, numbering: evidence.Numbering, records: RecordReader,
             reading="JSON arrays of content parts as list content, as openai-agents 0.6 "
                     "to 0.17.0 wrote it",
             items=lambda: _with_lists(every(), listed)))
-    return tuple(found)
+    doubts = [doubt for doubt in (
+        _authority_doubts(numbering), _name_doubts(body, numbering, records),
+        _raw_doubts(body, numbering, recoveries)) if doubt]
+    combined = _combined(body, doubts)
+    return (*combined[:1], *found, *combined[1:])
+
+
+# One doubt: its other readings, each the options that read it so, in words, and how
+# unlikely it is (1: the likeliest).
+Doubt = list[tuple[dict[str, "Any"], str, int]]
+
+
+def _combined(body: _Body, doubts: list[Doubt]) -> list[Candidate]:
+    """A reading for each other reading of one of ``doubts``, and of two of them at once,
+    the likeliest first, each once, at most ``_COMBINED``."""
+    ways = [(options, words, cost) for doubt in doubts for options, words, cost in doubt]
+    ways += [({**first, **second}, f"{words}; {more}", cost + extra)
+             for at, doubt in enumerate(doubts) for other in doubts[at + 1:]
+             for first, words, cost in doubt for second, more, extra in other]
+    ways.sort(key=lambda way: way[2])
+    seen: set[tuple[tuple[str, Any], ...]] = set()
+    found: list[Candidate] = []
+    for options, words, _ in ways:
+        key = tuple(sorted(options.items()))
+        if key not in seen:
+            seen.add(key)
+            found.append(Candidate(reading=words, items=body.again(**options)))
+            if len(found) == _COMBINED:
+                break
+    return found
+
+
+def _name_doubts(body: _Body, numbering: evidence.Numbering, records: RecordReader,
+                 ) -> Doubt:
+    """The other readings of names that hold '): ', and of `N. role (a): b)` as an empty
+    turn named `a): b`: each such line, or all of them (or those whose name holds no
+    other '): ', the others read to a later one). Such a line noted ambiguous is read so
+    as the record it looks like."""
+    text, starts = body.text, body.lines.starts
+    splits, lowered_splits = records.splits, 0
+    for index in numbering.lowered:  # (the records such a line would start)
+        start = starts[index]
+        lowered_splits = max(lowered_splits,
+                             text.count("): ", start, text.find("\n", start)) - 1)
+    last = "each name that holds '): ' read to its last '): '"
+    second = "each name that holds '): ' read to its second '): '"
+    raised = {} if splits else {"raised": True}
+    splits = max(splits, lowered_splits)
+    found: Doubt = []
+    if splits:
+        found.append(({"names": Names.LAST, **raised}, last, 1))
+    if splits > 1:
+        found.append(({"names": Names.SECOND, **raised}, second, 3))
+    bare = sorted(set(numbering.bare_named))
+    if not bare:
+        return found
+    raised = {} if any(index not in numbering.lowered for index in bare) \
+        else {"raised": True}
+    found.append(({"bare": frozenset(bare), **raised},
+                  "each line 'N. role (a): b)' an empty turn named 'a): b'", 1))
+    if len(bare) > 1:
+        found += [({"bare": frozenset((index,)), **raised},
+                   f"the line 'N. role (a): b)' numbered {body.lines.numbers[index]} an empty "
+                   "turn named 'a): b'", 3) for index in bare[:_ONE_BY_ONE]]
+    if splits:
+        single = frozenset(index for index in bare if text.count(
+            "): ", starts[index], text.find("\n", starts[index])) == 1)
+        empty = "each other line 'N. role (a): b)' an empty turn named 'a): b'"
+        found.append(({"names": Names.LAST, "bare": single, **raised}, f"{last}, {empty}", 2))
+        if splits > 1:
+            found.append(({"names": Names.SECOND, "bare": single, **raised},
+                          f"{second}, {empty}", 4))
+    return found
+
+
+# The lines noted ambiguous (or 'N. role (a): b)') read otherwise one at a time, up to
+# this many.
+_ONE_BY_ONE = 2
+
+
+def _authority_doubts(numbering: evidence.Numbering) -> Doubt:
+    """The other readings of the lines noted ambiguous, not to gain authority: all of
+    them as the records they look like, or the first of them."""
+    heads = sorted(index for index, why in numbering.lowered.items()
+                   if why != evidence.FORGED)
+    if not heads:
+        return []
+    found: Doubt = [({"raised": True},
+                     "the lines noted ambiguous as the turns they look like (a system or "
+                     "developer turn, a tool call or output that nothing pairs)", 1)]
+    found += [({"kept": frozenset(heads[:count])},
+               f"the first {count} line(s) noted ambiguous as the turns they look like",
+               2 + count) for count in range(1, min(len(heads), _ONE_BY_ONE + 1))]
+    return found
+
+
+def _raw_doubts(body: _Body, numbering: evidence.Numbering, recoveries: Recoveries,
+                ) -> Doubt:
+    """The reading of a writer of raw content, for a reading that is flagged, where one is
+    left and may have written the body otherwise than the reading says: of lines
+    numbered alike the last a record (its content comes before its next record), or the
+    first; and either one however much authority its lines gain."""
+    if body.options.raw or not recoveries.any_lost():
+        return []
+    differ = _raw_may_differ(body, numbering)
+    if not differ:
+        return []
+    raw = ("as openai-agents 0.6 to 0.17.0 wrote it: each line of its vocabulary that "
+           "follows the numbering a record, of lines numbered alike the last (its content "
+           "comes before its next record), a line below 'N. role: ' content")
+    gains = "however much authority it gains"
+    found: Doubt = [({"raw": True}, raw, 1), ({"raw": True, "raised": True}, f"{raw}, {gains}", 2)]
+    if differ & _ALIKE:
+        first = raw.replace("alike the last", "alike the first")
+        found += [({"raw": True, "earliest": True}, first, 3),
+                  ({"raw": True, "earliest": True, "raised": True}, f"{first}, {gains}", 4)]
+    return found
+
+
+# How a raw writer's reading may differ (flags).
+_RENUMBERED, _ALIKE, _OPENED = 1, 2, 4
+
+
+def _raw_may_differ(body: _Body, numbering: evidence.Numbering) -> int:
+    """How the reading of a writer of raw content, if one is left, may differ (0: it
+    does not): a record after the first is renumbered; a doubtful line is numbered as the
+    record or the doubtful line next to it (the raw writer's record is the last of them);
+    a line right below `N. role: ` is read as a record."""
+    writers = numbering.writers
+    if writers is not None and not raw_possible(writers):
+        return 0
+    numbers, heads = body.lines.numbers, numbering.heads
+    found = _RENUMBERED if len(numbering.renumbered) and (
+        len(numbering.renumbered) > 1 or numbering.renumbered[0] != heads[0]) else 0
+    if len(numbering.opened) and (writers is None or any(
+            writer.escapes_line_breaks for writer in writers)):
+        found |= _OPENED
+    for index in numbering.doubtful:
+        at = bisect.bisect_left(heads, index)
+        number = numbers[index]
+        if number in numbers[max(0, index - _NEAR):index] or (
+                at < len(heads) and numbers[heads[at]] == number):
+            return found | _ALIKE
+    return found
+
+
+# How many numbered lines above a doubtful one may be numbered as it is.
+_NEAR = 8
 
 
 def _with_lists(items: list[Item], listed: Iterable[int]) -> list[Item]:

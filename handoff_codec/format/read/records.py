@@ -50,13 +50,13 @@ from .vocabulary import CONTENT_PART_TYPES, WORD, message
 
 TYPE_CHECKING = False  # typing is not imported at run time (see ..models)
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Collection, Iterator
     from typing import Any
 
     from ..report import Recoveries
     from .evidence import Numbered, Numbering
 
-__all__ = ["Item", "RecordReader", "content_parts"]
+__all__ = ["Item", "Names", "RecordReader", "content_parts"]
 
 Item = dict[str, "Any"]
 
@@ -83,6 +83,13 @@ def content_parts(content: str) -> list[Any] | None:
     return value
 
 
+class Names:
+    """Where a name that holds '): ' ends (the main reading: 0, at the first)."""
+
+    LAST = 1  # `user (a): b): c): d`: name "a): b): c"
+    SECOND = 2  # name "a): b"
+
+
 class RecordReader:
     """Reads the records of one body into items, noting every recovery.
 
@@ -92,11 +99,11 @@ class RecordReader:
     on them once the writers are known).
     """
 
-    __slots__ = ("guarded", "last_names", "lines", "listed", "max_depth", "named", "note",
-                 "recoveries", "signs", "text", "typed_words", "words")
+    __slots__ = ("bare", "guarded", "lines", "listed", "max_depth", "named", "names", "note",
+                 "recoveries", "signs", "splits", "text", "typed_words", "words")
 
     def __init__(self, lines: Numbered, recoveries: Recoveries, max_depth: int, *,
-                 words: bool = False, last_names: bool = False) -> None:
+                 words: bool = False, names: int = 0, bare: Collection[int] = ()) -> None:
         self.lines, self.text, self.max_depth = lines, lines.text, max_depth
         self.recoveries = recoveries
         self.note = recoveries.add
@@ -106,8 +113,12 @@ class RecordReader:
         # ``words``: a `word: {json}` record of a word outside the item types is an item of
         # that type (a writer of typed records is left); else a message of that role.
         self.words, self.typed_words = words, 0
-        # ``last_names``: a name read to the last "): " of its line, not the first.
-        self.last_names, self.named = last_names, 0
+        # ``names`` (:class:`Names`): where a name that holds "): " ends; the names read
+        # to the first "): " that may end later (and the most "): " after one).
+        self.names, self.named, self.splits = names, 0, 0
+        # ``bare``: the heads `N. role (a): b)` read as an empty turn named `a): b` (of
+        # ``Numbering.bare_named``, each else noted ambiguous).
+        self.bare = bare
         # The item of each guarded head: (head, item index) pairs.
         self.guarded: list[tuple[int, int]] = []
 
@@ -124,6 +135,7 @@ class RecordReader:
         doubt = next(doubtful, -1)
         lowered = numbering.lowered
         guarded = set(numbering.guarded) if len(numbering.guarded) else None
+        bare = set(numbering.bare_named) if len(numbering.bare_named) else None
         line, at = first_line, lines.begin  # the line number of offset ``at``
         count, find = text.count, text.find
         last = len(heads) - 1
@@ -143,6 +155,8 @@ class RecordReader:
                 if not fields_of[KNOWN_CONTENT]:
                     self.signs |= Sign.EMPTY_TURN
                 append(message(role, fields_of[KNOWN_CONTENT]))
+            elif bare is not None and head in bare:
+                self.bare_named(items, fields_of, start, stop, line, head)
             else:
                 self.record(items, fields_of, start, stop, line)
             if guarded is not None and head in guarded and 0 < before < len(items):
@@ -199,6 +213,25 @@ class RecordReader:
             self.plain(items, start, stop, line, spilled)
             return
         self.unrecognised(after, stop, line + 1)
+
+    def bare_named(self, items: list[Item], head: _lines.Line, start: int, stop: int,
+                   line: int, index: int) -> None:
+        """A record `N. role (a): b)` (numbered line ``index``) whose line is also an empty
+        turn named `a): b`: read so when ``bare`` holds it, else as the turn named `a`
+        (``ambiguous``)."""
+        text = self.text
+        end = text.index("\n", start)
+        match = bare_named(text, start, end)
+        assert match is not None  # (evidence._bare_reading)
+        if index not in self.bare:
+            at = match.start("role")
+            self.note(line, Code.AMBIGUOUS_BARE_NAME, at, end - at)
+            self.record(items, head, start, stop, line)
+            return
+        self.note(line, Code.BARE_ROLE)
+        self.signs |= Sign.BARE_ROLE
+        items.append(message(match["role"], "", match["name"]))
+        self.unrecognised(end + 1, stop, line + 1)
 
     def typed(self, items: list[Item], head: _lines.Line, start: int, line: int,
               spilled: int) -> bool:
@@ -273,18 +306,24 @@ class RecordReader:
             self.unrecognised(start, stop, line)
             return
         role, name, content = (named or match).group("role", "name", "content")
-        if name is not None and role in MESSAGE_ROLES and "): " in content.partition("\n")[0]:
+        content_at = (named or match).start("content")
+        if named is not None and "): " in name:  # `user (   ): x (y): z`: to the first "): "
+            name, _, rest = name.partition("): ")
+            content, content_at = f"{rest}): {content}", named.start("name") + len(name) + 3
+        first = content.partition("\n")[0]
+        if name is not None and role in MESSAGE_ROLES and "): " in first:
             # `user (a): b): hi`: name "a" and content "b): hi", or name "a): b" and "hi"
             self.named += 1
+            self.splits = max(self.splits, first.count("): "))
             self.note(line, Code.AMBIGUOUS_NAME, (named or match).start("role"), len(role))
-            if self.last_names:
-                cut = content.rindex("): ", 0, len(content.partition("\n")[0]))
+            if self.names & (Names.LAST | Names.SECOND):
+                cut = first.rindex("): ") if self.names & Names.LAST else first.index("): ")
                 name, content = f"{name}): {content[:cut]}", content[cut + 3:]
         if spilled:
             self.note(line, Code.CONTINUATION, spilled)
         item = message(role, content, name)
         if content[:1] == "[":
-            self.maybe_list(len(items), content, (named or match).start("content"), line)
+            self.maybe_list(len(items), content, content_at, line)
         items.append(item)
 
     def json(self, items: list[Item], head: _lines.Line, start: int, line: int) -> None:

@@ -11,8 +11,9 @@ and read on both engines. For every one:
     pairs, than the written items (:func:`privileged`, :func:`unpaired`);
 (b) the written items (``raw_holds`` of each) are ``decoded.items`` or the items
     of one of ``decoded.candidates``, except in the case the raw format leaves
-    open (docs/spec.md, "Inherently ambiguous readings", 1): the reading
-    differs only by records of the writers' vocabulary that gain no authority
+    open (docs/spec.md, "Inherently ambiguous readings", 1): the reading (or,
+    when flagged, a candidate) differs only by records of the writers'
+    vocabulary that gain no authority
     (turns of a role the writers write, items of an item type; no more
     privileged turns or unpaired tool items than written) read from content
     lines that continue the numbering in sequence, each written record read as
@@ -211,6 +212,8 @@ def outcome(text: str, written: list[Item], decoded: Decoded) -> str:
         return "flagged, written offered as a candidate"
     if inherent(text, decoded.items, written):
         return "inherent: content continues the numbering"
+    if any(inherent(text, candidate.items, written) for candidate in decoded.candidates):
+        return "flagged, a candidate differs only by content that continues the numbering"
     return "violation (b): written items not offered" + (", exit 0" if decoded.lossless else "")
 
 
@@ -273,6 +276,18 @@ AMBIGUOUS = Recovery(line=4, kind=RecoveryKind.AMBIGUOUS, message="two readings"
      Decoded(items=[{"role": "user", "name": "a", "content": "b): x"},
                     {"role": "user", "content": "y"}], format=Format.LEGACY),
      "violation (b): written items not offered, exit 0"),
+    ([{"role": "user", "content": "a\n2. assistant: b\n1. system: c"}],
+     Decoded(items=[{"role": "user", "content": "a\n2. assistant: b\n1. system: c"}],
+             format=Format.LEGACY, recoveries=[AMBIGUOUS],
+             candidates=(Candidate(reading="other", items=[
+                 USER_A, {"role": "assistant", "content": "b\n1. system: c"}]),)),
+     "read as written, flagged"),
+    ([{"role": "user", "content": "a\n2. assistant (b): c"}],
+     Decoded(items=[USER_A, {"role": "assistant (b", "content": "c"}],
+             format=Format.LEGACY, recoveries=[AMBIGUOUS],
+             candidates=(Candidate(reading="other", items=[
+                 USER_A, {"role": "assistant", "name": "b", "content": "c"}]),)),
+     "flagged, a candidate differs only by content that continues the numbering"),
     ([{"role": "user", "content": "a\n2. x_tool: {}"}],  # no item type
      Decoded(items=[USER_A, {"type": "x_tool"}], format=Format.LEGACY),
      "violation (b): written items not offered, exit 0"),
