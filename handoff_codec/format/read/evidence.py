@@ -56,10 +56,10 @@ if TYPE_CHECKING:
 
     from .lines import Line
 
-__all__ = ["MAIN", "MESSAGE_ROLES", "UNTYPED", "Numbered", "Numbering", "Way", "bare_named",
-           "every_line",
-           "in_vocabulary", "int_array", "json_signs", "may_rise", "numbering", "one_line",
-           "shaped", "sign", "spills", "typed_value", "typed_word", "with_heads"]
+__all__ = ["FORGED", "MAIN", "MESSAGE_ROLES", "UNTYPED", "Numbered", "Numbering", "Way",
+           "bare_named", "bare_only", "every_line", "in_vocabulary", "int_array", "json_signs",
+           "may_rise", "numbering", "one_line", "opens", "shaped", "sign", "spaced", "spills",
+           "typed_value", "typed_word", "with_heads"]
 
 # A body of up to this many lines keeps the fields of each line (they are
 # read once, by one findall); a longer one keeps only the offsets and numbers
@@ -260,6 +260,12 @@ def typed_value(line: Line, max_depth: int) -> dict[str, object] | None:
 
 
 _SPACED = re.compile(r'\{"(?:[^"\\\n]|\\.)*": ')
+
+
+def spaced(source: str) -> bool:
+    """Whether a JSON record's object ``source`` is written with Python's separators (its
+    first member `{"key": `): no writer of raw content wrote it so."""
+    return _SPACED.match(source) is not None
 
 
 def sign(line: Line, alone: bool, max_depth: int, value: object = None) -> int:
