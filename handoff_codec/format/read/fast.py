@@ -30,7 +30,7 @@ from __future__ import annotations
 from .. import grammar
 from ..limits import depth_exceeded_at
 from .authority import RANKS, RISING, Pairs, lowered
-from .evidence import UNTYPED, json_signs, typed_word
+from .evidence import UNTYPED, json_signs, spaced, typed_word
 from .generations import Generation, Sign, candidates, raw_possible
 from .json_record import strict_scanner, whole_object
 from .lines import usual_pattern
@@ -190,9 +190,9 @@ class _Body:
     """The reading of one body: its items so far, the evidence and what was spilled."""
 
     __slots__ = ("against", "begin", "continued", "count", "custom", "empties", "engine",
-                 "guarded", "items", "line", "lists", "notes", "offsets", "pairs", "prefix",
-                 "rigid", "run_count", "run_lines", "run_note", "signs", "spilling", "strict",
-                 "text", "texts", "unwritten")
+                 "guarded", "items", "line", "lists", "notes", "offsets", "opening", "pairs",
+                 "prefix", "rigid", "run_count", "run_lines", "run_note", "signs", "spilling",
+                 "strict", "text", "texts", "unwritten")
 
     def __init__(self, engine: FastEngine, text: str, begin: int, line: int, strict: bool,
                  notes: Recoveries | None) -> None:
@@ -210,6 +210,7 @@ class _Body:
         self.run_note, self.run_count = -1, 0
         self.empties: list[int] = []  # the `N. role: ` records (by count)
         self.lists: list[int] = []  # the messages whose content opens with "[" (by index)
+        self.opening: list[int] = []  # the `N. role (name): ` records (by count)
         self.offsets: _Offsets | None = None  # made for the first note that quotes the text
         # Records a raw writer's content may have spilled into (see .authority): the items
         # (by index) that must not gain authority, the tool items paired as they come,
@@ -278,7 +279,7 @@ class _Body:
         value, signs = record
         if not self.strict:
             if self.rigid != self.count - 1:  # the record above may hold spilled content
-                self.unwritten |= Sign.JSON
+                self.unwritten |= Sign.JSON | (Sign.SPACED_JSON if spaced(rest) else 0)
             index = self.count - 1
             if self.pairs.add(index, value) and not self.prefix:
                 self.guarded.append(index)
@@ -348,14 +349,16 @@ class _Body:
                 return self.typed(role, content, index)
             if role != "tool":
                 self.custom = True
-            elif name and "): " in content:
+            elif name and ("): " in content or content.rstrip(" \t")[-1:] == ")"):
                 return False  # two readings of the name: the steps report them
         elif name and role in known:
             self.signs |= Sign.NAMED
             if self.prefix:
                 self.against |= Sign.NAMED
-            if "): " in content:
-                return False
+            if "): " in content or (not strict and content.rstrip(" \t")[-1:] == ")"):
+                return False  # (`user (a): b)` is also an empty turn named "a): b")
+            if not content and not strict:
+                self.opening.append(self.count)
         if content[:1] == "[" and not strict:
             self.lists.append(len(self.items))  # may be a list: checked once read whole
         self.items.append(message(role, content, name or None))
@@ -369,7 +372,8 @@ class _Body:
         if name and role.count("(") == role.count(")"):
             return False  # `assistant (bot) (0)`: role "assistant (bot)" named "0"? The steps
         named = self.engine.named(line)
-        if named is None or "): " in named["content"]:
+        if named is None or "): " in named["content"] or "): " in named["name"] \
+                or named["content"].rstrip(" \t")[-1:] == ")" or not named["content"]:
             return False  # no such name, or two readings of it: the steps report them
         role, name, content = named.group("role", "name", "content")
         if content[:1] == "[":
@@ -430,15 +434,18 @@ class _Body:
         signs = self.signs
         if self.continued:
             signs |= Sign.SPILLED
-        if self.empties and set(self.empties) - set(self.continued):
+        alone = set(self.empties + self.opening) - set(self.continued)
+        if self.empties and alone & set(self.empties):
             signs |= Sign.EMPTY_TURN
-        if self.strict or not (self.custom or self.guarded or self.unwritten):
+        opened = any(record < self.count for record in alone)  # a record below `N. role: `
+        if self.strict or not (self.custom or self.guarded or self.unwritten or opened):
             return self.items, signs
         # Only the records up to the first that content may spill from are records whatever
         # the writer: only they may rule out a raw writer (evidence.py, _AGAINST_RAW).
         writers = candidates(self.against | (signs & _AGAINST_ANYWHERE))
         if raw_possible(writers) and (self.custom or self.unwritten & ~_writes(writers) or (
-                self.guarded and lowered(self.items, self.guarded, self.pairs))):
+                self.guarded and lowered(self.items, self.guarded, self.pairs)) or (
+                opened and not any(writer.escapes_line_breaks for writer in writers))):
             return None  # a line a raw writer may have written as content: the steps read it
         return self.items, signs
 
