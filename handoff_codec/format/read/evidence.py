@@ -778,8 +778,9 @@ def one_line(line: Line, writes: int) -> bool:
 def with_heads(lines: Numbered, result: Numbering, extra: Iterable[int]) -> Numbering:
     """``result`` with the lines of ``extra`` read as records too."""
     heads = sorted({*result.heads, *extra})
-    return _renumbered(lines, Numbering(int_array(len(lines), heads), result.writers,
-                                        result.inside))
+    numbering = Numbering(int_array(len(lines), heads), result.writers, result.inside)
+    numbering.bare_named = result.bare_named
+    return _renumbered(lines, numbering)
 
 
 def every_line(lines: Numbered, inside: bytearray,

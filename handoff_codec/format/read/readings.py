@@ -73,22 +73,25 @@ class Options:
     (None: when a writer of typed records is left); ``names`` where a name
     that holds "): " ends (:class:`~.records.Names`); ``bare`` the lines
     `N. role (a): b)` (indexes of numbered lines) read as an empty turn named
-    `a): b`; ``raised`` reads every
-    line of the writers' vocabulary in the run as a record, however much
-    authority it gains, and ``kept`` the lines (indexes of numbered lines)
-    that are records so; ``raw`` reads the text as a writer of raw content
+    `a): b`. ``raised`` reads every line of the writers' vocabulary in the run
+    as a record, however much authority it gains (as the body is first
+    numbered); ``lifted`` the lines the reading lowered (:mod:`.authority`) as
+    the records they look like; ``kept`` the lines (indexes of numbered lines)
+    that are never lowered. ``raw`` reads the text as a writer of raw content
     wrote it, of lines numbered alike the last a record (``earliest``: the
     first; :class:`~.evidence.Way`).
     """
 
-    __slots__ = ("bare", "earliest", "kept", "loose", "names", "raised", "raw", "words")
+    __slots__ = ("bare", "earliest", "kept", "lifted", "loose", "names", "raised", "raw",
+                 "words")
 
     def __init__(self, *, loose: bool = False, words: bool | None = None, names: int = 0,
                  bare: frozenset[int] = frozenset(), raised: bool = False,
-                 kept: frozenset[int] = frozenset(), raw: bool = False,
+                 lifted: bool = False, kept: frozenset[int] = frozenset(), raw: bool = False,
                  earliest: bool = False) -> None:
         self.loose, self.words, self.names, self.bare = loose, words, names, bare
-        self.raised, self.kept, self.raw, self.earliest = raised, kept, raw, earliest
+        self.raised, self.lifted, self.kept = raised, lifted, kept
+        self.raw, self.earliest = raw, earliest
 
     def but(self, **changes: Any) -> Options:
         """These options with ``changes``."""
@@ -168,11 +171,12 @@ def records_reading(reader: Reader, text: str, envelope: Envelope, recoveries: R
     if options.words is None:  # a `word: {json}` line is an item where typed records are
         body.options = options = options.but(words=any(
             writer.writes & Sign.TYPED for writer in numbering.writers or ()))
+    first = numbering
     numbering, records, items = _settled(body, numbering, recoveries)
     signs = numbering.signs | records.signs
     writers = candidates(signs)
     listed = records.settle_lists(any(writer.lists_after_colon for writer in writers))
-    others = _others(body, numbering, records, writers, recoveries, listed)
+    others = _others(body, first, numbering, records, writers, recoveries, listed)
     return Reading(items, recoveries, writers, others, signs)
 
 
@@ -197,6 +201,11 @@ def _settled(body: _Body, numbering: evidence.Numbering, recoveries: Recoveries,
             break  # (the last reading keeps what it found: lowered lines are noted)
         heads_lowered.update(rising)
         recoveries.truncate(mark)
+    if body.options.lifted and numbering.lowered:  # the lines lowered as records after all
+        recoveries.truncate(mark)
+        numbering = evidence.with_heads(body.lines, numbering, numbering.lowered)
+        records = body.record_reader(recoveries)
+        items = records.read(numbering, body.envelope.first_line)
     return numbering, records, items
 
 
@@ -204,10 +213,11 @@ def _settled(body: _Body, numbering: evidence.Numbering, recoveries: Recoveries,
 _COMBINED = 12
 
 
-def _others(body: _Body, numbering: evidence.Numbering, records: RecordReader,
-            writers: tuple[Generation, ...], recoveries: Recoveries,
+def _others(body: _Body, first: evidence.Numbering, numbering: evidence.Numbering,
+            records: RecordReader, writers: tuple[Generation, ...], recoveries: Recoveries,
             listed: Iterable[int]) -> tuple[Candidate, ...]:
-    """The other readings of the body, each read when first asked for."""
+    """The other readings of the body (``first`` numbered as before authority, then
+    ``numbering``), each read when first asked for."""
     found: list[Candidate] = []
     if len(numbering.doubtful) > len(numbering.lowered):
         found.append(Candidate(
@@ -233,11 +243,14 @@ def _others(body: _Body, numbering: evidence.Numbering, records: RecordReader,
                     "to 0.17.0 wrote it",
             items=lambda: _with_lists(every(), listed)))
     doubts = [doubt for doubt in (
-        _authority_doubts(numbering), _name_doubts(body, numbering, records),
+        _authority_doubts(first, numbering), _name_doubts(body, numbering, records),
         _raw_doubts(body, numbering, recoveries)) if doubt]
     combined = _combined(body, doubts)
     return (*combined[:1], *found, *combined[1:])
 
+
+_AS_RECORDS = ("the lines noted ambiguous as the turns they look like (a system or developer "
+               "turn, a tool call or output that nothing pairs)")
 
 # One doubt: its other readings, each the options that read it so, in words, and how
 # unlikely it is (1: the likeliest).
@@ -278,31 +291,31 @@ def _name_doubts(body: _Body, numbering: evidence.Numbering, records: RecordRead
                              text.count("): ", start, text.find("\n", start)) - 1)
     last = "each name that holds '): ' read to its last '): '"
     second = "each name that holds '): ' read to its second '): '"
-    raised = {} if splits else {"raised": True}
+    lifted = {} if splits else {"lifted": True}
     splits = max(splits, lowered_splits)
     found: Doubt = []
     if splits:
-        found.append(({"names": Names.LAST, **raised}, last, 1))
+        found.append(({"names": Names.LAST, **lifted}, last, 1))
     if splits > 1:
-        found.append(({"names": Names.SECOND, **raised}, second, 3))
+        found.append(({"names": Names.SECOND, **lifted}, second, 3))
     bare = sorted(set(numbering.bare_named))
     if not bare:
         return found
-    raised = {} if any(index not in numbering.lowered for index in bare) \
-        else {"raised": True}
-    found.append(({"bare": frozenset(bare), **raised},
+    lifted = {} if any(index not in numbering.lowered for index in bare) \
+        else {"lifted": True}
+    found.append(({"bare": frozenset(bare), **lifted},
                   "each line 'N. role (a): b)' an empty turn named 'a): b'", 1))
     if len(bare) > 1:
-        found += [({"bare": frozenset((index,)), **raised},
+        found += [({"bare": frozenset((index,)), **lifted},
                    f"the line 'N. role (a): b)' numbered {body.lines.numbers[index]} an empty "
                    "turn named 'a): b'", 3) for index in bare[:_ONE_BY_ONE]]
     if splits:
         single = frozenset(index for index in bare if text.count(
             "): ", starts[index], text.find("\n", starts[index])) == 1)
         empty = "each other line 'N. role (a): b)' an empty turn named 'a): b'"
-        found.append(({"names": Names.LAST, "bare": single, **raised}, f"{last}, {empty}", 2))
+        found.append(({"names": Names.LAST, "bare": single, **lifted}, f"{last}, {empty}", 2))
         if splits > 1:
-            found.append(({"names": Names.SECOND, "bare": single, **raised},
+            found.append(({"names": Names.SECOND, "bare": single, **lifted},
                           f"{second}, {empty}", 4))
     return found
 
@@ -312,16 +325,19 @@ def _name_doubts(body: _Body, numbering: evidence.Numbering, records: RecordRead
 _ONE_BY_ONE = 2
 
 
-def _authority_doubts(numbering: evidence.Numbering) -> Doubt:
+def _authority_doubts(first: evidence.Numbering, numbering: evidence.Numbering) -> Doubt:
     """The other readings of the lines noted ambiguous, not to gain authority: all of
-    them as the records they look like, or the first of them."""
+    them as the records they look like, or the first of them; or the records of the body
+    as first numbered (``first``), when they are others."""
     heads = sorted(index for index, why in numbering.lowered.items()
                    if why != evidence.FORGED)
     if not heads:
         return []
-    found: Doubt = [({"raised": True},
-                     "the lines noted ambiguous as the turns they look like (a system or "
-                     "developer turn, a tool call or output that nothing pairs)", 1)]
+    found: Doubt = [({"lifted": True}, _AS_RECORDS, 1)]
+    if set(first.heads) != {*numbering.heads, *numbering.lowered}:
+        found.append(({"raised": True}, "every line of the writers' vocabulary that follows "
+                                        "the numbering a record, however much authority it "
+                                        "gains", 2))
     found += [({"kept": frozenset(heads[:count])},
                f"the first {count} line(s) noted ambiguous as the turns they look like",
                2 + count) for count in range(1, min(len(heads), _ONE_BY_ONE + 1))]
@@ -343,16 +359,22 @@ def _raw_doubts(body: _Body, numbering: evidence.Numbering, recoveries: Recoveri
            "follows the numbering a record, of lines numbered alike the last (its content "
            "comes before its next record), a line below 'N. role: ' content")
     gains = "however much authority it gains"
-    found: Doubt = [({"raw": True}, raw, 1), ({"raw": True, "raised": True}, f"{raw}, {gains}", 2)]
-    if differ & _ALIKE:
+    rises = bool(numbering.lowered) or any(
+        evidence.may_rise(body.lines.line(index)) for index in numbering.doubtful)
+    found: Doubt = [({"raw": True}, raw, 1)]
+    if rises:
+        found.append(({"raw": True, "raised": True}, f"{raw}, {gains}", 2))
+    if differ & _ALIKE and differ & (_RENUMBERED | _OPENED):
         first = raw.replace("alike the last", "alike the first")
-        found += [({"raw": True, "earliest": True}, first, 3),
-                  ({"raw": True, "earliest": True, "raised": True}, f"{first}, {gains}", 4)]
+        found.append(({"raw": True, "earliest": True}, first, 3))
+        if rises:
+            found.append(({"raw": True, "earliest": True, "raised": True},
+                          f"{first}, {gains}", 4))
     return found
 
 
 # How a raw writer's reading may differ (flags).
-_RENUMBERED, _ALIKE, _OPENED = 1, 2, 4
+_RENUMBERED, _ALIKE, _OPENED, _UNPROVEN = 1, 2, 4, 8
 
 
 def _raw_may_differ(body: _Body, numbering: evidence.Numbering) -> int:
@@ -363,19 +385,23 @@ def _raw_may_differ(body: _Body, numbering: evidence.Numbering) -> int:
     writers = numbering.writers
     if writers is not None and not raw_possible(writers):
         return 0
-    numbers, heads = body.lines.numbers, numbering.heads
-    found = _RENUMBERED if len(numbering.renumbered) and (
-        len(numbering.renumbered) > 1 or numbering.renumbered[0] != heads[0]) else 0
-    if len(numbering.opened) and (writers is None or any(
-            writer.escapes_line_breaks for writer in writers)):
-        found |= _OPENED
-    for index in numbering.doubtful:
-        at = bisect.bisect_left(heads, index)
-        number = numbers[index]
-        if number in numbers[max(0, index - _NEAR):index] or (
-                at < len(heads) and numbers[heads[at]] == number):
+    lines, numbers, heads = body.lines, body.lines.numbers, numbering.heads
+    found = 0
+    if len(numbering.renumbered):  # after a record content may spill from
+        spilling = next((head for head in heads if evidence.spills(
+            lines.line(head), body.reader.max_depth)), len(lines))
+        found = _RENUMBERED if numbering.renumbered[-1] > spilling else 0
+    if writers is None or any(writer.escapes_line_breaks for writer in writers):
+        found |= _UNPROVEN
+        for index in numbering.opened:  # read as a record
+            at = bisect.bisect_left(heads, index)
+            if at < len(heads) and heads[at] == index:
+                found |= _OPENED
+                break
+    for index in numbering.doubtful:  # (of lines numbered alike, the reading took the first)
+        if numbers[index] in numbers[max(0, index - _NEAR):index]:
             return found | _ALIKE
-    return found
+    return found & ~_UNPROVEN
 
 
 # How many numbered lines above a doubtful one may be numbered as it is.
