@@ -210,7 +210,7 @@ def _settled(body: _Body, numbering: evidence.Numbering, recoveries: Recoveries,
 
 
 # At most this many readings that read one or two doubts otherwise (the likeliest first).
-_COMBINED = 12
+_COMBINED = 16
 
 
 def _others(body: _Body, first: evidence.Numbering, numbering: evidence.Numbering,
@@ -364,7 +364,7 @@ def _raw_doubts(body: _Body, numbering: evidence.Numbering, recoveries: Recoveri
     found: Doubt = [({"raw": True}, raw, 1)]
     if rises:
         found.append(({"raw": True, "raised": True}, f"{raw}, {gains}", 2))
-    if differ & _ALIKE and differ & (_RENUMBERED | _OPENED):
+    if differ & _ALIKE and differ & (_RENUMBERED | _OPENED | _UNPROVEN):
         first = raw.replace("alike the last", "alike the first")
         found.append(({"raw": True, "earliest": True}, first, 3))
         if rises:
