@@ -27,6 +27,7 @@ from them (:func:`sign` is the one definition of a record's signs).
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from array import array
@@ -80,6 +81,12 @@ def _numbered_lines() -> re.Pattern[str]:
 
 
 @functools.cache
+def _mark_pattern() -> re.Pattern[str]:
+    """Numbered lines that end with ": "."""
+    return re.compile(r"^[0-9]+\.[^\n]*: $", re.MULTILINE)
+
+
+@functools.cache
 def _marker_lines(start: str, end: str) -> re.Pattern[str]:
     """A line that is the start or the end marker."""
     return re.compile(f"^(?:{re.escape(start)}|{re.escape(end)})$", re.MULTILINE)
@@ -93,7 +100,7 @@ class Numbered:
     lines that are not numbered.
     """
 
-    __slots__ = ("begin", "end", "fields", "line_at", "numbers", "starts", "text",
+    __slots__ = ("begin", "end", "fields", "line_at", "marks", "numbers", "starts", "text",
                  "unnumbered")
 
     starts: MutableSequence[int]
@@ -103,6 +110,7 @@ class Numbered:
     def __init__(self, text: str, begin: int, end: int,
                  tokens: dict[int, Line] | None = None) -> None:
         self.text, self.begin, self.end = text, begin, end
+        self.marks: tuple[frozenset[int], frozenset[int]] | None = None
         self.line_at: Callable[[str, int], Line] = _lines.line_at
         lines = text.count("\n", begin, end)
         if tokens is not None:
@@ -139,6 +147,40 @@ class Numbered:
         if self.fields is not None:
             return self.fields[index]
         return self.line_at(self.text, self.starts[index])
+
+    def marked(self) -> tuple[frozenset[int], frozenset[int]]:
+        """The numbered lines (indexes) that end with ": " (`N. role: ` may open content
+        that starts with a line break), and those that end with ")" after a "): " (`N.
+        role (a): b)` may be an empty turn named `a): b`): found once, by pattern."""
+        if self.marks is None:
+            find, begin, end = self.text.find, self.begin, self.end
+            self.marks = (  # (most bodies hold neither: a find says so at once)
+                self._matching(_mark_pattern()) if find(": \n", begin, end) >= 0
+                else frozenset(), self._named())
+        return self.marks
+
+    def _named(self) -> frozenset[int]:
+        """The numbered lines that end with ")" after a "): " (each "): " found)."""
+        text, starts, end = self.text, self.starts, self.end
+        found: list[int] = []
+        at = text.find("): ", self.begin, end)
+        while at >= 0:
+            stop = text.find("\n", at, end)
+            first = text.rfind("\n", 0, at) + 1
+            if text[first:stop].rstrip(" \t")[-1:] == ")":
+                index = bisect.bisect_left(starts, first)
+                if index < len(starts) and starts[index] == first:
+                    found.append(index)
+            at = text.find("): ", stop, end)
+        return frozenset(found)
+
+    def _matching(self, pattern: re.Pattern[str]) -> frozenset[int]:
+        starts, found = self.starts, []
+        for match in pattern.finditer(self.text, self.begin, self.end):
+            index = bisect.bisect_left(starts, match.start())
+            if index < len(starts) and starts[index] == match.start():
+                found.append(index)
+        return frozenset(found)
 
     def in_order(self) -> bool:
         """Whether the numbered lines are numbered 1, 2, 3, ... from the body's first line."""
@@ -486,10 +528,12 @@ def _numbering(lines: Numbered, inside: bytearray, max_depth: int,
         result.signs = signs
         _note_bare_named(lines, result, _writes(writers))
         return result
+    writes = _writes(writers)
     if not any(writer.escapes_line_breaks for writer in writers):  # proven raw
-        if not isinstance(run, range):  # (lines in order are the run whatever counts)
-            run = _run(lines, inside, lowered, latest, _writes(writers))
-        run = _without_opened(lines, inside, run, lowered, latest, _writes(writers))
+        if not isinstance(run, range) and signs & ~writes & (
+                Sign.JSON | Sign.SPACED_JSON | Sign.TYPED):  # a line of the run none writes
+            run = _run(lines, inside, lowered, latest, writes)
+        run = _without_opened(lines, inside, run, lowered, latest, writes)
     mask = inside
     for _ in range(_AGAIN):  # (reading as a raw writer wrote: without the lines dropped)
         result = Numbering(int_array(len(lines)), writers, inside)
@@ -498,7 +542,7 @@ def _numbering(lines: Numbered, inside: bytearray, max_depth: int,
         if not dropped:
             break
         mask = _masked(mask, dropped)
-        run = _run(lines, mask, lowered, latest, _writes(writers))
+        run = _run(lines, mask, lowered, latest, writes)
     return result
 
 
@@ -528,10 +572,10 @@ def _writes(writers: Iterable[Generation]) -> int:
 def opens(lines: Numbered, index: int) -> bool:
     """Whether numbered line ``index`` is `N. role: ` or `N. role (name): `, nothing after
     the colon: a raw writer wrote it for content that starts with a line break."""
+    if index not in lines.marked()[0]:
+        return False
     text, start = lines.text, lines.starts[index]
     end = text.find("\n", start)
-    if text[end - 2:end] != ": ":
-        return False
     line = lines.line(index)
     kind = _lines.kind(line)
     if kind == _lines.KNOWN:
@@ -544,9 +588,12 @@ def _without_opened(lines: Numbered, inside: bytearray, run: Sequence[int],
                     writes: int) -> Sequence[int]:
     """The run, where only raw writers are left, without the lines right below a record
     `N. role: ` (content: see :func:`opens`), numbered again without them."""
+    opening = lines.marked()[0]
+    if not opening:
+        return run
     for _ in range(_AGAIN):
-        found = [head + 1 for head in run if head + 1 < len(lines) and _alone(lines, head)
-                 and opens(lines, head)]
+        found = [head + 1 for head in run if head in opening and head + 1 < len(lines)
+                 and _alone(lines, head) and opens(lines, head)]
         if not found:
             return run
         inside = _masked(inside, found)
@@ -582,11 +629,54 @@ def _heads(lines: Numbered, result: Numbering, run: Sequence[int], max_depth: in
     3), and (reading as a raw writer wrote, ``way.raw``) the lines of the run that cannot
     be records so."""
     walk = _Heads(lines, result, run, max_depth, lowered, way)
-    for index in range(len(lines)):
-        if not result.inside[index]:
-            walk.line(index)
+    if walk.strict or lowered:
+        for index in range(len(lines)):
+            if not result.inside[index]:
+                walk.line(index)
+    else:
+        _usual_heads(walk, lines, result, max_depth)
     walk.counted.sort()
     return _renumbered(lines, result, walk.counted), walk.dropped
+
+
+def _usual_heads(walk: _Heads, lines: Numbered, result: Numbering, max_depth: int) -> None:
+    """:meth:`_Heads.line` for each line, its usual case here (for speed: no line lowered,
+    not read strictly as a raw writer wrote; a line below `N. role: ` or one that may have
+    two readings of its name goes to ``walk``)."""
+    line_of, inside, is_head, writes = lines.line, result.inside, walk.is_head, walk.writes
+    heads, guarded, forged = result.heads.append, result.guarded.append, walk.forged
+    doubtful = result.doubtful.append
+    opening, bare = lines.marked()
+    marked = opening | bare if bare else opening
+    spilling = exposed = False
+    opened = -1
+    for index in range(len(lines)):
+        if inside[index]:
+            continue
+        if index == opened or index in marked:
+            walk.spilling, walk.exposed, walk.opened = spilling, exposed, opened
+            walk.line(index)
+            spilling, exposed, opened = walk.spilling, walk.exposed, walk.opened
+            continue
+        line = line_of(index)
+        if spilling:
+            if not is_head[index]:  # content of the record above
+                if in_vocabulary(line, writes):
+                    doubtful(index)
+                continue
+            if (not in_vocabulary(line, writes) or one_line(line, writes)) \
+                    and not walk.below(index, line):
+                continue
+        if exposed and may_rise(line):
+            guarded(index)  # (see _Heads.head)
+        heads(index)
+        spilling = spills(line, max_depth)
+        if spilling:
+            exposed = True
+            if forged:
+                forged.clear()
+        elif exposed:
+            forged.append(index)
 
 
 class _Heads:
@@ -686,17 +776,19 @@ class _Heads:
         result.heads.append(index)
         self.expected = lines.numbers[index] + 1
         spilling = spills(line, self.max_depth)
-        if spilling and _bare_reading(lines, index, self.writes):
-            result.bare_named.append(index)
-            spilling = index not in self.way.bare
         if spilling:
-            self.forged.clear()
+            if _bare_reading(lines, index, self.writes):
+                result.bare_named.append(index)
+                spilling = index not in self.way.bare
+            if _alone(lines, index) and opens(lines, index):
+                self.opened = index + 1
+        if spilling:
+            if self.forged:
+                self.forged.clear()
         elif self.exposed:
             self.forged.append(index)
         self.spilling = spilling
         self.exposed = self.exposed or spilling
-        if spilling and _alone(lines, index) and opens(lines, index):
-            self.opened = index + 1
 
 
 def _forged(result: Numbering, forged: list[int], is_head: bytearray,
@@ -721,9 +813,10 @@ def _bare_reading(lines: Numbered, index: int, writes: int, raw: bool = True) ->
     of bare roles (``writes``) wrote for an empty turn named `a): b`: the line below is
     numbered and (``raw``: a writer of raw content is left) of their vocabulary, or the
     body ends."""
+    if index not in lines.marked()[1]:
+        return False
     line = lines.line(index)
-    if _lines.kind(line) != _lines.PLAIN or not writes & Sign.BARE_ROLE \
-            or line[PLAIN_CONTENT][-1:] != ")":
+    if _lines.kind(line) != _lines.PLAIN or not writes & Sign.BARE_ROLE:
         return False
     text, start = lines.text, lines.starts[index]
     end = text.find("\n", start)
@@ -735,11 +828,11 @@ def _bare_reading(lines: Numbered, index: int, writes: int, raw: bool = True) ->
 
 def _note_bare_named(lines: Numbered, result: Numbering, writes: int) -> None:
     """Note in ``result`` (every numbered line a record) each head with a bare reading."""
-    text = lines.text
-    if text.find("): ", lines.begin, lines.end) < 0:
+    marked = lines.marked()[1]
+    if not marked:
         return
-    for head in result.heads:
-        if _bare_reading(lines, head, writes, raw=False):
+    for head in sorted(marked):
+        if not result.inside[head] and _bare_reading(lines, head, writes, raw=False):
             result.bare_named.append(head)
 
 

@@ -434,10 +434,12 @@ class _Body:
         signs = self.signs
         if self.continued:
             signs |= Sign.SPILLED
-        alone = set(self.empties + self.opening) - set(self.continued)
-        if self.empties and alone & set(self.empties):
-            signs |= Sign.EMPTY_TURN
-        opened = any(record < self.count for record in alone)  # a record below `N. role: `
+        opened = False  # whether a record is below `N. role: `
+        if self.empties or self.opening:
+            alone = set(self.empties + self.opening) - set(self.continued)
+            if alone & set(self.empties):
+                signs |= Sign.EMPTY_TURN
+            opened = any(record < self.count for record in alone)
         if self.strict or not (self.custom or self.guarded or self.unwritten or opened):
             return self.items, signs
         # Only the records up to the first that content may spill from are records whatever

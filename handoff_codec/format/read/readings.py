@@ -113,13 +113,14 @@ class _Body:
     """One body being read: its text, lines and the reader's settings, and how to read
     its records again for another reading."""
 
-    __slots__ = ("envelope", "lines", "options", "reader", "text", "tokens")
+    __slots__ = ("envelope", "lines", "options", "reader", "text", "tokens", "words")
 
     def __init__(self, reader: Reader, text: str, envelope: Envelope,
                  tokens: dict[int, Line] | None, options: Options) -> None:
         self.reader, self.text, self.envelope = reader, text, envelope
         self.tokens, self.options = tokens, options
         self.lines = evidence.Numbered(text, envelope.begin, envelope.stop, tokens)
+        self.words = bool(options.words)  # (None: settled by the first numbering)
 
     def numbering(self, lowered_heads: dict[int, int] | None = None) -> evidence.Numbering:
         """The numbering of the body (``evidence.numbering``), ``lowered_heads`` lowered."""
@@ -131,7 +132,7 @@ class _Body:
     def record_reader(self, recoveries: Recoveries) -> RecordReader:
         options = self.options
         return RecordReader(self.lines, recoveries, self.reader.max_depth,
-                            words=bool(options.words), names=options.names, bare=options.bare)
+                            words=self.words, names=options.names, bare=options.bare)
 
     def items(self, numbering: evidence.Numbering) -> list[Item]:
         """The items of the records ``numbering`` gives, read afresh."""
@@ -143,7 +144,7 @@ class _Body:
         def read() -> list[Item]:
             return records_reading(self.reader, self.text, self.envelope,
                                    new_recoveries(self.text), self.tokens,
-                                   self.options.but(**changes)).items
+                                   self.options.but(**{"words": self.words, **changes})).items
         return self.lazily(read)
 
     def lazily(self, read: Callable[[], list[Item]]) -> Callable[[], list[Item]]:
@@ -169,8 +170,7 @@ def records_reading(reader: Reader, text: str, envelope: Envelope, recoveries: R
                           ("record 1",), DecodeReason.NUMBERING)
     numbering = body.numbering()
     if options.words is None:  # a `word: {json}` line is an item where typed records are
-        body.options = options = options.but(words=any(
-            writer.writes & Sign.TYPED for writer in numbering.writers or ()))
+        body.words = any(writer.writes & Sign.TYPED for writer in numbering.writers or ())
     first = numbering
     numbering, records, items = _settled(body, numbering, recoveries)
     signs = numbering.signs | records.signs
@@ -218,6 +218,10 @@ def _others(body: _Body, first: evidence.Numbering, numbering: evidence.Numberin
             listed: Iterable[int]) -> tuple[Candidate, ...]:
     """The other readings of the body (``first`` numbered as before authority, then
     ``numbering``), each read when first asked for."""
+    if not (len(numbering.doubtful) or records.typed_words or records.named
+            or len(numbering.bare_named) or numbering.quoted >= 0 or listed
+            or len(numbering.opened) or len(numbering.renumbered)):
+        return ()  # (the usual body: nothing doubtful)
     found: list[Candidate] = []
     if len(numbering.doubtful) > len(numbering.lowered):
         found.append(Candidate(
