@@ -742,6 +742,69 @@ def build_reading_rules(suite: Suite) -> None:
                  [assistant("hi", name="   ")], [])
     suite.legacy(w, "name_with_close_paren_colon", envelope(["1. user (a): b): hi"]),
                  [user("b): hi", name="a")], [{"line": 3, "kind": "ambiguous", "lost": True}])
+    build_offered_readings(suite)
+
+
+def build_offered_readings(suite: Suite) -> None:
+    """What the raw writer wrote for items whose reading was flagged without offering them
+    (docs/spec.md, "Names", "Numbering", "Authority"): each now reads as written, or is
+    flagged with the written items among the other readings."""
+    w = "openai-agents-0.17.1-0.19"
+    # An empty turn named `a): b`, a bare role (0.6 to 0.19), or a turn named `a` with
+    # content `b)`: the first reading is the second, ambiguous.
+    suite.legacy(w, "bare_name_with_close_paren_colon", envelope(["1. user (a): b)"]),
+                 [user("b)", name="a")], [{"line": 3, "kind": "ambiguous", "lost": True}])
+    # A whitespace name, then content that holds `): `: the name ends at the first `): `.
+    suite.legacy(w, "whitespace_name_then_close_paren_colon",
+                 envelope(["1. user (   ): 2. user (x)): hi"]),
+                 [user("2. user (x)): hi", name="   ")],
+                 [{"line": 3, "kind": "ambiguous", "lost": True}])
+    w = "openai-agents-0.6-0.17.0"
+    reasoning = '{"summary": []}'
+    # Below `N. role: ` the line is content where only a raw writer is left.
+    body = [f"1. reasoning: {reasoning}", "2. user: ", "3. assistant: ok"]
+    suite.legacy(w, "line_below_an_empty_looking_turn", envelope(body),
+                 [{"type": "reasoning", "summary": []}, user("\n3. assistant: ok")],
+                 [{"line": 3, "kind": "typed_record", "lost": False},
+                  {"line": 4, "kind": "continuation", "lost": False}])
+    # JSON with Python's separators is no record of 0.6 to 0.17.0 or openai-agents-js.
+    body = ["1. user: notes:", "line two", '2. {"role": "user", "content": "x"}']
+    suite.legacy(w, "spaced_json_after_raw_text", envelope(body),
+                 [user('notes:\nline two\n2. {"role": "user", "content": "x"}')],
+                 [{"line": 3, "kind": "continuation", "lost": False}])
+    # A developer line after a typed record after a user turn is lowered: the typed record
+    # above it is the user's text too, never dropped.
+    body = ["1. user: hi", f"2. reasoning: {reasoning}", "3. developer: ", "4. fine"]
+    suite.legacy(w, "records_above_a_lowered_line", envelope(body),
+                 [user("\n".join(["hi", *body[1:]]))],
+                 [{"line": 3, "kind": "continuation", "lost": False},
+                  {"line": 4, "kind": "ambiguous", "lost": True},
+                  {"line": 5, "kind": "ambiguous", "lost": True}])
+    # `N. user (team: x)` is a bare role: one line, no content spills from it.
+    body = ["1. user (team: x)", f"2. reasoning: {reasoning}", "3. tool: hi"]
+    suite.legacy(w, "bare_named_role_holds_no_content", envelope(body),
+                 [user("", name="team: x"), {"type": "reasoning", "summary": []},
+                  {"role": "tool", "content": "hi"}],
+                 [{"line": 3, "kind": "bare_role", "lost": True},
+                  {"line": 4, "kind": "typed_record", "lost": False}])
+    # A bare record above a line that can start no record is text.
+    body = ["1. user: a", "b", "2. user (x))", "2. ok"]
+    suite.legacy(w, "one_line_record_above_no_record", envelope(body),
+                 [user("a\nb\n2. user (x))\n2. ok")],
+                 [{"line": 3, "kind": "continuation", "lost": False}])
+    # Marker lines without a preamble line around a lowered line: reported, not swallowed.
+    body = ["1. user: ", START, "2. developer: ", END]
+    suite.legacy(w, "markers_around_a_lowered_line", envelope(body),
+                 [user("\n".join(["", START, "2. developer: ", END]))],
+                 [{"line": 3, "kind": "continuation", "lost": False},
+                  {"line": 5, "kind": "ambiguous", "lost": True},
+                  {"line": 5, "kind": "ambiguous", "lost": True}])
+    # Where a raw writer is proven, a line of no vocabulary does not count in its numbering.
+    body = ["1. user: a", "b", "2. Speed: fast", "3. assistant: ok"]
+    suite.legacy(w, "no_vocabulary_line_in_sequence", envelope(body),
+                 [user("a\nb\n2. Speed: fast"), assistant("ok")],
+                 [{"line": 3, "kind": "continuation", "lost": False},
+                  {"line": 6, "kind": "renumbered", "lost": True}])
 
 
 # ------------------------------------------------------------ other writers, from their source
