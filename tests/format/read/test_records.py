@@ -60,7 +60,8 @@ def test_an_item_type_before_json_is_an_item_of_that_type(word: str, engine: Eng
 
 @pytest.mark.parametrize(("line", "item"), [
     ("1. reasoning (x): {}", {"role": "reasoning", "name": "x", "content": "{}"}),  # a name
-    ('1. function_call: {"a": 1} x', {"role": "function_call", "content": '{"a": 1} x'}),
+    # (`function_call: {"a": 1} x`, an item type before no JSON object: a message, but
+    # flagged ambiguous: test_typed_head_not_json.py)
     ("1. function_call: [1]", {"role": "function_call", "content": "[1]"}),
     ("1. function_call: not json", {"role": "function_call", "content": "not json"}),
     ("1. function_call:  {}", {"role": "function_call", "content": " {}"}),
