@@ -125,27 +125,27 @@ def _rows(heading: str) -> list[list[str]]:
 EVIDENCE = "## 9. Writer evidence"
 
 
-def test_the_signs_are_the_readers() -> None:
-    from handoff_codec.format.read.generations import Sign
+def test_the_forms_are_the_readers() -> None:
+    from handoff_codec.format.read.generations import Form
 
-    names = [name for name in vars(Sign) if name.isupper() and name != "ALL"]
-    signs = [row[0].strip("`") for row in _rows(EVIDENCE) if row[0].strip("`").isupper()]
-    assert signs == names
+    names = [name for name in vars(Form) if name.isupper() and name != "ALL"]
+    forms = [row[0].strip("`") for row in _rows(EVIDENCE) if row[0].strip("`").isupper()]
+    assert forms == names
 
 
 def test_the_writers_table_is_what_the_reader_knows() -> None:
-    """Each writer's row: its name, format, signs, whether it escapes line breaks and
+    """Each writer's row: its name, format, forms, whether it escapes line breaks and
     whether it wrote lists after the colon, as handoff_codec/format/read/generations.py
     describes them."""
-    from handoff_codec.format.read.generations import GENERATIONS, Sign
+    from handoff_codec.format.read.generations import GENERATIONS, Form
 
-    names = [name for name in vars(Sign) if name.isupper() and name != "ALL"]
+    names = [name for name in vars(Form) if name.isupper() and name != "ALL"]
     rows = [row for row in _rows(EVIDENCE) if len(row) == 5 and row[1].startswith("`")]
     assert [row[0] for row in rows] == [generation.name for generation in GENERATIONS]
     for row, generation in zip(rows, GENERATIONS, strict=True):
-        signs = {sign.strip("` ") for sign in row[2].split(",")}
+        forms = {form.strip("` ") for form in row[2].split(",")}
         assert row[1] == f"`{generation.format}`", row
-        assert signs == {name for name in names if generation.writes & getattr(Sign, name)}
+        assert forms == {name for name in names if generation.writes & getattr(Form, name)}
         assert (row[3], row[4]) == ("yes" if generation.escapes_line_breaks else "no",
                                     "yes" if generation.lists_after_colon else "no"), row
 

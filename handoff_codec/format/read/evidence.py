@@ -22,7 +22,7 @@ The one rule a grammar cannot state (docs/spec.md, "Numbering"):
 
 When every numbered line is in the run (the usual legacy text), nothing
 depends on the evidence: the records are read first and the evidence taken
-from them (:func:`sign` is the one definition of a record's signs).
+from them (:func:`form_of` is the one definition of a record's forms).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from .. import grammar
 from ..limits import depth_exceeded_at
 from . import lines as _lines
 from .authority import RANKS, RISING, Why
-from .generations import GENERATIONS, Generation, Sign, candidates, raw_possible
+from .generations import GENERATIONS, Form, Generation, candidates, raw_possible
 from .json_record import json_value, whole_object
 from .lines import (
     BARE_ROLE,
@@ -57,10 +57,32 @@ if TYPE_CHECKING:
 
     from .lines import Line
 
-__all__ = ["FORGED", "MAIN", "MESSAGE_ROLES", "UNTYPED", "Numbered", "Numbering", "Way",
-           "bare_named", "bare_only", "every_line", "in_vocabulary", "int_array", "json_signs",
-           "may_rise", "numbering", "one_line", "opens", "shaped", "sign", "spaced", "spills",
-           "typed_value", "typed_word", "with_heads"]
+__all__ = [
+    "FORGED",
+    "MAIN",
+    "MESSAGE_ROLES",
+    "UNTYPED",
+    "Numbered",
+    "Numbering",
+    "Way",
+    "bare_named",
+    "bare_only",
+    "every_line",
+    "form_of",
+    "in_vocabulary",
+    "int_array",
+    "json_forms",
+    "may_rise",
+    "numbering",
+    "one_line",
+    "opens",
+    "shaped",
+    "spaced",
+    "spills",
+    "typed_value",
+    "typed_word",
+    "with_heads",
+]
 
 # A body of up to this many lines keeps the fields of each line (they are
 # read once, by one findall); a longer one keeps only the offsets and numbers
@@ -241,7 +263,7 @@ def _bare_named() -> re.Pattern[str]:
 
 def typed_word(word: str, writes: int) -> bool:
     """Whether ``word: {json}`` is a typed record's head for writers of the forms ``writes``."""
-    return bool(writes & Sign.TYPED) and (word in ITEM_TYPES or word == UNTYPED)
+    return bool(writes & Form.TYPED) and (word in ITEM_TYPES or word == UNTYPED)
 
 
 def in_vocabulary(line: Line, writes: int) -> bool:
@@ -252,10 +274,10 @@ def in_vocabulary(line: Line, writes: int) -> bool:
     if kind == _lines.KNOWN:
         return True
     if kind == _lines.JSON:  # (openai-agents-js wrote compact JSON: no `{"key": `)
-        return bool(writes & Sign.JSON) and (
-            bool(writes & Sign.SPACED_JSON) or _SPACED.match(line[JSON_OBJECT]) is None)
+        return bool(writes & Form.JSON) and (
+            bool(writes & Form.SPACED_JSON) or _SPACED.match(line[JSON_OBJECT]) is None)
     if kind == _lines.BARE:
-        return bool(writes & Sign.BARE_ROLE)
+        return bool(writes & Form.BARE_ROLE)
     if kind == _lines.PLAIN:
         role = line[PLAIN_ROLE]
         if role in MESSAGE_ROLES:
@@ -268,7 +290,7 @@ def in_vocabulary(line: Line, writes: int) -> bool:
     if kind == _lines.NUMBERED:  # `N. tool`, or `N. role (name)` with a name of any text
         rest = line[NUMBERED_REST]
         head = rest[2:].partition(" (")[0].rstrip(" \t")
-        return rest[:2] == ". " and head in MESSAGE_ROLES and bool(writes & Sign.BARE_ROLE)
+        return rest[:2] == ". " and head in MESSAGE_ROLES and bool(writes & Form.BARE_ROLE)
     return False
 
 
@@ -289,14 +311,14 @@ def may_rise(line: Line) -> bool:
 
 def shaped(line: Line) -> bool:
     """Whether a numbered line looks like the start of a record to some writer."""
-    return in_vocabulary(line, Sign.ALL)
+    return in_vocabulary(line, Form.ALL)
 
 
 def typed_value(line: Line, max_depth: int) -> dict[str, object] | None:
     """The JSON object of a `type: {json}` record line (``ITEM_TYPES`` word or ``item``, no
     name), else None. NaN and Infinity are read (json.dumps writes them by default)."""
     if line[PLAIN_CONTENT][:1] != "{" or line[PLAIN_NAME] or not typed_word(
-            line[PLAIN_ROLE], Sign.TYPED):
+            line[PLAIN_ROLE], Form.TYPED):
         return None
     return whole_object(line[PLAIN_CONTENT], max_depth, constants=True)
 
@@ -310,15 +332,15 @@ def spaced(source: str) -> bool:
     return _SPACED.match(source) is not None
 
 
-def sign(line: Line, alone: bool, max_depth: int, value: object = None) -> int:
-    """The :class:`Sign` flags of the record that starts with ``line``.
+def form_of(line: Line, alone: bool, max_depth: int, value: object = None) -> int:
+    """The :class:`Form` flags of the record that starts with ``line``.
 
     ``alone`` when the record is that one line (the next line starts a record,
     or the body ends); ``value`` the record's JSON object, when it was read.
     """
     kind = _lines.kind(line)
     if kind == _lines.KNOWN:
-        return Sign.EMPTY_TURN if alone and not line[KNOWN_CONTENT] else 0
+        return Form.EMPTY_TURN if alone and not line[KNOWN_CONTENT] else 0
     if kind == _lines.JSON:
         if value is None:
             value = whole_object(line[JSON_OBJECT], max_depth)
@@ -326,23 +348,23 @@ def sign(line: Line, alone: bool, max_depth: int, value: object = None) -> int:
                 value = json_value(line[JSON_OBJECT])  # whole_object's quick bound said no
         if not isinstance(value, dict):
             return 0
-        return json_signs(value, line[JSON_OBJECT])
+        return json_forms(value, line[JSON_OBJECT])
     if kind == _lines.BARE:
-        return Sign.BARE_ROLE
+        return Form.BARE_ROLE
     if kind == _lines.PLAIN:
         if line[PLAIN_NAME] and line[PLAIN_ROLE] in KNOWN_ROLES:
-            return Sign.NAMED
+            return Form.NAMED
         if alone and (value is not None or typed_value(line, max_depth) is not None):
-            return Sign.TYPED
+            return Form.TYPED
     return 0
 
 
-def json_signs(value: dict[str, object], source: str) -> int:
-    """The signs of a JSON record: its object ``value`` and its text ``source``."""
-    found = Sign.JSON | (Sign.SPACED_JSON if _SPACED.match(source) else 0)
+def json_forms(value: dict[str, object], source: str) -> int:
+    """The forms of a JSON record: its object ``value`` and its text ``source``."""
+    found = Form.JSON | (Form.SPACED_JSON if _SPACED.match(source) else 0)
     content = value.get("content")
     if "role" in value and isinstance(content, str) and ("\n" in content or "\r" in content):
-        found |= Sign.ESCAPED_BREAK
+        found |= Form.ESCAPED_BREAK
     return found
 
 
@@ -390,8 +412,20 @@ class Numbering:
     `N. role (a): b)` that are also an empty turn named `a): b`.
     """
 
-    __slots__ = ("bare_named", "doubtful", "expected", "guarded", "heads", "inside",
-                 "lowered", "opened", "quoted", "renumbered", "signs", "writers")
+    __slots__ = (
+        "bare_named",
+        "doubtful",
+        "expected",
+        "forms",
+        "guarded",
+        "heads",
+        "inside",
+        "lowered",
+        "opened",
+        "quoted",
+        "renumbered",
+        "writers",
+    )
 
     def __init__(self, heads: MutableSequence[int], writers: tuple[Generation, ...] | None,
                  inside: bytearray) -> None:
@@ -401,14 +435,14 @@ class Numbering:
         self.doubtful = int_array(len(heads))
         self.guarded = int_array(len(heads))
         self.lowered: dict[int, int] = {}
-        self.signs = 0  # the evidence's signs
+        self.forms = 0  # the evidence's forms
         self.quoted = -1  # where a record is that a quoted summary without preamble would hold
         self.opened = int_array(len(heads))
         self.bare_named = int_array(len(heads))
 
 
 def _run(lines: Numbered, inside: bytearray, lowered: dict[int, int] | None = None,
-         latest: bool = False, writes: int = Sign.ALL) -> array[int]:
+         latest: bool = False, writes: int = Form.ALL) -> array[int]:
     """The best run: indexes of lines numbered n, n+1, ... from the first line (rule 1).
 
     The best run ending on each number is kept in arrays indexed by the
@@ -502,11 +536,11 @@ def numbering(lines: Numbered, start: str, end: str, max_depth: int,
     return result
 
 
-# The signs that rule out every writer that wrote content raw (alone or together): they
+# The forms that rule out every writer that wrote content raw (alone or together): they
 # count only from a line that is a record whatever the writer (raw content could forge
 # them): the first line, or one after a record no content spills from. `N. role: ` never
 # counts: a raw writer wrote it for content that starts with a line break.
-_AGAINST_RAW = Sign.EMPTY_TURN | Sign.ESCAPED_BREAK | Sign.SPACED_JSON | Sign.JSON | Sign.NAMED
+_AGAINST_RAW = Form.EMPTY_TURN | Form.ESCAPED_BREAK | Form.SPACED_JSON | Form.JSON | Form.NAMED
 
 
 def _numbering(lines: Numbered, inside: bytearray, max_depth: int,
@@ -518,26 +552,26 @@ def _numbering(lines: Numbered, inside: bytearray, max_depth: int,
     else:
         run = range(len(lines)) if lines.in_order() and not any(inside) \
             else _run(lines, inside)
-    signs, against = _evidence(lines, run, max_depth, lowered)
+    forms, against = _evidence(lines, run, max_depth, lowered)
     writers = candidates(against)
     if way.raw:
         writers = tuple(writer for writer in writers or GENERATIONS
                         if not writer.escapes_line_breaks) or GENERATIONS[:1]
     if not raw_possible(writers):
-        result = every_line(lines, inside, candidates(signs))
-        result.signs = signs
+        result = every_line(lines, inside, candidates(forms))
+        result.forms = forms
         _note_bare_named(lines, result, _writes(writers))
         return result
     writes = _writes(writers)
     if not any(writer.escapes_line_breaks for writer in writers):  # proven raw
-        if not isinstance(run, range) and signs & ~writes & (
-                Sign.JSON | Sign.SPACED_JSON | Sign.TYPED):  # a line of the run none writes
+        if not isinstance(run, range) and forms & ~writes & (
+                Form.JSON | Form.SPACED_JSON | Form.TYPED):  # a line of the run none writes
             run = _run(lines, inside, lowered, latest, writes)
         run = _without_opened(lines, inside, run, lowered, latest, writes)
     mask = inside
     for _ in range(_AGAIN):  # (reading as a raw writer wrote: without the lines dropped)
         result = Numbering(int_array(len(lines)), writers, inside)
-        result.signs = signs
+        result.forms = forms
         result, dropped = _heads(lines, result, run, max_depth, lowered, way)
         if not dropped:
             break
@@ -603,11 +637,11 @@ def _without_opened(lines: Numbered, inside: bytearray, run: Sequence[int],
 
 def _evidence(lines: Numbered, run: Sequence[int], max_depth: int,
               lowered: dict[int, int] | None) -> tuple[int, int]:
-    """The signs of the run's records (and of any line that is not numbered), and those of
+    """The forms of the run's records (and of any line that is not numbered), and those of
     them that may rule raw writers out (see _AGAINST_RAW)."""
     text = lines.text
-    signs = Sign.SPILLED if lines.unnumbered else 0
-    against = signs
+    forms = Form.SPILLED if lines.unnumbered else 0
+    against = forms
     certain = True
     for position, head in enumerate(run):
         if lowered and head in lowered:  # content: evidence of nothing
@@ -616,11 +650,11 @@ def _evidence(lines: Numbered, run: Sequence[int], max_depth: int,
         after = text.find("\n", lines.starts[head]) + 1
         following = lines.starts[run[position + 1]] if position + 1 < len(run) else lines.end
         line = lines.line(head)
-        found = sign(line, after == following, max_depth)
-        signs |= found
-        against |= found & ~(Sign.EMPTY_TURN if certain else _AGAINST_RAW)
+        found = form_of(line, after == following, max_depth)
+        forms |= found
+        against |= found & ~(Form.EMPTY_TURN if certain else _AGAINST_RAW)
         certain = certain and after == following and not spills(line, max_depth)
-    return signs, against
+    return forms, against
 
 
 def _heads(lines: Numbered, result: Numbering, run: Sequence[int], max_depth: int,
@@ -816,7 +850,7 @@ def _bare_reading(lines: Numbered, index: int, writes: int, raw: bool = True) ->
     if index not in lines.marked()[1]:
         return False
     line = lines.line(index)
-    if _lines.kind(line) != _lines.PLAIN or not writes & Sign.BARE_ROLE:
+    if _lines.kind(line) != _lines.PLAIN or not writes & Form.BARE_ROLE:
         return False
     text, start = lines.text, lines.starts[index]
     end = text.find("\n", start)

@@ -30,8 +30,8 @@ from __future__ import annotations
 from .. import grammar
 from ..limits import depth_exceeded_at
 from .authority import RANKS, RISING, Pairs, lowered
-from .evidence import UNTYPED, json_signs, spaced, typed_word
-from .generations import Generation, Sign, candidates, raw_possible
+from .evidence import UNTYPED, json_forms, spaced, typed_word
+from .generations import Form, Generation, candidates, raw_possible
 from .json_record import strict_scanner, whole_object
 from .lines import usual_pattern
 from .notes import Code
@@ -48,7 +48,7 @@ if TYPE_CHECKING:
 __all__ = ["FastEngine"]
 
 Item = dict[str, "Any"]
-# The items read, and the Sign flags of their records.
+# The items read, and the Form flags of their records.
 Read = tuple[list[Item], int]
 
 # How many characters of whole lines one split reads: its list of lines stays
@@ -57,8 +57,8 @@ _CHUNK = 16_384
 # Each record number as text, to compare with: grown to the longest body read
 # (at most ``max_records`` strings).
 _NUMBERS = ["0", "1"]
-# The signs a record shows wherever it is, that rule out a raw writer (evidence.py).
-_AGAINST_ANYWHERE = Sign.SPILLED | Sign.BARE_ROLE | Sign.TYPED
+# The forms a record shows wherever it is, that rule out a raw writer (evidence.py).
+_AGAINST_ANYWHERE = Form.SPILLED | Form.BARE_ROLE | Form.TYPED
 
 
 class FastEngine:
@@ -89,10 +89,10 @@ class FastEngine:
         self.quoted = f"\n{start}\n"  # a summary quoted in content starts with such a line
 
     def read(self, text: str, strict: bool, notes: Recoveries | None) -> Read | None:
-        """``(items, signs)`` of ``text``, or None to leave it to the steps.
+        """``(items, forms)`` of ``text``, or None to leave it to the steps.
 
         ``notes`` is where a report's recoveries go (``decode``); None reads the
-        items alone (``loads``), and then the signs given are only those that
+        items alone (``loads``), and then the forms given are only those that
         cost nothing to note.
         """
         body = self.body(text, strict, notes)
@@ -149,13 +149,13 @@ class FastEngine:
         if match[2]:  # KNOWN_LINE
             content = match[3]
             return [{"role": self.known[match[2]], "content": content}], (
-                0 if content else Sign.EMPTY_TURN)
+                0 if content else Form.EMPTY_TURN)
         record = self.json(match[3], 0)  # JSON_LINE
         return None if record is None else ([record[0]], record[1])
 
-    def json(self, rest: str, signs: int) -> tuple[Item, int] | None:
-        """A ``JSON_LINE``'s object and the signs it gives, or none once ``signs`` (those
-        found so far) hold Python's separators (no other sign of a JSON record then rules
+    def json(self, rest: str, forms: int) -> tuple[Item, int] | None:
+        """A ``JSON_LINE``'s object and the forms it gives, or none once ``forms`` (those
+        found so far) hold Python's separators (no other form of a JSON record then rules
         out a writer more); None leaves the text to the steps."""
         max_depth = self.max_depth
         if len(rest) > self.deep and rest.count("{") + rest.count("[") > max_depth \
@@ -167,7 +167,7 @@ class FastEngine:
             return None
         if at != len(rest) or type(value) is not dict:
             return None
-        return value, 0 if signs & Sign.SPACED_JSON else json_signs(value, rest)
+        return value, 0 if forms & Form.SPACED_JSON else json_forms(value, rest)
 
 
 class _Offsets:
@@ -189,17 +189,41 @@ class _Offsets:
 class _Body:
     """The reading of one body: its items so far, the evidence and what was spilled."""
 
-    __slots__ = ("against", "begin", "continued", "count", "custom", "empties", "engine",
-                 "guarded", "items", "line", "lists", "notes", "offsets", "opening", "pairs",
-                 "prefix", "rigid", "run_count", "run_lines", "run_note", "signs", "spilling",
-                 "strict", "text", "texts", "unwritten")
+    __slots__ = (
+        "against",
+        "begin",
+        "continued",
+        "count",
+        "custom",
+        "empties",
+        "engine",
+        "forms",
+        "guarded",
+        "items",
+        "line",
+        "lists",
+        "notes",
+        "offsets",
+        "opening",
+        "pairs",
+        "prefix",
+        "rigid",
+        "run_count",
+        "run_lines",
+        "run_note",
+        "spilling",
+        "strict",
+        "text",
+        "texts",
+        "unwritten",
+    )
 
     def __init__(self, engine: FastEngine, text: str, begin: int, line: int, strict: bool,
                  notes: Recoveries | None) -> None:
         self.engine, self.text, self.begin, self.line = engine, text, begin, line
         self.strict, self.notes = strict, notes
         self.items: list[Item] = []
-        self.signs = 0
+        self.forms = 0
         self.count = 0  # records read
         self.texts = 0  # lines read that are not numbered (line - 1 + count + texts: the line)
         self.rigid = 0  # the last record whose content cannot go on below it (JSON, bare, typed)
@@ -222,11 +246,11 @@ class _Body:
         # raw writer left must write them, else such a line is its content.
         self.unwritten, self.spilling = 0, False
         # Whether every record so far is a record whatever the writer (none content could
-        # spill from came before it), and the signs they show (evidence.py, _AGAINST_RAW).
+        # spill from came before it), and the forms they show (evidence.py, _AGAINST_RAW).
         self.prefix, self.against = True, 0
 
     def read(self, stop: int) -> Read | None:
-        """The items and signs of the body up to ``stop``, chunk by chunk."""
+        """The items and forms of the body up to ``stop``, chunk by chunk."""
         text, engine, pos = self.text, self.engine, self.begin
         while pos < stop:
             cut = stop if stop - pos <= _CHUNK else text.find("\n", pos + _CHUNK, stop) + 1 or stop
@@ -273,20 +297,20 @@ class _Body:
 
     def json(self, rest: str) -> bool:
         """A ``JSON_LINE`` (record ``count``): its object; False to give up."""
-        record = self.engine.json(rest, self.against if self.prefix else self.signs)
+        record = self.engine.json(rest, self.against if self.prefix else self.forms)
         if record is None:
             return False
-        value, signs = record
+        value, forms = record
         if not self.strict:
             if self.rigid != self.count - 1:  # the record above may hold spilled content
-                self.unwritten |= Sign.JSON | (Sign.SPACED_JSON if spaced(rest) else 0)
+                self.unwritten |= Form.JSON | (Form.SPACED_JSON if spaced(rest) else 0)
             index = self.count - 1
             if self.pairs.add(index, value) and not self.prefix:
                 self.guarded.append(index)
         self.items.append(value)
-        self.signs |= signs
+        self.forms |= forms
         if self.prefix:
-            self.against |= signs
+            self.against |= forms
         self.rigid = self.count  # a line below it belongs to no record
         return True
 
@@ -329,7 +353,7 @@ class _Body:
         index = self.record(role, True, "")
         if self.notes is not None:
             self.notes.add(index, Code.BARE_ROLE)
-        self.signs |= Sign.BARE_ROLE
+        self.forms |= Form.BARE_ROLE
         self.items.append(message(role, "", name or None))
         return True
 
@@ -340,21 +364,21 @@ class _Body:
         strict, known = self.strict, self.engine.known
         if not role:  # an empty role: the steps read it
             return False
-        if strict and not name and content[:1] == "{" and typed_word(role, Sign.TYPED):
+        if strict and not name and content[:1] == "{" and typed_word(role, Form.TYPED):
             return False  # a typed record (TYPED_HEAD), no PLAIN_RECORD: the parser refuses it
         if role not in known and not strict:
             if "(" in role:  # a known role with a name holding ":" or "(" (LEGACY_NAMED)?
                 return self.named(line, role, name)
-            if not name and content[:1] == "{" and typed_word(role, Sign.TYPED):
+            if not name and content[:1] == "{" and typed_word(role, Form.TYPED):
                 return self.typed(role, content, index)
             if role != "tool":
                 self.custom = True
             elif name and ("): " in content or content.rstrip(" \t")[-1:] == ")"):
                 return False  # two readings of the name: the steps report them
         elif name and role in known:
-            self.signs |= Sign.NAMED
+            self.forms |= Form.NAMED
             if self.prefix:
-                self.against |= Sign.NAMED
+                self.against |= Form.NAMED
             if "): " in content or (not strict and content.rstrip(" \t")[-1:] == ")"):
                 return False  # (`user (a): b)` is also an empty turn named "a): b")
             if not content and not strict:
@@ -396,10 +420,10 @@ class _Body:
         if role != UNTYPED:
             value["type"] = role
         if self.spilling:
-            self.unwritten |= Sign.TYPED
+            self.unwritten |= Form.TYPED
         self.pairs.add(self.count - 1, value)
         self.items.append(value)
-        self.signs |= Sign.TYPED
+        self.forms |= Form.TYPED
         return True
 
     def spilled(self, line: str) -> None:
@@ -425,31 +449,31 @@ class _Body:
                 self.notes.update(self.run_note, self.run_count)
 
     def finish(self) -> Read | None:
-        """The items and signs, or None when a record a raw writer may have written as
+        """The items and forms, or None when a record a raw writer may have written as
         content would gain authority (the steps read it: ``authority.py``)."""
         self.join()
         if any(content_parts(self.items[index]["content"]) is not None
                for index in self.lists):
             return None  # content that may be a list (spilled lines too): the steps say so
-        signs = self.signs
+        forms = self.forms
         if self.continued:
-            signs |= Sign.SPILLED
+            forms |= Form.SPILLED
         opened = False  # whether a record is below `N. role: `
         if self.empties or self.opening:
             alone = set(self.empties + self.opening) - set(self.continued)
             if alone & set(self.empties):
-                signs |= Sign.EMPTY_TURN
+                forms |= Form.EMPTY_TURN
             opened = any(record < self.count for record in alone)
         if self.strict or not (self.custom or self.guarded or self.unwritten or opened):
-            return self.items, signs
+            return self.items, forms
         # Only the records up to the first that content may spill from are records whatever
         # the writer: only they may rule out a raw writer (evidence.py, _AGAINST_RAW).
-        writers = candidates(self.against | (signs & _AGAINST_ANYWHERE))
+        writers = candidates(self.against | (forms & _AGAINST_ANYWHERE))
         if raw_possible(writers) and (self.custom or self.unwritten & ~_writes(writers) or (
                 self.guarded and lowered(self.items, self.guarded, self.pairs)) or (
                 opened and not any(writer.escapes_line_breaks for writer in writers))):
             return None  # a line a raw writer may have written as content: the steps read it
-        return self.items, signs
+        return self.items, forms
 
 
 def _writes(writers: tuple[Generation, ...]) -> int:

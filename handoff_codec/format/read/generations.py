@@ -1,7 +1,7 @@
 """Every known writer of the summary format, described once, as data.
 
 A reader cannot ask who wrote a summary; it can only look at what the text
-holds. Each writer generation writes some record forms (:class:`Sign`) and
+holds. Each writer generation writes some record forms (:class:`Form`) and
 never others, so the forms a text holds rule writers out: the evidence. The
 numbering rule asks one question of it (may a writer that wrote content raw,
 so that a line of content can look like a record, have written this text?),
@@ -22,11 +22,19 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
     from typing import Final
 
-__all__ = ["EMPTY_TURN_UNKEPT", "GENERATIONS", "Generation", "Sign", "candidates", "describe",
-           "label", "raw_possible"]
+__all__ = [
+    "EMPTY_TURN_UNKEPT",
+    "GENERATIONS",
+    "Form",
+    "Generation",
+    "candidates",
+    "describe",
+    "label",
+    "raw_possible",
+]
 
 
-class Sign:
+class Form:
     """The record forms a text can show (bit flags: a set of them is an int)."""
 
     # Final: constants of the class, as mypyc compiles them (an attribute else).
@@ -45,7 +53,7 @@ class Sign:
 class Generation:
     """One writer: what it is, the forms it writes, and what its text cannot hold.
 
-    ``writes`` holds the :class:`Sign` flags of every form it writes;
+    ``writes`` holds the :class:`Form` flags of every form it writes;
     ``escapes_line_breaks`` that it puts every record on one line (so that a
     numbered line is always a record); ``lists_after_colon`` that it wrote list
     content as a JSON array after ``role: ``; ``unkept`` what its text cannot
@@ -68,7 +76,7 @@ class Generation:
 
 _NONE_OR_EMPTY = "whether an empty turn's content was None or '' (both are a bare role)"
 _NOT_JSON = "values that are not JSON, written as str(value)"
-# What `N. role: ` (an empty turn, Sign.EMPTY_TURN) cannot say, in the text of
+# What `N. role: ` (an empty turn, Form.EMPTY_TURN) cannot say, in the text of
 # openai-agents 0.20 and later (handoff-codec writes each of these otherwise).
 EMPTY_TURN_UNKEPT = ("whether an empty turn's content was None, missing or '', and whether "
                      "it had an empty name (openai-agents 0.20 and later write each as "
@@ -80,7 +88,7 @@ GENERATIONS: tuple[Generation, ...] = (
     Generation(
         "openai-agents 0.6.0 to 0.17.0 (and the Rust and Go ports that copy it)",
         Format.LEGACY_0_6,
-        Sign.BARE_ROLE | Sign.SPILLED | Sign.TYPED | Sign.NAMED,
+        Form.BARE_ROLE | Form.SPILLED | Form.TYPED | Form.NAMED,
         escapes_line_breaks=False, lists_after_colon=True,
         unkept=(
             _RAW_BREAKS,
@@ -95,21 +103,21 @@ GENERATIONS: tuple[Generation, ...] = (
     Generation(
         "openai-agents 0.17.1 to 0.19.x",
         Format.LEGACY_0_17_1,
-        Sign.BARE_ROLE | Sign.JSON | Sign.ESCAPED_BREAK | Sign.NAMED | Sign.SPACED_JSON,
+        Form.BARE_ROLE | Form.JSON | Form.ESCAPED_BREAK | Form.NAMED | Form.SPACED_JSON,
         escapes_line_breaks=True, lists_after_colon=False,
         unkept=(_NONE_OR_EMPTY, "empty names (left out)", _NOT_JSON),
     ),
     Generation(
         "openai-agents 0.20 and later, handoff-codec",
         Format.CURRENT,
-        Sign.EMPTY_TURN | Sign.JSON | Sign.ESCAPED_BREAK | Sign.NAMED | Sign.SPACED_JSON,
+        Form.EMPTY_TURN | Form.JSON | Form.ESCAPED_BREAK | Form.NAMED | Form.SPACED_JSON,
         escapes_line_breaks=True, lists_after_colon=False,
         unkept=(_NOT_JSON,),
     ),
     Generation(
         "openai-agents-js (a development commit, never released)",
         Format.LEGACY,
-        Sign.BARE_ROLE | Sign.SPILLED | Sign.JSON,
+        Form.BARE_ROLE | Form.SPILLED | Form.JSON,
         escapes_line_breaks=False, lists_after_colon=False,
         unkept=(
             _RAW_BREAKS,
@@ -122,17 +130,17 @@ GENERATIONS: tuple[Generation, ...] = (
 
 
 @functools.cache
-def candidates(signs: int) -> tuple[Generation, ...]:
-    """The generations that write every form in ``signs``.
+def candidates(forms: int) -> tuple[Generation, ...]:
+    """The generations that write every form in ``forms``.
 
-    When none writes them all (an edited text, or signs of two writers), every
+    When none writes them all (an edited text, or forms of two writers), every
     generation that writes one of them: the text cannot be trusted to rule
     any of those out.
     """
-    found = tuple(g for g in GENERATIONS if signs & g.writes == signs)
+    found = tuple(g for g in GENERATIONS if forms & g.writes == forms)
     if found:
         return found
-    return tuple(g for g in GENERATIONS if signs & g.writes)
+    return tuple(g for g in GENERATIONS if forms & g.writes)
 
 
 @functools.cache

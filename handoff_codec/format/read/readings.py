@@ -20,7 +20,7 @@ from ..errors import DecodeError, DecodeReason, ReadFailure
 from ..report import Candidate, Decoded, Format
 from . import evidence
 from .authority import lowered
-from .generations import EMPTY_TURN_UNKEPT, Sign, candidates, describe, raw_possible
+from .generations import EMPTY_TURN_UNKEPT, Form, candidates, describe, raw_possible
 from .notes import Code
 from .records import Names, RecordReader, content_parts, new_recoveries
 
@@ -47,15 +47,15 @@ _READINGS = 4
 class Reading:
     """What steps 3 to 5 found: the items and what the report says of them."""
 
-    __slots__ = ("candidates", "items", "recoveries", "signs", "writers")
+    __slots__ = ("candidates", "forms", "items", "recoveries", "writers")
 
     def __init__(self, items: list[Item], recoveries: Any, writers: tuple[Any, ...],
-                 candidates: tuple[Candidate, ...], signs: int = 0) -> None:
+                 candidates: tuple[Candidate, ...], forms: int = 0) -> None:
         self.items, self.recoveries = items, recoveries
-        self.writers, self.candidates, self.signs = writers, candidates, signs
+        self.writers, self.candidates, self.forms = writers, candidates, forms
 
     def decoded(self) -> Decoded:
-        empty_turns = (EMPTY_TURN_UNKEPT,) if self.signs & Sign.EMPTY_TURN else ()
+        empty_turns = (EMPTY_TURN_UNKEPT,) if self.forms & Form.EMPTY_TURN else ()
         if not len(self.recoveries) and not empty_turns:
             return Decoded(items=self.items, format=Format.CURRENT, recoveries=self.recoveries,
                            unkept=empty_turns, candidates=self.candidates)
@@ -170,14 +170,14 @@ def records_reading(reader: Reader, text: str, envelope: Envelope, recoveries: R
                           ("record 1",), DecodeReason.NUMBERING)
     numbering = body.numbering()
     if options.words is None:  # a `word: {json}` line is an item where typed records are
-        body.words = any(writer.writes & Sign.TYPED for writer in numbering.writers or ())
+        body.words = any(writer.writes & Form.TYPED for writer in numbering.writers or ())
     first = numbering
     numbering, records, items = _settled(body, numbering, recoveries)
-    signs = numbering.signs | records.signs
-    writers = candidates(signs)
+    forms = numbering.forms | records.forms
+    writers = candidates(forms)
     listed = records.settle_lists(any(writer.lists_after_colon for writer in writers))
     others = _others(body, first, numbering, records, writers, recoveries, listed)
-    return Reading(items, recoveries, writers, others, signs)
+    return Reading(items, recoveries, writers, others, forms)
 
 
 def _settled(body: _Body, numbering: evidence.Numbering, recoveries: Recoveries,

@@ -32,8 +32,8 @@ from ..errors import DecodeReason, ReadFailure
 from ..limits import depth_exceeded_at
 from ..report import Recoveries as _Recoveries
 from . import lines as _lines
-from .evidence import MESSAGE_ROLES, UNTYPED, bare_named, sign, typed_word
-from .generations import Sign
+from .evidence import MESSAGE_ROLES, UNTYPED, bare_named, form_of, typed_word
+from .generations import Form
 from .json_record import json_object, json_value, whole_object
 from .lines import (
     BARE_NAME,
@@ -93,21 +93,35 @@ class Names:
 class RecordReader:
     """Reads the records of one body into items, noting every recovery.
 
-    ``signs`` collects the :class:`~.generations.Sign` of each record read;
+    ``forms`` collects the :class:`~.generations.Form` of each record read;
     ``listed`` the index of every item whose content may be a list, with its
     line, where its content starts and the list (the content rule decides
     on them once the writers are known).
     """
 
-    __slots__ = ("bare", "guarded", "lines", "listed", "max_depth", "named", "names", "note",
-                 "recoveries", "signs", "splits", "text", "typed_words", "words")
+    __slots__ = (
+        "bare",
+        "forms",
+        "guarded",
+        "lines",
+        "listed",
+        "max_depth",
+        "named",
+        "names",
+        "note",
+        "recoveries",
+        "splits",
+        "text",
+        "typed_words",
+        "words",
+    )
 
     def __init__(self, lines: Numbered, recoveries: Recoveries, max_depth: int, *,
                  words: bool = False, names: int = 0, bare: Collection[int] = ()) -> None:
         self.lines, self.text, self.max_depth = lines, lines.text, max_depth
         self.recoveries = recoveries
         self.note = recoveries.add
-        self.signs = Sign.SPILLED if lines.unnumbered else 0
+        self.forms = Form.SPILLED if lines.unnumbered else 0
         # Content that may be a list: its item's index, line and offset, 3 ints each.
         self.listed = array("q")
         # ``words``: a `word: {json}` record of a word outside the item types is an item of
@@ -153,7 +167,7 @@ class RecordReader:
             before = len(items)
             if role and find("\n", start, stop - 1) < 0:  # KNOWN_LINE, alone: the usual record
                 if not fields_of[KNOWN_CONTENT]:
-                    self.signs |= Sign.EMPTY_TURN
+                    self.forms |= Form.EMPTY_TURN
                 append(message(role, fields_of[KNOWN_CONTENT]))
             elif bare is not None and head in bare:
                 self.bare_named(items, fields_of, start, stop, line, head)
@@ -192,7 +206,7 @@ class RecordReader:
             else:
                 content = head[KNOWN_CONTENT]
                 if not content:
-                    self.signs |= Sign.EMPTY_TURN
+                    self.forms |= Form.EMPTY_TURN
             items.append(message(role, content))
             return
         kind = _lines.kind(head)
@@ -200,14 +214,14 @@ class RecordReader:
             if self.typed(items, head, start, line, spilled):
                 self.unrecognised(after, stop, line + 1)
                 return
-            self.signs |= sign(head, not spilled, self.max_depth)
+            self.forms |= form_of(head, not spilled, self.max_depth)
             self.plain(items, start, stop, line, spilled)
             return
         if kind == _lines.JSON:
             self.json(items, head, start, line)
         elif kind == _lines.BARE:
             note(line, Code.BARE_ROLE)
-            self.signs |= Sign.BARE_ROLE
+            self.forms |= Form.BARE_ROLE
             items.append(message(head[BARE_ROLE], "", head[BARE_NAME] or None))
         else:  # NUMBERED: a record only if its lines hold `role: content` (a name that spilled)
             self.plain(items, start, stop, line, spilled)
@@ -229,7 +243,7 @@ class RecordReader:
             self.record(items, head, start, stop, line)
             return
         self.note(line, Code.BARE_ROLE)
-        self.signs |= Sign.BARE_ROLE
+        self.forms |= Form.BARE_ROLE
         items.append(message(match["role"], "", match["name"]))
         self.unrecognised(end + 1, stop, line + 1)
 
@@ -242,7 +256,7 @@ class RecordReader:
         word, source = head[PLAIN_ROLE], head[PLAIN_CONTENT]
         if head[PLAIN_NAME] or source[:1] != "{":
             return False
-        if typed_word(word, Sign.TYPED):
+        if typed_word(word, Form.TYPED):
             value = whole_object(source, self.max_depth)
             standard = value is not None
             if value is None:
@@ -266,7 +280,7 @@ class RecordReader:
             self.typed_words += 1
         else:
             return False
-        self.signs |= Sign.TYPED
+        self.forms |= Form.TYPED
         if word != UNTYPED:
             value["type"] = word
         items.append(value)
@@ -299,7 +313,7 @@ class RecordReader:
             bare = bare_named(text, start, stop - 1)
             if bare is not None:  # `N. user (ops:bob)`: a known role's empty turn, named so
                 self.note(line, Code.BARE_ROLE)
-                self.signs |= Sign.BARE_ROLE
+                self.forms |= Form.BARE_ROLE
                 items.append(message(bare["role"], "", bare["name"]))
                 return
         if match is None:  # no ":" on the record's lines: not a record
@@ -341,7 +355,7 @@ class RecordReader:
                 self.note(line, Code.NOT_JSON)
                 self.plain(items, start, self.text.index("\n", start) + 1, line, 0)
                 return
-        self.signs |= sign(head, True, self.max_depth, value)
+        self.forms |= form_of(head, True, self.max_depth, value)
         items.append(value)
 
     def maybe_list(self, index: int, content: str, at: int, line: int) -> None:

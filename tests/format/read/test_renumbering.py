@@ -33,7 +33,7 @@ TOOL_CALL = {"arguments": "{}", "call_id": "c1", "name": "f", "type": "function_
 # Drawn as lists of two to six, not filtered from the transcripts: the draws
 # are most of this test's time. Half of them are plain turns of short text,
 # which both writers write as plain records: a summary of them alone shows no
-# sign of its writer, the case where the reader must say it cannot tell.
+# form of its writer, the case where the reader must say it cannot tell.
 plain_turns = st.fixed_dictionaries({
     "role": st.sampled_from(["user", "assistant", "system", "developer"]),
     "content": st.text(alphabet="ab :.()12{}", min_size=1, max_size=12)})
