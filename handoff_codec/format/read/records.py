@@ -51,7 +51,7 @@ from .vocabulary import CONTENT_PART_TYPES, WORD, message
 TYPE_CHECKING = False  # typing is not imported at run time (see ..models)
 if TYPE_CHECKING:
     from collections.abc import Collection, Iterator
-    from typing import Any
+    from typing import Any, Final
 
     from ..report import Recoveries
     from .evidence import Numbered, Numbering
@@ -86,8 +86,8 @@ def content_parts(content: str) -> list[Any] | None:
 class Names:
     """Where a name that holds '): ' ends (the main reading: 0, at the first)."""
 
-    LAST = 1  # `user (a): b): c): d`: name "a): b): c"
-    SECOND = 2  # name "a): b"
+    LAST: Final = 1  # `user (a): b): c): d`: name "a): b): c"
+    SECOND: Final = 2  # name "a): b"
 
 
 class RecordReader:
