@@ -84,6 +84,7 @@ class Options:
 
     __slots__ = ("bare", "earliest", "kept", "lifted", "loose", "names", "raised", "raw",
                  "words")
+    # (_OPTION_FIELDS below names them again: a class mypyc compiles has no __slots__.)
 
     def __init__(self, *, loose: bool = False, words: bool | None = None, names: int = 0,
                  bare: frozenset[int] = frozenset(), raised: bool = False,
@@ -95,7 +96,7 @@ class Options:
 
     def but(self, **changes: Any) -> Options:
         """These options with ``changes``."""
-        values: dict[str, Any] = {name: getattr(self, name) for name in self.__slots__}
+        values: dict[str, Any] = {name: getattr(self, name) for name in _OPTION_FIELDS}
         values.update(changes)
         return Options(**values)
 
@@ -106,6 +107,8 @@ class Options:
         return evidence.Way(raw=self.raw, bare=self.bare, earliest=self.earliest)
 
 
+_OPTION_FIELDS = ("bare", "earliest", "kept", "lifted", "loose", "names", "raised", "raw",
+                  "words")
 _DEFAULT = Options()
 
 
