@@ -97,7 +97,9 @@ def plain_line(item: Mapping[str, Any]) -> str | None:
         if _plain_content(content):
             return line
     else:
-        if "): " in content:  # a reader could end the name there too: two readings
+        if "): " in content or content.rstrip(" \t").endswith(")"):
+            # a reader could end the name there too (`user (a): b)`: also an empty turn
+            # named "a): b", as 0.6 to 0.19 wrote it): two readings
             return None
         line = f"{role} ({name}): {content}"
     if _grammar.terminal("CANON_PLAIN").fullmatch(line) is None:

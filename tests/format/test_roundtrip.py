@@ -140,3 +140,12 @@ def test_the_usual_handoff_of_one_json_record(item: dict[str, Any], engine: Engi
     decoded = handoff_codec.decode(text, engine=engine)
     assert decoded.items == [item] and list(decoded.recoveries) == []
     assert decoded.format is handoff_codec.Format.CURRENT
+
+
+@pytest.mark.parametrize("content", [")", "b)", "b) ", "x (y)", "a): b"])
+def test_a_named_turn_whose_line_has_two_readings_is_written_as_json(content: str) -> None:
+    # `N. user (bot): b)` is also an empty turn named "bot): b" (0.6 to 0.19 wrote it so)
+    items = [{"role": "user", "content": None}, {"role": "user", "name": "bot", "content": content}]
+    for engine in ("fast", "lark"):
+        decoded = handoff_codec.decode(handoff_codec.dumps(items), engine=engine)
+        assert decoded.items == items and decoded.lossless

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
     from typing import Any, Final
 
-__all__ = ["CALLS", "OUTPUTS", "RANKS", "RISING", "Pairs", "Why", "lowered", "may_rise"]
+__all__ = ["CALLS", "OUTPUTS", "RANKS", "RESULTS", "RISING", "Pairs", "Why", "lowered", "may_rise"]
 
 # The rank of a message's role: a line read as a record of a higher rank than
 # the one above it would raise that text's authority.
@@ -51,7 +51,12 @@ OUTPUTS = {
     "function_call_result": ("function_call", "callId"),
 }
 # The words a record that may rise starts with (a role, or a typed record's type).
-RISING = frozenset((*RANKS, "tool", *CALLS, *OUTPUTS))
+# Tool items that carry their own result (a built-in tool's call with its output), or
+# tools a model may call: no output item answers them, so none pairs.
+RESULTS = frozenset(("code_interpreter_call", "file_search_call", "image_generation_call",
+                     "mcp_call", "mcp_list_tools", "web_search_call", "additional_tools",
+                     "configuration_update"))
+RISING = frozenset((*RANKS, "tool", *CALLS, *OUTPUTS, *RESULTS))
 
 class Why:
     """Why a record was not read from a line (indexes into the note's words)."""
@@ -62,9 +67,11 @@ class Why:
     CALL: Final = 2  # a tool call that no output answers
     OUTPUT: Final = 3  # a tool output that answers no call
     WORD: Final = 4  # a role no raw writer wrote (only a writer that escapes line breaks did)
+    RESULT: Final = 5  # a tool item that carries its own result (RESULTS)
     WORDS: Final = ("a system turn", "a developer turn", "a tool call that no output answers",
                     "a tool output that answers no call",
-                    "a turn of a role that openai-agents 0.6 to 0.17.0 never wrote")
+                    "a turn of a role that openai-agents 0.6 to 0.17.0 never wrote",
+                    "a tool item that carries its own result or tools")
 
 
 # Each tool item's type: whether it is a call, the call type it pairs by, and the key.
@@ -94,7 +101,9 @@ def _link(item: Mapping[str, Any]) -> tuple[bool, object] | None:
             is_call, call, name = link
             key = item.get(name, item.get("callId"))
             return is_call, (call, key) if type(key) is str else None
-    if item.get("role") == "tool" and "type" not in item:
+        if kind in RESULTS:
+            return True, None
+    if item.get("role") == "tool" and item.get("type", "message") == "message":
         return False, None
     return None
 
@@ -152,5 +161,6 @@ def lowered(items: Sequence[Mapping[str, Any]], guarded: Sequence[int],
             for tool in range(len(items)) if tools is None else tools:
                 pairs.add(tool, items[tool])
         if index not in pairs.paired:
-            found[index] = Why.CALL if link[0] else Why.OUTPUT
+            found[index] = Why.RESULT if item.get("type") in RESULTS else (
+                Why.CALL if link[0] else Why.OUTPUT)
     return found
