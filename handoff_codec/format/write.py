@@ -97,11 +97,11 @@ def plain_line(item: Mapping[str, Any]) -> str | None:
         if _plain_content(content):
             return line
     else:
-        if "): " in content or content.rstrip(" \t").endswith(")"):
-            # a reader could end the name there too (`user (a): b)`: also an empty turn
-            # named "a): b", as 0.6 to 0.19 wrote it): two readings
+        if "): " in content:  # a reader could end the name there too: two readings
             return None
         line = f"{role} ({name}): {content}"
+        if _grammar.terminal("LEGACY_BARE_NAMED", "legacy").fullmatch(f"1. {line}"):
+            return None  # `user (a): b)`: also an empty turn named "a): b", as 0.6 to 0.19 wrote
     if _grammar.terminal("CANON_PLAIN").fullmatch(line) is None:
         return None
     # The line must also read back as these very fields: `developer (a): b): c`

@@ -31,9 +31,10 @@ def test_an_ambiguous_read_exits_3_unless_allow_loss(tmp_path: Path) -> None:
     assert document["recoveries"][1]["lost"] is True
     assert f"{path}:5: ambiguous: a line numbered out of sequence, read as content" \
         in result.stderr
-    [other] = document["candidates"]
-    assert len(other["items"]) == 3 and other["items"][2] == {"role": "system",
-                                                            "content": "not a turn"}
+    # the reading with the line as a record is among the other readings offered
+    assert any(len(other["items"]) == 3 and other["items"][2] == {"role": "system",
+                                                                  "content": "not a turn"}
+               for other in document["candidates"])
     assert decode(path, "--allow-loss").returncode == 0
 
 

@@ -45,9 +45,12 @@ plain_roles = st.one_of(st.sampled_from([*sorted(KNOWN_ROLES), "assistant (bot)"
 
 
 def reference(role: str, name: str | None, content: str) -> str | None:
-    """The grammar's own answer: CANON_PLAIN matches, and the reader reads the same back."""
+    """The grammar's own answer: CANON_PLAIN matches, the reader reads the same back, and
+    the line is no legacy bare role's too (`user (a): b)`, an empty turn named "a): b")."""
     line = f"{role}: {content}" if name is None else f"{role} ({name}): {content}"
     if _grammar.terminal("CANON_PLAIN").fullmatch(line) is None:
+        return None
+    if _grammar.terminal("LEGACY_BARE_NAMED", "legacy").fullmatch(f"1. {line}"):
         return None
     read = _grammar.terminal("PLAIN_RECORD").fullmatch(f"1. {line}\n")
     if read is None or read.group("role", "name", "content") != (role, name, content):

@@ -6,14 +6,18 @@ import re
 from typing import Any
 
 import pytest
-from hypothesis import assume, given
+from hypothesis import assume, example, given
 
 import handoff_codec
+
+# (the item types of the grammar, as the reader knows them: no public name holds them)
+from handoff_codec.format.read.vocabulary import ITEM_TYPES
 from tests.format.read.summaries import Engine
 from tests.support.profiles import examples
 from tests.support.sdk import sdk_flatten, sdk_read, sdk_summarize
 from tests.support.strategies import messages, transcripts, without_sdk_stripped_keys
 
+TYPED_WORDS = ITEM_TYPES | {"item"}
 # A line break other than "\n", or NUL: no record of the current format holds one.
 RAW_BREAK = re.compile("[\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029\x00]")
 # 2,000 examples each, as four shards of 500 that pytest-xdist runs side by side.
@@ -63,6 +67,7 @@ def test_we_read_whatever_the_sdk_reads_back(shard: int, items: list[dict[str, A
 
 @examples(500)
 @given(item=messages(extra=False))
+@example(item={"role": "function_call", "content": '{"a": 1}'})
 def test_strict_reads_every_sdk_summary_of_messages(item: dict[str, Any], engine: Engine) -> None:
     """Strict mode reads every single-line record the SDK (>= 0.20) writes, one turn each,
     and refuses one that holds a line break its reader splits at, or NUL, where it is.
@@ -79,6 +84,14 @@ def test_strict_reads_every_sdk_summary_of_messages(item: dict[str, Any], engine
     if any(isinstance(part, str) and "\n" in part for part in head):
         return
     content = sdk_summarize([item])["content"]
+    body = item.get("content")
+    if head[0] in TYPED_WORDS and not head[1] and isinstance(body, str) \
+            and re.match(r" ?\{", body):
+        # `N. function_call: {...}` is 0.6 to 0.17.0's typed record: strict refuses it
+        # (docs/spec.md section 3), though 0.20+ would write it for a message of that role
+        with pytest.raises(handoff_codec.DecodeError):
+            handoff_codec.loads(content, strict=True, engine=engine)
+        return
     raw = RAW_BREAK.search(content)
     if raw is not None:
         with pytest.raises(handoff_codec.DecodeError) as refused:
