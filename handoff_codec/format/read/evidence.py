@@ -36,7 +36,7 @@ from .. import grammar
 from ..limits import depth_exceeded_at
 from . import lines as _lines
 from .authority import RANKS, RISING, Why
-from .generations import GENERATIONS, Form, Generation, candidates, raw_possible
+from .generations import GENERATIONS, Form, Generation, candidates, raw_possible, writes_of
 from .json_record import json_value, whole_object
 from .lines import (
     BARE_ROLE,
@@ -560,9 +560,9 @@ def _numbering(lines: Numbered, inside: bytearray, max_depth: int,
     if not raw_possible(writers):
         result = every_line(lines, inside, candidates(forms))
         result.forms = forms
-        _note_bare_named(lines, result, _writes(writers))
+        _note_bare_named(lines, result, writes_of(writers))
         return result
-    writes = _writes(writers)
+    writes = writes_of(writers)
     if not any(writer.escapes_line_breaks for writer in writers):  # proven raw
         if not isinstance(run, range) and forms & ~writes & (
                 Form.JSON | Form.SPACED_JSON | Form.TYPED):  # a line of the run none writes
@@ -593,14 +593,6 @@ FORGED = len(Why.WORDS)
 
 # How many times the run is found again without the lines right below `N. role: `.
 _AGAIN = 4
-
-
-def _writes(writers: Iterable[Generation]) -> int:
-    """The forms any of ``writers`` writes."""
-    writes = 0
-    for writer in writers:
-        writes |= writer.writes
-    return writes
 
 
 def opens(lines: Numbered, index: int) -> bool:
@@ -729,7 +721,7 @@ class _Heads:
         writers = result.writers or ()
         self.lines, self.result, self.max_depth, self.way = lines, result, max_depth, way
         self.lowered, self.strict = lowered, way.raw
-        self.writes = _writes(writers)
+        self.writes = writes_of(writers)
         self.proven = not any(writer.escapes_line_breaks for writer in writers)
         self.is_head = bytearray(len(lines))
         for head in run:

@@ -31,7 +31,7 @@ from .. import grammar
 from ..limits import depth_exceeded_at
 from .authority import RANKS, RISING, Pairs, lowered
 from .evidence import UNTYPED, json_forms, spaced, typed_word
-from .generations import Form, Generation, candidates, raw_possible
+from .generations import Form, candidates, raw_possible, writes_of
 from .json_record import strict_scanner, whole_object
 from .lines import usual_pattern
 from .notes import Code
@@ -469,16 +469,9 @@ class _Body:
         # Only the records up to the first that content may spill from are records whatever
         # the writer: only they may rule out a raw writer (evidence.py, _AGAINST_RAW).
         writers = candidates(self.against | (forms & _AGAINST_ANYWHERE))
-        if raw_possible(writers) and (self.custom or self.unwritten & ~_writes(writers) or (
+        if raw_possible(writers) and (self.custom or self.unwritten & ~writes_of(writers) or (
                 self.guarded and lowered(self.items, self.guarded, self.pairs)) or (
                 opened and not any(writer.escapes_line_breaks for writer in writers))):
             return None  # a line a raw writer may have written as content: the steps read it
         return self.items, forms
 
-
-def _writes(writers: tuple[Generation, ...]) -> int:
-    """The forms any of ``writers`` writes."""
-    writes = 0
-    for writer in writers:
-        writes |= writer.writes
-    return writes

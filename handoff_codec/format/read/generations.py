@@ -31,6 +31,7 @@ __all__ = [
     "describe",
     "label",
     "raw_possible",
+    "writes_of",
 ]
 
 
@@ -141,6 +142,15 @@ def candidates(forms: int) -> tuple[Generation, ...]:
     if found:
         return found
     return tuple(g for g in GENERATIONS if forms & g.writes)
+
+
+@functools.cache
+def writes_of(writers: tuple[Generation, ...]) -> int:
+    """The forms (:class:`Form` flags) any of ``writers`` writes."""
+    writes = 0
+    for writer in writers:
+        writes |= writer.writes
+    return writes
 
 
 @functools.cache

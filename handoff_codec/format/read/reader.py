@@ -63,11 +63,6 @@ __all__ = ["Reader", "reader"]
 Item = dict[str, "Any"]
 Literals = tuple[tuple[str, str], ...]
 
-# How many characters of whole lines one findall reads: its list of lines stays
-# small (a few hundred), which a long transcript reads faster.
-_CHUNK = 16_384
-
-
 class Reader:
     """The readings of one codec configuration: envelope, limits and JSON depth."""
 
