@@ -257,18 +257,18 @@ class RecordReader:
         if head[PLAIN_NAME] or source[:1] != "{":
             return False
         if typed_word(word, Form.TYPED):
+            at = self.text.index(". ", start) + 2  # the word's offset
             value = whole_object(source, self.max_depth)
             standard = value is not None
             if value is None:
                 value = whole_object(source, self.max_depth, constants=True)
                 if value is None:  # no JSON object: a message of that role, flagged
-                    at = self.text.index(". ", start) + 2
                     if depth_exceeded_at(source, self.max_depth) is not None:
                         # past max_depth: the depth error, as a JSON record's
                         json_object(source, self.text.index("{", at), self.max_depth)
                     self.note(line, Code.AMBIGUOUS_NOT_ITEM, at, len(word))
                     return False
-            self.note(line, Code.TYPED_RECORD, self.text.index(". ", start) + 2, len(word))
+            self.note(line, Code.TYPED_RECORD, at, len(word))
             if not standard:
                 self.note(line, Code.NON_STANDARD_JSON)
         elif self.words and not spilled and word not in MESSAGE_ROLES \
