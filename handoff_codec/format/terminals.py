@@ -84,6 +84,8 @@ PATTERNS: dict[str, dict[str, str]] = {
             '(?s:[0-9]+\\. (?P<json>\\{.*))',
         'LEGACY_NAMED':
             '(?s:[0-9]+\\. (?P<role>user|assistant|system|developer|tool) \\((?P<name>[^\n:(]*[:(][^\n]*?|[^\\S\n]*)\\): ?(?P<content>.*))',
+        'LEGACY_NAME_SPANS':
+            '(?s:[0-9]+\\. (?P<role>user|assistant|system|developer|tool) \\((?P<name>[^\n]*\n.*?)\\)(?:: ?(?P<content>.*)|[ \t]*))',
         'LEGACY_PLAIN':
             '(?s:[0-9]+\\. (?P<role>[^:]*?)(?: \\((?P<name>\\s*[^\\s:(][^:(]*)\\))?: ?(?P<content>.*))',
         'LEGACY_PREAMBLE':

@@ -256,7 +256,9 @@ def encode_records(
     # system turn after a user turn, a tool call no output answers) is read as a record
     # when the first record is JSON with Python's separators, which no writer of raw
     # content wrote (.read.authority, docs/spec.md "Authority").
-    if risers and lowered(written, risers):
+    if risers and lowered(written, risers, spilling={
+            index for index, line in enumerate(lines)
+            if not line.startswith(f"{index + 1}. {{")}):  # (a plain record may spill)
         for index, item in enumerate(written):  # up to the first JSON with a separator
             if not lines[index].startswith(f"{index + 1}. {{"):
                 lines[index] = f"{index + 1}. {_json_record(item, index, max_depth, to_json)}"

@@ -9,7 +9,9 @@ must never gain more authority than the record it would end:
 
 * a ``system`` or ``developer`` turn after a turn of lower rank;
 * a tool call that no output after it answers, or a tool output that answers
-  no call before it (after any turn).
+  no call before it (after any turn). A call and its output pair only when no
+  record content may have spilled from (a `role: content` record) lies between
+  them: an output below such a record may be its text.
 
 The reader reads such a line as content of the record above and reports it
 ``ambiguous``; the writer (``write.py``) never leaves one unproven: it writes
@@ -21,7 +23,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # typing is not imported at run time (see ..models)
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping, Sequence
+    from collections.abc import Collection, Iterable, Mapping, Sequence
     from typing import Any, Final
 
 __all__ = ["CALLS", "OUTPUTS", "RANKS", "RESULTS", "RISING", "Pairs", "Why", "lowered", "may_rise"]
@@ -68,10 +70,12 @@ class Why:
     OUTPUT: Final = 3  # a tool output that answers no call
     WORD: Final = 4  # a role no raw writer wrote (only a writer that escapes line breaks did)
     RESULT: Final = 5  # a tool item that carries its own result (RESULTS)
+    NOT_ITEM: Final = 6  # a typed record's head with no JSON object after it
     WORDS: Final = ("a system turn", "a developer turn", "a tool call that no output answers",
                     "a tool output that answers no call",
                     "a turn of a role that openai-agents 0.6 to 0.17.0 never wrote",
-                    "a tool item that carries its own result or tools")
+                    "a tool item that carries its own result or tools",
+                    "an item written as 'type: {json}' (no JSON object follows the word)")
 
 
 # Each tool item's type: whether it is a call, the call type it pairs by, and the key.
@@ -110,7 +114,8 @@ def _link(item: Mapping[str, Any]) -> tuple[bool, object] | None:
 
 class Pairs:
     """Tool calls and outputs paired one to one, in order, as the items come: an output
-    answers the earliest call of its kind and id before it that no output answered yet."""
+    answers the earliest call of its kind and id before it that no output answered yet,
+    and no record content may have spilled from came between them (:meth:`cut`)."""
 
     __slots__ = ("paired", "waiting")
 
@@ -134,12 +139,21 @@ class Pairs:
             self.paired.add(index)
         return True
 
+    def cut(self) -> None:
+        """A record content may have spilled from (a `role: content` record): no output
+        after it answers a call before it (that output may be the record's text)."""
+        if self.waiting:
+            self.waiting.clear()
+
 
 def lowered(items: Sequence[Mapping[str, Any]], guarded: Sequence[int],
-            among: Iterable[int] | Pairs | None = None) -> dict[int, int]:
+            among: Iterable[int] | Pairs | None = None,
+            spilling: Collection[int] = ()) -> dict[int, int]:
     """The items of ``guarded`` (indexes, each with an item before it) that would gain
     authority from the item before them, with :class:`Why`; ``among`` the indexes of the
-    items that may be tool items (None: any), or their :class:`Pairs` made already.
+    items that may be tool items (None: any), or their :class:`Pairs` made already;
+    ``spilling`` the items whose record content may have spilled from (no call before
+    one pairs with an output after it).
 
     A turn of a rank no higher than the one above it gains nothing (a developer
     turn after a system turn).
@@ -158,7 +172,9 @@ def lowered(items: Sequence[Mapping[str, Any]], guarded: Sequence[int],
             continue
         if pairs is None:
             pairs = Pairs()
-            for tool in range(len(items)) if tools is None else tools:
+            for tool in range(len(items)) if tools is None or spilling else tools:
+                if tool in spilling:
+                    pairs.cut()
                 pairs.add(tool, items[tool])
         if index not in pairs.paired:
             found[index] = Why.RESULT if item.get("type") in RESULTS else (

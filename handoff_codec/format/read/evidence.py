@@ -39,6 +39,7 @@ from .authority import RANKS, RISING, Why
 from .generations import GENERATIONS, Form, Generation, candidates, raw_possible, writes_of
 from .json_record import json_value, whole_object
 from .lines import (
+    BARE_NAME,
     BARE_ROLE,
     JSON_OBJECT,
     KNOWN_CONTENT,
@@ -73,12 +74,14 @@ __all__ = [
     "int_array",
     "json_forms",
     "may_rise",
+    "named_bare",
     "numbering",
     "one_line",
     "opens",
     "shaped",
     "spaced",
     "spills",
+    "spills_at",
     "typed_value",
     "typed_word",
     "with_heads",
@@ -122,8 +125,8 @@ class Numbered:
     lines that are not numbered.
     """
 
-    __slots__ = ("begin", "end", "fields", "line_at", "marks", "numbers", "starts", "text",
-                 "unnumbered")
+    __slots__ = ("begin", "closing", "end", "fields", "line_at", "marks", "numbers", "starts",
+                 "text", "unnumbered")
 
     starts: MutableSequence[int]
     numbers: MutableSequence[int]
@@ -133,6 +136,7 @@ class Numbered:
                  tokens: dict[int, Line] | None = None) -> None:
         self.text, self.begin, self.end = text, begin, end
         self.marks: tuple[frozenset[int], frozenset[int]] | None = None
+        self.closing = -2  # (closes_after: not found yet)
         self.line_at: Callable[[str, int], Line] = _lines.line_at
         lines = text.count("\n", begin, end)
         if tokens is not None:
@@ -180,6 +184,25 @@ class Numbered:
                 self._matching(_mark_pattern()) if find(": \n", begin, end) >= 0
                 else frozenset(), self._named())
         return self.marks
+
+    def closes_after(self, index: int) -> bool:
+        """Whether a line after numbered line ``index`` may end a name that goes on below
+        that line (a name written verbatim holds any text): a line that ends with ")" or
+        holds "): ". The last such line is found once, from the end."""
+        if self.closing == -2:
+            text, begin, at = self.text, self.begin, self.end
+            self.closing = -1
+            while True:
+                at = text.rfind(")", begin, at)
+                if at < 0:
+                    break
+                first = text.rfind("\n", begin, at) + 1
+                stop = text.find("\n", at)
+                if text.startswith(": ", at + 1) or not text[at + 1:stop].strip(" \t"):
+                    self.closing = first
+                    break
+                at = first
+        return self.closing > self.starts[index]
 
     def _named(self) -> frozenset[int]:
         """The numbered lines that end with ")" after a "): " (each "): " found)."""
@@ -376,6 +399,30 @@ def spills(line: Line, max_depth: int) -> bool:
     return kind == _lines.KNOWN or (kind == _lines.PLAIN and typed_value(
         line, max_depth) is None and not bare_only(line)) or (
         kind == _lines.NUMBERED and _named_on(line))
+
+
+def named_bare(line: Line) -> bool:
+    """Whether ``line`` is `N. role (name)` with a name, a role every writer writes and no
+    ":" after the name: an empty turn whose name, written verbatim, may go on below (a
+    ``BARE_LINE`` with a name, :func:`bare_only`, or a ``NUMBERED_LINE`` whose name holds
+    "(" or ")")."""
+    kind = _lines.kind(line)
+    if kind == _lines.BARE:
+        return bool(line[BARE_NAME])
+    if kind == _lines.PLAIN:
+        return bare_only(line)
+    if kind == _lines.NUMBERED:
+        rest = line[NUMBERED_REST]
+        role, paren, _ = rest[2:].partition(" (")
+        return rest[:2] == ". " and bool(paren) and role in MESSAGE_ROLES \
+            and rest.rstrip(" \t")[-1:] == ")"
+    return False
+
+
+def spills_at(lines: Numbered, index: int, line: Line, max_depth: int) -> bool:
+    """:func:`spills`, and a record `N. role (name)` (:func:`named_bare`) when a line
+    after it may end its name (docs/spec.md, "Numbering")."""
+    return spills(line, max_depth) or (named_bare(line) and lines.closes_after(index))
 
 
 def bare_only(line: Line) -> bool:
@@ -645,7 +692,8 @@ def _evidence(lines: Numbered, run: Sequence[int], max_depth: int,
         found = form_of(line, after == following, max_depth)
         forms |= found
         against |= found & ~(Form.EMPTY_TURN if certain else _AGAINST_RAW)
-        certain = certain and after == following and not spills(line, max_depth)
+        certain = certain and after == following and not spills_at(lines, head, line,
+                                                                     max_depth)
     return forms, against
 
 
@@ -696,7 +744,7 @@ def _usual_heads(walk: _Heads, lines: Numbered, result: Numbering, max_depth: in
         if exposed and may_rise(line):
             guarded(index)  # (see _Heads.head)
         heads(index)
-        spilling = spills(line, max_depth)
+        spilling = spills_at(lines, index, line, max_depth)
         if spilling:
             exposed = True
             if forged:
@@ -785,6 +833,15 @@ class _Heads:
                     result.doubtful.append(index)  # an escaping writer's custom role
                     result.lowered[index] = Why.WORD
             return False
+        if _lines.kind(line) == _lines.PLAIN and line[PLAIN_CONTENT][:1] == "{" \
+                and not line[PLAIN_NAME] and typed_word(line[PLAIN_ROLE], writes) \
+                and typed_value(line, self.max_depth) is None:
+            # a typed record's head with no JSON object after it: no writer's record of an
+            # item, but maybe the record above's text (or an item cut short)
+            self.counted.append(index)
+            result.doubtful.append(index)
+            result.lowered[index] = Why.NOT_ITEM
+            return False
         if one_line(line, writes) and not _followed(self.lines, index, writes, proven):
             self.counted.append(index)  # no writer wrote such a record with lines below it
             if self.strict:
@@ -808,6 +865,8 @@ class _Heads:
                 spilling = index not in self.way.bare
             if _alone(lines, index) and opens(lines, index):
                 self.opened = index + 1
+        elif named_bare(line):  # its name may go on below
+            spilling = lines.closes_after(index)
         if spilling:
             if self.forged:
                 self.forged.clear()

@@ -202,6 +202,7 @@ class _Body:
         "items",
         "line",
         "lists",
+        "named_at",
         "notes",
         "offsets",
         "opening",
@@ -248,6 +249,9 @@ class _Body:
         # Whether every record so far is a record whatever the writer (none content could
         # spill from came before it), and the forms they show (evidence.py, _AGAINST_RAW).
         self.prefix, self.against = True, 0
+        # The last bare record with a name (by count): a record right below it that holds
+        # no spilled content of its own is left to the steps (its name may go on below).
+        self.named_at = 0
 
     def read(self, stop: int) -> Read | None:
         """The items and forms of the body up to ``stop``, chunk by chunk."""
@@ -298,12 +302,13 @@ class _Body:
     def json(self, rest: str) -> bool:
         """A ``JSON_LINE`` (record ``count``): its object; False to give up."""
         record = self.engine.json(rest, self.against if self.prefix else self.forms)
-        if record is None:
+        if record is None or (self.named_at and self.named_at == self.count - 1):
             return False
         value, forms = record
         if not self.strict:
             if self.rigid != self.count - 1:  # the record above may hold spilled content
                 self.unwritten |= Form.JSON | (Form.SPACED_JSON if spaced(rest) else 0)
+                self.pairs.cut()  # (no call above it pairs with an output below it)
             index = self.count - 1
             if self.pairs.add(index, value) and not self.prefix:
                 self.guarded.append(index)
@@ -340,6 +345,8 @@ class _Body:
     def record(self, role: str, is_bare: bool, content: str) -> int:
         """Count a `PLAIN_LINE` or `BARE_LINE` record of ``role``; its line number."""
         self.spilling = self.rigid != self.count  # the record above may hold spilled content
+        if self.named_at and self.named_at == self.count and (is_bare or content[:1] == "{"):
+            return -1  # a one-line record right below a bare one with a name: the steps
         self.count += 1
         index = self.line - 1 + self.count + self.texts
         if not self.prefix and (role.partition(" (")[0] in RISING or (
@@ -351,6 +358,14 @@ class _Body:
     def bare_role(self, role: str, name: str | None) -> bool:
         """A ``BARE_LINE``: an empty turn of a known role (``bare_role``)."""
         index = self.record(role, True, "")
+        if index < 0:
+            return False
+        if self.spilling:
+            self.pairs.cut()
+        if name:  # its name may go on below (written verbatim): records after it are guarded
+            self.pairs.cut()
+            self.prefix = False
+            self.named_at = self.count
         if self.notes is not None:
             self.notes.add(index, Code.BARE_ROLE)
         self.forms |= Form.BARE_ROLE
@@ -361,6 +376,8 @@ class _Body:
         """A ``PLAIN_LINE`` (``line``): a named message, a role of no ``KNOWN_LINE``, or a
         typed record; False to give up."""
         index = self.record(role, False, content)
+        if index < 0:
+            return False
         strict, known = self.strict, self.engine.known
         if not role:  # an empty role: the steps read it
             return False
@@ -421,6 +438,7 @@ class _Body:
             value["type"] = role
         if self.spilling:
             self.unwritten |= Form.TYPED
+            self.pairs.cut()
         self.pairs.add(self.count - 1, value)
         self.items.append(value)
         self.forms |= Form.TYPED

@@ -197,7 +197,8 @@ def _settled(body: _Body, numbering: evidence.Numbering, recoveries: Recoveries,
         items = records.read(numbering, body.envelope.first_line)
         if not records.guarded or attempt == readings - 1:
             break
-        found = lowered(items, [index for _, index in records.guarded])
+        found = lowered(items, [index for _, index in records.guarded],
+                        spilling=frozenset(records.spilling))
         rising = {head: found[index] for head, index in records.guarded
                   if index in found and head not in body.options.kept}
         if not rising:
@@ -395,8 +396,8 @@ def _raw_may_differ(body: _Body, numbering: evidence.Numbering) -> int:
     lines, numbers, heads = body.lines, body.lines.numbers, numbering.heads
     found = 0
     if len(numbering.renumbered):  # after a record content may spill from
-        spilling = next((head for head in heads if evidence.spills(
-            lines.line(head), body.reader.max_depth)), len(lines))
+        spilling = next((head for head in heads if evidence.spills_at(
+            lines, head, lines.line(head), body.reader.max_depth)), len(lines))
         found = _RENUMBERED if numbering.renumbered[-1] > spilling else 0
     if writers is None or any(writer.escapes_line_breaks for writer in writers):
         found |= _UNPROVEN

@@ -32,7 +32,7 @@ from ..errors import DecodeReason, ReadFailure
 from ..limits import depth_exceeded_at
 from ..report import Recoveries as _Recoveries
 from . import lines as _lines
-from .evidence import MESSAGE_ROLES, UNTYPED, bare_named, form_of, typed_word
+from .evidence import MESSAGE_ROLES, UNTYPED, bare_named, form_of, named_bare, spills_at, typed_word
 from .generations import Form
 from .json_record import json_object, json_value, whole_object
 from .lines import (
@@ -110,6 +110,7 @@ class RecordReader:
         "names",
         "note",
         "recoveries",
+        "spilling",
         "splits",
         "text",
         "typed_words",
@@ -133,8 +134,11 @@ class RecordReader:
         # ``bare``: the heads `N. role (a): b)` read as an empty turn named `a): b` (of
         # ``Numbering.bare_named``, each else noted ambiguous).
         self.bare = bare
-        # The item of each guarded head: (head, item index) pairs.
+        # The item of each guarded head: (head, item index) pairs; where there is one, the
+        # items whose record content may have spilled from (no tool call before one pairs
+        # with an output after it: :func:`~.authority.lowered`).
         self.guarded: list[tuple[int, int]] = []
+        self.spilling: list[int] = []
 
     def read(self, numbering: Numbering, first_line: int) -> list[Item]:
         """The items of the records that start on ``numbering.heads``; the body's first
@@ -173,8 +177,11 @@ class RecordReader:
                 self.bare_named(items, fields_of, start, stop, line, head)
             else:
                 self.record(items, fields_of, start, stop, line)
-            if guarded is not None and head in guarded and 0 < before < len(items):
-                self.guarded.append((head, before))
+            if guarded is not None:
+                if head in guarded and 0 < before < len(items):
+                    self.guarded.append((head, before))
+                if before < len(items) and spills_at(lines, head, fields_of, self.max_depth):
+                    self.spilling.append(before)
             doubt_line, doubt_at = line, start  # counted on, not from the head each time
             while doubt >= 0 and starts[doubt] < stop:  # lines of this record's content
                 if starts[doubt] > start:
@@ -215,15 +222,21 @@ class RecordReader:
                 self.unrecognised(after, stop, line + 1)
                 return
             self.forms |= form_of(head, not spilled, self.max_depth)
+            if spilled and named_bare(head) and self.spanning(items, start, stop, line, spilled):
+                return
             self.plain(items, start, stop, line, spilled)
             return
         if kind == _lines.JSON:
             self.json(items, head, start, line)
         elif kind == _lines.BARE:
+            if spilled and head[BARE_NAME] and self.spanning(items, start, stop, line, spilled):
+                return
             note(line, Code.BARE_ROLE)
             self.forms |= Form.BARE_ROLE
             items.append(message(head[BARE_ROLE], "", head[BARE_NAME] or None))
         else:  # NUMBERED: a record only if its lines hold `role: content` (a name that spilled)
+            if spilled and named_bare(head) and self.spanning(items, start, stop, line, spilled):
+                return
             self.plain(items, start, stop, line, spilled)
             return
         self.unrecognised(after, stop, line + 1)
@@ -246,6 +259,23 @@ class RecordReader:
         self.forms |= Form.BARE_ROLE
         items.append(message(match["role"], "", match["name"]))
         self.unrecognised(end + 1, stop, line + 1)
+
+    def spanning(self, items: list[Item], start: int, stop: int, line: int,
+                 spilled: int) -> bool:
+        """Append the item of a record `N. role (name)` (``text[start:stop]``) whose name goes
+        on over the lines below it, if it does (``LEGACY_NAME_SPANS``): an empty turn whose
+        name ends with the record's last ")", or a message whose name ends at the first
+        "): " after the head's line (a name written verbatim holds any text)."""
+        match = _legacy("LEGACY_NAME_SPANS").fullmatch(self.text, start, stop - 1)
+        if match is None:
+            return False
+        role, name, content = match.group("role", "name", "content")
+        self.note(line, Code.CONTINUATION, spilled)
+        if content is None:
+            self.note(line, Code.BARE_ROLE)
+            self.forms |= Form.BARE_ROLE
+        items.append(message(role, content or "", name))
+        return True
 
     def typed(self, items: list[Item], head: _lines.Line, start: int, line: int,
               spilled: int) -> bool:

@@ -22,19 +22,32 @@ NOT_OBJECTS = ("{bad", '{"a": 1} x', "{", '{"a": 1}}', "{'a': 1}")
 
 @pytest.mark.parametrize("word", WORDS)
 @pytest.mark.parametrize("json", NOT_OBJECTS)
-@pytest.mark.parametrize("where", ["alone", "between turns"])
-def test_it_is_a_message_flagged_ambiguous(word: str, json: str, where: str,
-                                           engine: Engine) -> None:
-    head = f"{word}: {json}"
-    lines = (f"1. {head}",) if where == "alone" else (
-        "1. user: hi", f"2. {head}", "3. assistant: ok")
-    text = summary(*lines)
+def test_it_is_a_message_flagged_ambiguous(word: str, json: str, engine: Engine) -> None:
+    text = summary(f"1. {word}: {json}")
     decoded = handoff_codec.decode(text, engine=engine)
     assert {"role": word, "content": json} in decoded.items
     assert decoded.format is not Format.CURRENT
     assert [r.kind for r in decoded.recoveries if r.lost] == [RecoveryKind.AMBIGUOUS]
     with pytest.warns(LossWarning):
         handoff_codec.loads(text, engine=engine)
+
+
+@pytest.mark.parametrize("word", WORDS)
+@pytest.mark.parametrize("json", NOT_OBJECTS)
+def test_below_a_turn_it_is_that_turns_text_flagged(word: str, json: str,
+                                                    engine: Engine) -> None:
+    """Below a `role: content` record whose content a raw writer may have spilled, the
+    line is no item any writer wrote, but may be that turn's text (the written reading):
+    it is read so, ``ambiguous``, with the message reading offered (docs/spec.md,
+    "Authority")."""
+    head = f"{word}: {json}"
+    text = summary("1. user: hi", f"2. {head}", "3. assistant: ok")
+    decoded = handoff_codec.decode(text, engine=engine)
+    assert decoded.items == [{"role": "user", "content": f"hi\n2. {head}"},
+                             {"role": "assistant", "content": "ok"}]
+    assert [r.kind for r in decoded.recoveries if r.lost] == [RecoveryKind.AMBIGUOUS]
+    assert any({"role": word, "content": json} in candidate.items
+               for candidate in decoded.candidates)
 
 
 @pytest.mark.parametrize("word", WORDS)
