@@ -62,3 +62,20 @@ def test_decode_exits_by_the_table_and_prints_the_written_items(name: str,
     result = decode(path)
     assert result.returncode == exit_code, result.stderr
     assert same_items(json.loads(result.stdout), example.reading)
+
+
+@pytest.mark.parametrize("name", sorted(name for name in EXAMPLES if EXAMPLES[name].untouched))
+def test_migrate_dry_run_leaves_a_turn_taken_from_text(name: str, tmp_path: Path) -> None:
+    """``handoff-codec migrate --dry-run`` on a JSON Lines store holding the summary: the
+    row is left as it is (a system or developer turn, or an unpaired tool item, read from
+    text is never rewritten), and the store is not touched."""
+    store = tmp_path / "items.jsonl"
+    row = json.dumps({"role": "assistant", "content": EXAMPLES[name].text}) + "\n"
+    store.write_text(row, encoding="utf-8")
+    result = subprocess.run([sys.executable, "-m", "handoff_codec.cli", "migrate", str(store),
+                             "--dry-run", "--json"], capture_output=True, text=True,
+                            timeout=60, cwd=tmp_path)
+    report = json.loads(result.stdout)
+    assert (report["summaries_found"], report["untouched"], report["would_migrate"]) == (1, 1, 0)
+    assert "ambiguous" in report["untouched_rows"][0]["reason"]
+    assert store.read_text(encoding="utf-8") == row
