@@ -470,7 +470,10 @@ class _Body:
         writers = candidates(self.against | (forms & _AGAINST_ANYWHERE))
         if raw_possible(writers) and (self.custom or self.unwritten & ~writes_of(writers) or (
                 self.guarded and lowered(self.items, self.guarded, self.tools)) or (
-                opened and not any(writer.escapes_line_breaks for writer in writers))):
-            return None  # a line a raw writer may have written as content: the steps read it
+                opened and (not any(writer.escapes_line_breaks for writer in writers) or (
+                    self.notes is not None and self.notes.any_lost())))):
+            # A line a raw writer may have written as content: the steps read it (and
+            # offer that reading of a line below `N. role: ` when the reading is flagged).
+            return None
         return self.items, forms
 
