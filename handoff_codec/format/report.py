@@ -197,6 +197,20 @@ class Recoveries:
         """Whether one of them says information may be lost, without building one."""
         return any(self._notes[code].lost for code in set(self._codes))
 
+    def losses(self, but: RecoveryKind) -> tuple[int, int, RecoveryKind | None]:
+        """How many say information may be lost, but those of kind ``but``, and the line
+        and kind of the first of them (0 and None when none), building none."""
+        notes, count, first = self._notes, 0, -1
+        for index, code in enumerate(self._codes):
+            note = notes[code]
+            if note.lost and note.kind is not but:
+                count += 1
+                if first < 0:
+                    first = index
+        if first < 0:
+            return 0, 0, None
+        return count, self._ints[3 * first], notes[self._codes[first]].kind
+
     def __len__(self) -> int:
         return len(self._codes)
 

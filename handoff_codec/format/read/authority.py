@@ -85,8 +85,13 @@ _LINKS = {**{kind: (True, kind, key) for kind, key in CALLS.items()},
 
 def may_rise(item: Mapping[str, Any]) -> bool:
     """Whether ``item`` is one :func:`lowered` may lower: a system or developer turn, or a
-    tool item."""
-    return _link(item) is not None or _rank(item) > 0
+    tool item (:func:`_link` is not None)."""
+    kind = item.get("type")
+    if type(kind) is str and (kind in _LINKS or kind in RESULTS):
+        return True
+    role = item.get("role")
+    return type(role) is str and (role in RANKS or (
+        role == "tool" and item.get("type", "message") == "message"))
 
 
 def _rank(item: Mapping[str, Any]) -> int:
@@ -147,19 +152,19 @@ class Pairs:
 
 
 def lowered(items: Sequence[Mapping[str, Any]], guarded: Sequence[int],
-            among: Iterable[int] | Pairs | None = None,
+            among: Iterable[int] | None = None,
             spilling: Collection[int] = ()) -> dict[int, int]:
     """The items of ``guarded`` (indexes, each with an item before it) that would gain
     authority from the item before them, with :class:`Why`; ``among`` the indexes of the
-    items that may be tool items (None: any), or their :class:`Pairs` made already;
-    ``spilling`` the items whose record content may have spilled from (no call before
-    one pairs with an output after it).
+    items that may be tool items (None: any), paired only when one of ``guarded`` is a
+    tool item; ``spilling`` those of ``among`` no output at or after which answers a call
+    before it (a record content may have spilled from came between).
 
     A turn of a rank no higher than the one above it gains nothing (a developer
     turn after a system turn).
     """
     found: dict[int, int] = {}
-    pairs, tools = (among, None) if isinstance(among, Pairs) else (None, among)
+    pairs: Pairs | None = None
     for index in guarded:
         item = items[index]
         rank = _rank(item)
@@ -172,7 +177,7 @@ def lowered(items: Sequence[Mapping[str, Any]], guarded: Sequence[int],
             continue
         if pairs is None:
             pairs = Pairs()
-            for tool in range(len(items)) if tools is None or spilling else tools:
+            for tool in range(len(items)) if among is None else among:
                 if tool in spilling:
                     pairs.cut()
                 pairs.add(tool, items[tool])

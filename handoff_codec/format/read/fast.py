@@ -6,8 +6,7 @@ lines come, and the evidence taken from them as they are read. That is the
 usual summary, legacy ones included. One ``findall`` of the usual lines
 (:func:`~.lines.usual_pattern`) gives each line, read by a small function:
 
-* :meth:`_Body.lines`: ``KNOWN_LINE`` and ``JSON_LINE`` (:meth:`_Body.json`),
-  the current format; any other line goes to
+* :meth:`_Body.lines`: ``KNOWN_LINE`` and ``JSON_LINE``, the current format; any other line goes to
 * :meth:`_Body.other`: ``PLAIN_LINE``, ``BARE_LINE`` (``bare_role``), a
   ``PLAIN_LINE`` whose word is an ``ITEM_TYPE`` before a JSON object
   (``typed_record``), each by its own terminal, and ``TEXT_LINE``: content of
@@ -29,7 +28,7 @@ from __future__ import annotations
 
 from .. import grammar
 from ..limits import depth_exceeded_at
-from .authority import RANKS, RISING, Pairs, lowered
+from .authority import RANKS, RISING, lowered, may_rise
 from .evidence import UNTYPED, json_forms, spaced, typed_word
 from .generations import Form, candidates, raw_possible, writes_of
 from .json_record import strict_scanner, whole_object
@@ -195,6 +194,7 @@ class _Body:
         "continued",
         "count",
         "custom",
+        "cuts",
         "empties",
         "engine",
         "forms",
@@ -206,7 +206,6 @@ class _Body:
         "notes",
         "offsets",
         "opening",
-        "pairs",
         "prefix",
         "rigid",
         "run_count",
@@ -216,6 +215,7 @@ class _Body:
         "strict",
         "text",
         "texts",
+        "tools",
         "unwritten",
     )
 
@@ -241,7 +241,10 @@ class _Body:
         # (by index) that must not gain authority, the tool items paired as they come,
         # and whether a record has a role no raw writer writes.
         self.guarded: list[int] = []
-        self.pairs = Pairs()  # the tool calls and outputs read, paired
+        self.tools: list[int] = []  # JSON and typed records: paired only if one is guarded
+        # Where no output answers a call before it (a record content may spill from came
+        # between: authority.lowered), as the number of tools read before each such place.
+        self.cuts: list[int] = []
         self.custom = False
         # The forms read right after a record content may spill from (JSON, TYPED): a
         # raw writer left must write them, else such a line is its content.
@@ -270,53 +273,51 @@ class _Body:
 
     def lines(self, lines: list[tuple[str, str, str]]) -> bool:
         """Read ``lines`` (``(number, role, rest)`` of :func:`~.lines.usual_pattern`): each
-        ``KNOWN_LINE`` here, each ``JSON_LINE`` by :meth:`json`, any other by :meth:`other`;
-        False to give up."""
+        ``KNOWN_LINE`` and ``JSON_LINE`` here, any other by :meth:`other`; False to give up.
+
+        What the usual lines change is held in locals, stored back around
+        :meth:`other`: a method call or attribute per record costs a tenth of a read."""
         numbers, count, known, strict = _NUMBERS, self.count, self.engine.known, self.strict
         if count + len(lines) + 1 >= len(numbers):
             numbers.extend(map(str, range(len(numbers), count + len(lines) + 2)))
-        append, guarded, ranked = self.items.append, self.guarded, RANKS
+        append, guarded, tools, ranked = self.items.append, self.guarded, self.tools, RANKS
+        scan, prefix, forms, rigid = self.engine.json, self.prefix, self.forms, self.rigid
         for number, role, rest in lines:
             if role:  # KNOWN_LINE: the usual record (its item built as vocabulary.message)
                 count += 1
                 if number != numbers[count]:
                     return False
-                if role in ranked and not self.prefix and not strict:
+                if role in ranked and not prefix and not strict:
                     guarded.append(count - 1)
                 append({"role": known[role], "content": rest})
                 if not rest:
                     self.empties.append(count)
-                self.prefix = False
-            elif number:  # JSON_LINE
-                self.count = count = count + 1
-                if number != numbers[count] or not self.json(rest):
+                prefix = False
+            elif number:  # JSON_LINE: its object, and the forms it shows
+                count += 1
+                if number != numbers[count]:
                     return False
+                record = scan(rest, self.against if prefix else forms)
+                if record is None or (self.named_at and self.named_at == count - 1):
+                    return False
+                if not strict:
+                    if rigid != count - 1:  # the record above may hold spilled content
+                        self.unwritten |= Form.JSON | (Form.SPACED_JSON if spaced(rest) else 0)
+                        self.cuts.append(len(tools))  # (no call above pairs with an output)
+                    tools.append(count - 1)
+                    if not prefix and may_rise(record[0]):
+                        guarded.append(count - 1)
+                append(record[0])
+                forms |= record[1]
+                if prefix:
+                    self.against |= record[1]
+                rigid = count  # a line below it belongs to no record
             else:  # any other line, whole
-                self.count = count
+                self.count, self.prefix, self.forms, self.rigid = count, prefix, forms, rigid
                 if not self.other(rest):
                     return False
-                count = self.count
-        self.count = count
-        return True
-
-    def json(self, rest: str) -> bool:
-        """A ``JSON_LINE`` (record ``count``): its object; False to give up."""
-        record = self.engine.json(rest, self.against if self.prefix else self.forms)
-        if record is None or (self.named_at and self.named_at == self.count - 1):
-            return False
-        value, forms = record
-        if not self.strict:
-            if self.rigid != self.count - 1:  # the record above may hold spilled content
-                self.unwritten |= Form.JSON | (Form.SPACED_JSON if spaced(rest) else 0)
-                self.pairs.cut()  # (no call above it pairs with an output below it)
-            index = self.count - 1
-            if self.pairs.add(index, value) and not self.prefix:
-                self.guarded.append(index)
-        self.items.append(value)
-        self.forms |= forms
-        if self.prefix:
-            self.against |= forms
-        self.rigid = self.count  # a line below it belongs to no record
+                count, prefix, forms, rigid = self.count, self.prefix, self.forms, self.rigid
+        self.count, self.prefix, self.forms, self.rigid = count, prefix, forms, rigid
         return True
 
     def other(self, line: str) -> bool:
@@ -360,10 +361,9 @@ class _Body:
         index = self.record(role, True, "")
         if index < 0:
             return False
-        if self.spilling:
-            self.pairs.cut()
+        if self.spilling or name:
+            self.cuts.append(len(self.tools))
         if name:  # its name may go on below (written verbatim): records after it are guarded
-            self.pairs.cut()
             self.prefix = False
             self.named_at = self.count
         if self.notes is not None:
@@ -438,8 +438,8 @@ class _Body:
             value["type"] = role
         if self.spilling:
             self.unwritten |= Form.TYPED
-            self.pairs.cut()
-        self.pairs.add(self.count - 1, value)
+            self.cuts.append(len(self.tools))
+        self.tools.append(self.count - 1)
         self.items.append(value)
         self.forms |= Form.TYPED
         return True
@@ -466,12 +466,19 @@ class _Body:
             if self.notes is not None:
                 self.notes.update(self.run_note, self.run_count)
 
+    def lowered(self) -> bool:
+        """Whether a guarded record would gain authority (``authority.lowered``)."""
+        tools = self.tools
+        cut = {tools[at] for at in self.cuts if at < len(tools)}
+        return bool(lowered(self.items, self.guarded, tools, cut))
+
     def finish(self) -> Read | None:
         """The items and forms, or None when a record a raw writer may have written as
         content would gain authority (the steps read it: ``authority.py``)."""
-        self.join()
-        if any(content_parts(self.items[index]["content"]) is not None
-               for index in self.lists):
+        if self.run_count:
+            self.join()
+        if self.lists and any(content_parts(self.items[index]["content"]) is not None
+                              for index in self.lists):
             return None  # content that may be a list (spilled lines too): the steps say so
         forms = self.forms
         if self.continued:
@@ -488,8 +495,11 @@ class _Body:
         # the writer: only they may rule out a raw writer (evidence.py, _AGAINST_RAW).
         writers = candidates(self.against | (forms & _AGAINST_ANYWHERE))
         if raw_possible(writers) and (self.custom or self.unwritten & ~writes_of(writers) or (
-                self.guarded and lowered(self.items, self.guarded, self.pairs)) or (
-                opened and not any(writer.escapes_line_breaks for writer in writers))):
-            return None  # a line a raw writer may have written as content: the steps read it
+                self.guarded and self.lowered()) or (
+                opened and (not any(writer.escapes_line_breaks for writer in writers) or (
+                    self.notes is not None and self.notes.any_lost())))):
+            # A line a raw writer may have written as content: the steps read it (and
+            # offer that reading of a line below `N. role: ` when the reading is flagged).
+            return None
         return self.items, forms
 

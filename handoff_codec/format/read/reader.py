@@ -115,7 +115,7 @@ class Reader:
             if notes is None:
                 return Decoded(items=read[0], format=Format.CURRENT)
             return _Reading(read[0], notes, candidates(read[1]), (), read[1]).decoded()
-        reading = self._read(text, way[1])
+        reading = self._read(text, way[1], report)
         if report:
             return reading.decoded()
         _warn_lost(reading.recoveries)
@@ -161,8 +161,9 @@ class Reader:
         self._check_records(text)
         return reference.legacy_lines(text, self.literals)
 
-    def _read(self, text: str, body: Body) -> _Reading:
-        """Steps 3 to 5 on the lines of the fast tokenizer or of the Lark reference."""
+    def _read(self, text: str, body: Body, offer: bool) -> _Reading:
+        """Steps 3 to 5 on the lines of the fast tokenizer or of the Lark reference (step 5,
+        the other readings, if ``offer``)."""
         envelope, tokens = body(text)
         recoveries = new_recoveries(text)
         if envelope.legacy_preamble:
@@ -170,14 +171,9 @@ class Reader:
         if envelope.empty:
             return _Reading([], recoveries, candidates(0), ())
         try:
-            return self._records(text, envelope, recoveries, tokens)
+            return records_reading(self, text, envelope, recoveries, tokens, offer=offer)
         except ReadFailure as failure:
             raise failure.at(text) from None
-
-    def _records(self, text: str, envelope: Envelope, recoveries: Any,
-                 tokens: dict[int, Line] | None) -> _Reading:
-        """Steps 3 to 5 (``readings.py``): the records of the body, the other readings."""
-        return records_reading(self, text, envelope, recoveries, tokens)
 
 
 @functools.cache
@@ -195,9 +191,9 @@ def _no_pass(text: str, strict: bool, notes: Recoveries | None) -> None:
 def _warn_lost(recoveries: Recoveries) -> None:
     """A :class:`LossWarning` when a lenient read lost something but an empty turn's None."""
     if recoveries.any_lost():
-        lost = [r for r in recoveries if r.lost and r.kind is not RecoveryKind.BARE_ROLE]
-        if lost:
+        count, line, kind = recoveries.losses(RecoveryKind.BARE_ROLE)
+        if kind is not None:
             warnings.warn(LossWarning(
-                f"the summary was read with {len(lost)} loss(es), the first on line "
-                f"{lost[0].line} ({lost[0].kind.value}); decode() reports each, with the "
-                "other readings"), stacklevel=4)
+                f"the summary was read with {count} loss(es), the first on line {line} "
+                f"({kind.value}); decode() reports each, with the other readings"),
+                stacklevel=4)

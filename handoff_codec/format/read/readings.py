@@ -147,7 +147,8 @@ class _Body:
         def read() -> list[Item]:
             return records_reading(self.reader, self.text, self.envelope,
                                    new_recoveries(self.text), self.tokens,
-                                   self.options.but(**{"words": self.words, **changes})).items
+                                   self.options.but(**{"words": self.words, **changes}),
+                                   offer=False).items
         return self.lazily(read)
 
     def lazily(self, read: Callable[[], list[Item]]) -> Callable[[], list[Item]]:
@@ -161,8 +162,10 @@ class _Body:
 
 
 def records_reading(reader: Reader, text: str, envelope: Envelope, recoveries: Recoveries,
-                    tokens: dict[int, Line] | None, options: Options = _DEFAULT) -> Reading:
-    """The records of the body (steps 3 and 4) and the other readings of them (step 5).
+                    tokens: dict[int, Line] | None, options: Options = _DEFAULT,
+                    offer: bool = True) -> Reading:
+    """The records of the body (steps 3 and 4) and, if ``offer``, the other readings of
+    them (step 5: a report's candidates).
 
     ``tokens`` are the body's lines by offset (the Lark reference's; None: the
     fast tokenizer's); ``options`` how the doubts are read."""
@@ -179,7 +182,11 @@ def records_reading(reader: Reader, text: str, envelope: Envelope, recoveries: R
     forms = numbering.forms | records.forms
     writers = candidates(forms)
     listed = records.settle_lists(any(writer.lists_after_colon for writer in writers))
-    others = _others(body, first, numbering, records, writers, recoveries, listed)
+    if numbering.quoted >= 0:
+        recoveries.merge(((text.count("\n", 0, numbering.quoted) + 1, Code.AMBIGUOUS_QUOTED,
+                           numbering.quoted, 0),))
+    others = _others(body, first, numbering, records, writers, recoveries, listed) \
+        if offer else ()
     return Reading(items, recoveries, writers, others, forms)
 
 
@@ -236,10 +243,7 @@ def _others(body: _Body, first: evidence.Numbering, numbering: evidence.Numberin
         found.append(Candidate(
             reading="'word: {...}' lines of a word that is no item type as messages of "
                     "that role", items=body.again(words=False)))
-    if numbering.quoted >= 0:
-        quoted = numbering.quoted
-        recoveries.merge(((body.text.count("\n", 0, quoted) + 1, Code.AMBIGUOUS_QUOTED,
-                           quoted, 0),))
+    if numbering.quoted >= 0:  # (noted by records_reading)
         found.append(Candidate(
             reading="lines between a start and an end marker line as a summary quoted "
                     "in content, though no preamble line comes before it",

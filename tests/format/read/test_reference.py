@@ -135,6 +135,8 @@ def assert_engines_agree(text: str, codec: Codec) -> None:
          "default")
 # content that may be a list once its spilled lines are read with it
 @example(HEAD + '1. user: [\n{"type": "input_text", "text": "hi"}]\n' + DEFAULT_END, "default")
+# a flagged reading with a record right below `N. role: `: both offer it as content
+@example(HEAD + "1. system: \n2. user\n" + DEFAULT_END, "default")
 @example("", "default")
 def test_the_engines_agree_on_any_text(text: str, codec: str) -> None:
     assert_engines_agree(text, CODECS[codec])
