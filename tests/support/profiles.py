@@ -2,7 +2,7 @@
 
 ``CI=true`` selects ``ci``, which is derandomized: a CI run is reproducible, the
 same examples each time (local runs and the fuzz job keep exploring at random).
-``HYPOTHESIS_PROFILE`` overrides either way. A
+``HYPOTHESIS_PROFILE`` overrides either way (``ci-tenth``: a tenth, derandomized). A
 property test states its full-strength count with ``@examples(n)``: ``ci``
 runs n examples, ``dev`` a tenth of them (at least 25).
 """
@@ -17,6 +17,10 @@ __all__ = ["PROFILE", "examples"]
 
 settings.register_profile("ci", deadline=None, print_blob=True, derandomize=True)
 settings.register_profile("dev", deadline=None, max_examples=25)
+# A tenth, derandomized: the compiled wheel's run in CI, which the full-strength run of
+# the same tests on pure Python has already covered.
+settings.register_profile("ci-tenth", deadline=None, print_blob=True, derandomize=True,
+                          max_examples=25)
 
 PROFILE = os.environ.get("HYPOTHESIS_PROFILE") or (
     "ci" if os.environ.get("CI") == "true" else "dev")
