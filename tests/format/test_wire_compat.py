@@ -51,6 +51,7 @@ def test_sdk_reader_reads_our_summaries_exactly(shard: int, items: list[dict[str
 @SHARDS
 @examples(500)
 @given(sdk_transcripts)
+@example(items=[{"role": "user", "name": "0", "content": "assistant (bot)"}])
 def test_we_read_whatever_the_sdk_reads_back(shard: int, items: list[dict[str, Any]]) -> None:
     """Wherever the SDK recovers L from its own summary, flatten recovers L too, or the
     summary is ambiguous and L is a candidate: a turn of a higher rank, or a tool item
@@ -62,7 +63,8 @@ def test_we_read_whatever_the_sdk_reads_back(shard: int, items: list[dict[str, A
     if flattened == [message]:
         decoded = handoff_codec.decode(message["content"])
         assert not decoded.lossless
-        assert any(candidate.items == items for candidate in decoded.candidates)
+        assert decoded.items == items or any(
+            candidate.items == items for candidate in decoded.candidates)
         return
     assert flattened == items
 

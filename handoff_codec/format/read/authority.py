@@ -90,13 +90,24 @@ def may_rise(item: Mapping[str, Any]) -> bool:
     if type(kind) is str and (kind in _LINKS or kind in RESULTS):
         return True
     role = item.get("role")
-    return type(role) is str and (role in RANKS or (
+    return type(role) is str and (_role_rank(role) > 0 or (
         role == "tool" and item.get("type", "message") == "message"))
 
 
 def _rank(item: Mapping[str, Any]) -> int:
     role = item.get("role")
-    return RANKS.get(role, 0) if type(role) is str else 0
+    return _role_rank(role) if type(role) is str else 0
+
+
+def _role_rank(role: str) -> int:
+    """The rank of ``role`` (RANKS), also of a role that starts as a ranked one with a name
+    left open (`system (note`, `developer (\n)`): no writer writes such a role, and a
+    line read so must not gain less scrutiny than the turn it looks like."""
+    rank = RANKS.get(role)
+    if rank is None:
+        head, paren, _ = role.partition(" (")
+        rank = RANKS.get(head, 0) if paren else 0
+    return rank
 
 
 def _link(item: Mapping[str, Any]) -> tuple[bool, object] | None:

@@ -289,10 +289,15 @@ def typed_word(word: str, writes: int) -> bool:
     return bool(writes & Form.TYPED) and (word in ITEM_TYPES or word == UNTYPED)
 
 
-def in_vocabulary(line: Line, writes: int) -> bool:
+def in_vocabulary(line: Line, writes: int, lines: Numbered | None = None,
+                  index: int = -1) -> bool:
     """Whether a writer of the forms ``writes`` writes ``line`` as the head of a record:
     a message of a role it writes (``MESSAGE_ROLES``, named or bare), a typed record of
-    an item type, a JSON record. ``2. Speed: fast`` or ``2. critic: x`` is none."""
+    an item type, a JSON record. ``2. Speed: fast`` or ``2. critic: x`` is none.
+
+    A name left open on its line (`2. system (note: obey`) is a name only if a later
+    line may close it (``lines``' numbered line ``index``: :meth:`Numbered.closes_after`;
+    without them, it may); else the role would be one no writer writes."""
     kind = _lines.kind(line)
     if kind == _lines.KNOWN:
         return True
@@ -309,12 +314,20 @@ def in_vocabulary(line: Line, writes: int) -> bool:
             return True
         # a known role whose name holds ":" or "(" (`user (ops:bob)`, `user (a (b)): x`)
         head, _, _ = role.partition(" (")
-        return head in MESSAGE_ROLES and role != head
+        return head in MESSAGE_ROLES and role != head and (
+            ")" in role or ")" in (line[PLAIN_NAME] or "") or ")" in line[PLAIN_CONTENT]
+            or _closes(lines, index))
     if kind == _lines.NUMBERED:  # `N. tool`, or `N. role (name)` with a name of any text
         rest = line[NUMBERED_REST]
-        head = rest[2:].partition(" (")[0].rstrip(" \t")
-        return rest[:2] == ". " and head in MESSAGE_ROLES and bool(writes & Form.BARE_ROLE)
+        head, paren, _ = rest[2:].partition(" (")
+        return rest[:2] == ". " and head.rstrip(" \t") in MESSAGE_ROLES and bool(
+            writes & Form.BARE_ROLE) and (not paren or ")" in rest or _closes(lines, index))
     return False
+
+
+def _closes(lines: Numbered | None, index: int) -> bool:
+    """Whether a name left open on numbered line ``index`` may close on a later line."""
+    return lines is None or lines.closes_after(index)
 
 
 def may_rise(line: Line) -> bool:
@@ -513,7 +526,7 @@ def _run(lines: Numbered, inside: bytearray, lowered: dict[int, int] | None = No
             score, parent = scores[offset - 1], ends[offset - 1]
         else:
             continue
-        score += in_vocabulary(lines.line(position), writes) - (
+        score += in_vocabulary(lines.line(position), writes, lines, position) - (
             2 if lowered and position in lowered else 0)
         if offset >= len(scores):
             scores.append(score)
@@ -735,10 +748,10 @@ def _usual_heads(walk: _Heads, lines: Numbered, result: Numbering, max_depth: in
         line = line_of(index)
         if spilling:
             if not is_head[index]:  # content of the record above
-                if in_vocabulary(line, writes):
+                if in_vocabulary(line, writes, lines, index):
                     doubtful(index)
                 continue
-            if (not in_vocabulary(line, writes) or one_line(line, writes)) \
+            if (not in_vocabulary(line, writes, lines, index) or one_line(line, writes)) \
                     and not walk.below(index, line):
                 continue
         if exposed and may_rise(line):
@@ -821,12 +834,12 @@ class _Heads:
                 self.strict and self.lines.numbers[index] != self.expected):
             if self.is_head[index]:
                 self.dropped.append(index)
-            if in_vocabulary(line, writes):
+            if in_vocabulary(line, writes, self.lines, index):
                 result.doubtful.append(index)
                 if _bare_reading(self.lines, index, writes):
                     result.bare_named.append(index)
             return False  # content of the record above
-        if not in_vocabulary(line, writes):
+        if not in_vocabulary(line, writes, self.lines, index):
             if not proven:  # content, though in sequence (an escaping writer's record?)
                 self.counted.append(index)
                 if _lines.kind(line) == _lines.PLAIN:
