@@ -36,11 +36,11 @@ from ..report import Decoded, Format, RecoveryKind
 from . import reference
 from .envelope import Envelope, splitter
 from .fast import FastEngine
-from .generations import candidates
+from .generations import candidates, raw_possible
 from .notes import Code
 from .raw_breaks import first_raw_break, refusal
 from .readings import Reading as _Reading
-from .readings import records_reading
+from .readings import as_written, records_reading
 from .records import new_recoveries
 
 TYPE_CHECKING = False  # typing is not imported at run time (see ..models)
@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any, Literal, overload
 
-    from ..report import Recoveries
+    from ..report import Candidate, Recoveries
     from .fast import Read
     from .lines import Line
 
@@ -114,12 +114,23 @@ class Reader:
                 return read[0]
             if notes is None:
                 return Decoded(items=read[0], format=Format.CURRENT)
-            return _Reading(read[0], notes, candidates(read[1]), (), read[1]).decoded()
+            others = self._as_written(text, notes, read)
+            return _Reading(read[0], notes, candidates(read[1]), others, read[1]).decoded()
         reading = self._read(text, way[1])
         if report:
             return reading.decoded()
         _warn_lost(reading.recoveries)
         return reading.items
+
+    def _as_written(self, text: str, notes: Recoveries, read: Read) -> tuple[Candidate, ...]:
+        """The readings as the raw writer wrote it of a text the one pass read, when it
+        lost something (``readings.as_written``; the steps offer them likewise)."""
+        if not notes.any_lost() or not raw_possible(candidates(read[1])):
+            return ()
+        envelope = self.split(text)
+        if envelope is None or envelope.empty:
+            return ()
+        return as_written(text, envelope, self.max_depth, read[0])
 
     def _strict(self, text: str) -> list[Item]:
         """The items of a current-format summary the one pass left, read by the parser of

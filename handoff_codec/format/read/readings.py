@@ -22,6 +22,8 @@ from . import evidence
 from .authority import lowered
 from .generations import EMPTY_TURN_UNKEPT, Form, candidates, describe, raw_possible
 from .notes import Code
+from .raw_readings import items as raw_items
+from .raw_readings import raw_readings
 from .records import Names, RecordReader, content_parts, new_recoveries
 
 TYPE_CHECKING = False  # typing is not imported at run time (see ..models)
@@ -35,7 +37,7 @@ if TYPE_CHECKING:
     from .lines import Line
     from .reader import Reader
 
-__all__ = ["Options", "Reading", "records_reading"]
+__all__ = ["Options", "Reading", "as_written", "records_reading"]
 
 Item = dict[str, "Any"]
 
@@ -180,7 +182,33 @@ def records_reading(reader: Reader, text: str, envelope: Envelope, recoveries: R
     writers = candidates(forms)
     listed = records.settle_lists(any(writer.lists_after_colon for writer in writers))
     others = _others(body, first, numbering, records, writers, recoveries, listed)
+    if options is _DEFAULT and recoveries.any_lost() and raw_possible(writers):
+        others += as_written(text, envelope, reader.max_depth, items)
     return Reading(items, recoveries, writers, others, forms)
+
+
+# At most this many readings as the raw writer wrote the body (the likeliest first).
+_AS_WRITTEN = 8
+
+
+def as_written(text: str, envelope: Envelope, max_depth: int, main: list[Item],
+               ) -> tuple[Candidate, ...]:
+    """The likeliest readings of a flagged body as openai-agents 0.6 to 0.17.0 wrote it
+    (:mod:`.raw_readings`): records numbered 1, 2, 3 in order, each a line of its
+    vocabulary, whatever the evidence says of the writer; but ``main``, the reading."""
+    found = raw_readings(text, envelope.begin, envelope.stop, _AS_WRITTEN + 1, max_depth)
+    if found and not found[0].cost and raw_items(text, envelope.begin, envelope.stop,
+                                                 found[0], max_depth) == main:
+        del found[0]  # (the likeliest is most often the reading itself)
+    del found[_AS_WRITTEN:]
+
+    def reader(reading: Any) -> Callable[[], list[Item]]:
+        return lambda: raw_items(text, envelope.begin, envelope.stop, reading, max_depth)
+    return tuple(Candidate(
+        reading="as openai-agents 0.6 to 0.17.0 wrote it, its records numbered 1, 2, 3 in "
+                f"order (reading {rank} of the likeliest {len(found)}; lines that would "
+                f"continue the numbering read as content, or names, by {reading.cost})",
+        items=reader(reading)) for rank, reading in enumerate(found, 1))
 
 
 def _settled(body: _Body, numbering: evidence.Numbering, recoveries: Recoveries,
