@@ -189,6 +189,7 @@ def records_reading(reader: Reader, text: str, envelope: Envelope, recoveries: R
 
 # At most this many readings as the raw writer wrote the body (the likeliest first).
 _AS_WRITTEN = 8
+_ORDINALS = {1: "", 2: "2nd ", 3: "3rd "}
 
 
 def as_written(text: str, envelope: Envelope, max_depth: int, main: list[Item],
@@ -206,8 +207,9 @@ def as_written(text: str, envelope: Envelope, max_depth: int, main: list[Item],
         return lambda: raw_items(text, envelope.begin, envelope.stop, reading, max_depth)
     return tuple(Candidate(
         reading="as openai-agents 0.6 to 0.17.0 wrote it, its records numbered 1, 2, 3 in "
-                f"order (reading {rank} of the likeliest {len(found)}; lines that would "
-                f"continue the numbering read as content, or names, by {reading.cost})",
+                f"order: the {_ORDINALS.get(rank, f'{rank}th ')}likeliest such reading "
+                f"(cost {reading.cost}: each line that could start the next record read as "
+                "content, each name holding a line break or read to a later '): ', costs 1)",
         items=reader(reading)) for rank, reading in enumerate(found, 1))
 
 
