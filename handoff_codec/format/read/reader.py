@@ -36,7 +36,7 @@ from ..report import Decoded, Format, RecoveryKind
 from . import reference
 from .envelope import Envelope, splitter
 from .fast import FastEngine
-from .generations import candidates, raw_possible
+from .generations import candidates
 from .notes import Code
 from .raw_breaks import first_raw_break, refusal
 from .readings import Reading as _Reading
@@ -125,7 +125,7 @@ class Reader:
     def _as_written(self, text: str, notes: Recoveries, read: Read) -> tuple[Candidate, ...]:
         """The readings as the raw writer wrote it of a text the one pass read, when it
         lost something (``readings.as_written``; the steps offer them likewise)."""
-        if not notes.any_lost() or not raw_possible(candidates(read[1])):
+        if not notes.any_lost():
             return ()
         envelope = self.split(text)
         if envelope is None or envelope.empty:

@@ -182,7 +182,7 @@ def records_reading(reader: Reader, text: str, envelope: Envelope, recoveries: R
     writers = candidates(forms)
     listed = records.settle_lists(any(writer.lists_after_colon for writer in writers))
     others = _others(body, first, numbering, records, writers, recoveries, listed)
-    if options is _DEFAULT and recoveries.any_lost() and raw_possible(writers):
+    if options is _DEFAULT and recoveries.any_lost():
         others += as_written(text, envelope, reader.max_depth, items)
     return Reading(items, recoveries, writers, others, forms)
 
