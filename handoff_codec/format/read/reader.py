@@ -40,7 +40,7 @@ from .generations import candidates
 from .notes import Code
 from .raw_breaks import first_raw_break, refusal
 from .readings import Reading as _Reading
-from .readings import as_written, records_reading
+from .readings import records_reading
 from .records import new_recoveries
 
 TYPE_CHECKING = False  # typing is not imported at run time (see ..models)
@@ -114,7 +114,7 @@ class Reader:
                 return read[0]
             if notes is None:
                 return Decoded(items=read[0], format=Format.CURRENT)
-            others = self._as_written(text, notes, read)
+            others = self._others(text, notes, way[1])
             return _Reading(read[0], notes, candidates(read[1]), others, read[1]).decoded()
         reading = self._read(text, way[1])
         if report:
@@ -122,15 +122,17 @@ class Reader:
         _warn_lost(reading.recoveries)
         return reading.items
 
-    def _as_written(self, text: str, notes: Recoveries, read: Read) -> tuple[Candidate, ...]:
-        """The readings as the raw writer wrote it of a text the one pass read, when it
-        lost something (``readings.as_written``; the steps offer them likewise)."""
+    def _others(self, text: str, notes: Recoveries, body: Body,
+                ) -> tuple[Candidate, ...] | Callable[[], tuple[Candidate, ...]]:
+        """The other readings of a text the one pass read, when it lost something: those
+        the steps find (the same reading), found when first asked for."""
         if not notes.any_lost():
             return ()
-        envelope = self.split(text)
-        if envelope is None or envelope.empty:
-            return ()
-        return as_written(text, envelope, self.max_depth, read[0])
+
+        def found() -> tuple[Candidate, ...]:
+            others = self._read(text, body).candidates
+            return others() if callable(others) else others
+        return found
 
     def _strict(self, text: str) -> list[Item]:
         """The items of a current-format summary the one pass left, read by the parser of

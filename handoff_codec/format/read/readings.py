@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from .lines import Line
     from .reader import Reader
 
-__all__ = ["Options", "Reading", "as_written", "records_reading"]
+__all__ = ["Options", "Reading", "as_written", "records_reading", "then_as_written"]
 
 Item = dict[str, "Any"]
 
@@ -52,7 +52,8 @@ class Reading:
     __slots__ = ("candidates", "forms", "items", "recoveries", "writers")
 
     def __init__(self, items: list[Item], recoveries: Any, writers: tuple[Any, ...],
-                 candidates: tuple[Candidate, ...], forms: int = 0) -> None:
+                 candidates: tuple[Candidate, ...] | Callable[[], tuple[Candidate, ...]],
+                 forms: int = 0) -> None:
         self.items, self.recoveries = items, recoveries
         self.writers, self.candidates, self.forms = writers, candidates, forms
 
@@ -183,7 +184,8 @@ def records_reading(reader: Reader, text: str, envelope: Envelope, recoveries: R
     listed = records.settle_lists(any(writer.lists_after_colon for writer in writers))
     others = _others(body, first, numbering, records, writers, recoveries, listed)
     if options is _DEFAULT and recoveries.any_lost():
-        others += as_written(text, envelope, reader.max_depth, items)
+        return Reading(items, recoveries, writers,
+                       then_as_written(others, text, envelope, reader.max_depth, items), forms)
     return Reading(items, recoveries, writers, others, forms)
 
 
@@ -192,25 +194,29 @@ _AS_WRITTEN = 8
 _ORDINALS = {1: "", 2: "2nd ", 3: "3rd "}
 
 
+def then_as_written(others: tuple[Candidate, ...], text: str, envelope: Envelope,
+                    max_depth: int, main: list[Item]) -> Callable[[], tuple[Candidate, ...]]:
+    """``others``, then the readings :func:`as_written`, found when first asked for (a
+    read that never asks costs nothing more)."""
+    return lambda: (*others, *as_written(text, envelope, max_depth, main))
+
+
 def as_written(text: str, envelope: Envelope, max_depth: int, main: list[Item],
                ) -> tuple[Candidate, ...]:
     """The likeliest readings of a flagged body as openai-agents 0.6 to 0.17.0 wrote it
     (:mod:`.raw_readings`): records numbered 1, 2, 3 in order, each a line of its
-    vocabulary, whatever the evidence says of the writer; but ``main``, the reading."""
-    found = raw_readings(text, envelope.begin, envelope.stop, _AS_WRITTEN + 1, max_depth)
-    if found and not found[0].cost and raw_items(text, envelope.begin, envelope.stop,
-                                                 found[0], max_depth) == main:
-        del found[0]  # (the likeliest is most often the reading itself)
-    del found[_AS_WRITTEN:]
-
-    def reader(reading: Any) -> Callable[[], list[Item]]:
-        return lambda: raw_items(text, envelope.begin, envelope.stop, reading, max_depth)
+    vocabulary, whatever the evidence says of the writer; but ``main``, the reading
+    (called when the candidates are first asked for: see :func:`then_as_written`)."""
+    begin, stop = envelope.begin, envelope.stop
+    found = [(reading.cost, items) for reading in raw_readings(
+        text, begin, stop, _AS_WRITTEN + 1, max_depth)
+        if (items := raw_items(text, begin, stop, reading, max_depth)) != main]
     return tuple(Candidate(
         reading="as openai-agents 0.6 to 0.17.0 wrote it, its records numbered 1, 2, 3 in "
                 f"order: the {_ORDINALS.get(rank, f'{rank}th ')}likeliest such reading "
-                f"(cost {reading.cost}: each line that could start the next record read as "
+                f"(cost {cost}: each line that could start the next record read as "
                 "content, each name holding a line break or read to a later '): ', costs 1)",
-        items=reader(reading)) for rank, reading in enumerate(found, 1))
+        items=items) for rank, (cost, items) in enumerate(found[:_AS_WRITTEN], 1))
 
 
 def _settled(body: _Body, numbering: evidence.Numbering, recoveries: Recoveries,
