@@ -12,11 +12,14 @@ hostile generator (tests/support/hostile_raw.py) and shrunk.
 
 from __future__ import annotations
 
+import pickle
 from typing import Any
 
 import pytest
 
 import handoff_codec
+from handoff_codec import Decoded, Format
+from handoff_codec.format.report import Candidate
 from tests.format.read.summaries import AS_WRITTEN, Engine, as_written
 from tests.support.raw_writer import raw_holds, raw_summary
 
@@ -83,3 +86,18 @@ def test_a_long_body_is_not_searched(engine: Engine) -> None:
              *({"role": "assistant", "content": "ok"} for _ in range(2000))]
     decoded = handoff_codec.decode(raw_summary(items), engine=engine)
     assert not decoded.lossless and as_written(decoded) == []
+
+
+def test_candidates_given_as_a_function_are_found_once_when_first_asked_for() -> None:
+    """A read that never asks for the candidates does not search for them."""
+    calls: list[int] = []
+
+    def found() -> tuple[Candidate, ...]:
+        calls.append(1)
+        return (Candidate(reading="other", items=[{"role": "user", "content": "a"}]),)
+
+    decoded = Decoded(items=[], format=Format.LEGACY, candidates=found)
+    assert calls == []
+    assert decoded.candidates == decoded.candidates and len(calls) == 1
+    assert pickle.loads(pickle.dumps(decoded)) == decoded
+    assert decoded.model_dump()["candidates"][0]["reading"] == "other"
