@@ -17,7 +17,8 @@ read to another ``): `` than its first, or a line ``role (a): b)`` read as an
 empty turn named ``a): b``, costs 1 each. The cheapest reading is the one a
 reader that knows the writer's vocabulary gives (docs/spec.md, section 13);
 the others are what the writer may have had when a user typed record-shaped
-lines. A body of more than 2,000 lines is not searched. Only the records'
+lines. A body of more than 2,000 lines is not searched; a name ends within
+its record's first 4 lines, at one of its first three ``): ``. Only the records'
 places are found here; their items are read when asked for (:func:`items`).
 """
 
@@ -46,6 +47,8 @@ Place = tuple[int, int, int]
 # At most this many lines that start the next record are tried as the end of one
 # record (the nearest), and at most this many partial readings are kept per line.
 _NEAREST = 8
+# A name ends within this many lines of its record, at one of its first this many '): '.
+_NAME_LINES, _SPLITS = 4, 3
 # Bodies of more lines are not read so (what the search holds grows with the lines).
 _MAX_LINES = 2000
 
@@ -96,25 +99,27 @@ def _readings(lines: list[str], first: int, end: int, word: str, at: int,
         return [0] if len(rest) > 2 or end > first + 1 else []
     if not rest.startswith(" ("):
         return []
-    record = "\n".join(lines[first:end])[at + 2:]
-    return [cost for cost, _, _ in _names(record)]
+    return [cost for cost, _, _ in _names(lines, first, end, at)]
 
 
-def _names(record: str) -> list[tuple[int, str, str | None]]:
-    """Where the name of ``record`` (the text after `role (`) may end: (cost, name,
-    content or None for an empty turn), the cheapest first."""
-    found: list[tuple[int, str, str | None]] = []
-    at = record.find("): ")
+def _names(lines: list[str], first: int, end: int, at: int) -> list[tuple[int, int, bool]]:
+    """Where the name of the record on ``lines[first:end]`` (after `role (`, which ends
+    at ``at + 2`` of its first line) may end: (cost, the offset of its end in the text
+    after `role (`, whether the record is an empty turn), the cheapest first. A name
+    ends within the record's first ``_NAME_LINES`` lines, at one of its first
+    ``_SPLITS`` '): ' that leave a name and content."""
+    whole = end <= first + _NAME_LINES
+    head = "\n".join(lines[first:end if whole else first + _NAME_LINES])[at + 2:]
+    found: list[tuple[int, int, bool]] = []
     splits = 0
-    while at >= 0:
-        name, content = record[:at], record[at + 3:]
-        if name and content:
-            found.append((splits + ("\n" in name), name, content))
+    pos = head.find("): ")
+    while pos >= 0 and splits < _SPLITS:
+        if pos and (pos + 3 < len(head) or not whole):  # (content after the head's lines)
+            found.append((splits + ("\n" in head[:pos]), pos, False))
             splits += 1
-        at = record.find("): ", at + 1)
-    if record.endswith(")") and len(record) > 1:
-        name = record[:-1]
-        found.append((max(1, splits) + ("\n" in name), name, None))
+        pos = head.find("): ", pos + 1)
+    if whole and head.endswith(")") and len(head) > 1:
+        found.append((max(1, splits) + ("\n" in head), len(head) - 1, True))
     found.sort(key=lambda reading: reading[0])
     return found
 
@@ -196,7 +201,7 @@ def items(text: str, begin: int, stop: int, reading: RawReading, max_depth: int,
         elif rest.startswith(": "):
             found.append(message(word, "\n".join([rest[2:], *lines[first + 1:end]])))
         else:
+            _, pos, empty = _names(lines, first, end, at)[choice]
             record = "\n".join(lines[first:end])[at + 2:]
-            _, name, content = _names(record)[choice]
-            found.append(message(word, content or "", name))
+            found.append(message(word, "" if empty else record[pos + 3:], record[:pos]))
     return found

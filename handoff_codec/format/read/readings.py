@@ -190,7 +190,7 @@ def records_reading(reader: Reader, text: str, envelope: Envelope, recoveries: R
 
 
 # At most this many readings as the raw writer wrote the body (the likeliest first).
-_AS_WRITTEN = 8
+_AS_WRITTEN = 16
 _ORDINALS = {1: "", 2: "2nd ", 3: "3rd "}
 
 
