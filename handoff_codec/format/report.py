@@ -267,7 +267,7 @@ class Decoded(Model):
     stands for.
     """
 
-    __slots__ = ("candidates", "format", "items", "recoveries", "unkept", "writers")
+    __slots__ = ("_candidates", "format", "items", "recoveries", "unkept", "writers")
     _fields = ("items", "format", "recoveries", "writers", "unkept", "candidates")
     _defaults: ClassVar[dict[str, Any]] = {"recoveries": list, "writers": (), "unkept": (),
                                            "candidates": ()}
@@ -277,14 +277,15 @@ class Decoded(Model):
     recoveries: Sequence[Recovery] | Recoveries
     writers: tuple[str, ...]
     unkept: tuple[str, ...]
-    candidates: tuple[Candidate, ...]
+    _candidates: tuple[Candidate, ...] | Callable[[], tuple[Candidate, ...]]
 
     __hash__ = None  # type: ignore[assignment]
 
     def __init__(self, *, items: list[dict[str, Any]], format: Format,
                  recoveries: Sequence[Recovery] | Recoveries | None = None,
                  writers: tuple[str, ...] = (), unkept: tuple[str, ...] = (),
-                 candidates: tuple[Candidate, ...] = ()) -> None:
+                 candidates: tuple[Candidate, ...] | Callable[[], tuple[Candidate, ...]] = (),
+                 ) -> None:
         # Spelled out, not Model's loop: a report is built on every read.
         setter = object.__setattr__
         setter(self, "items", items)
@@ -292,7 +293,17 @@ class Decoded(Model):
         setter(self, "recoveries", [] if recoveries is None else recoveries)
         setter(self, "writers", writers)
         setter(self, "unkept", unkept)
-        setter(self, "candidates", candidates)
+        setter(self, "_candidates", candidates)
+
+    @property
+    def candidates(self) -> tuple[Candidate, ...]:
+        """The other readings. They may be given as a function that finds them: they are
+        then found when first asked for (as a Candidate's items are read)."""
+        found = self._candidates
+        if callable(found):
+            found = found()
+            object.__setattr__(self, "_candidates", found)
+        return found
 
     @property
     def lossless(self) -> bool:

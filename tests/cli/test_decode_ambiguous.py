@@ -43,7 +43,10 @@ def test_the_report_names_the_writers_and_what_they_cannot_hold(tmp_path: Path) 
     path.write_text(BARE)
     result = decode(path, "--json", "--allow-loss")
     document = json.loads(result.stdout)
-    assert document["format"] == "legacy" and document["candidates"] == []
+    assert document["format"] == "legacy"
+    # The one other reading: 0.6 to 0.17.0 wrote the bare role raw in the user's content.
+    assert [c["items"] for c in document["candidates"]] == [
+        [{"role": "user", "content": "q\n2. assistant"}]]
     assert document["writers"] == ["openai-agents 0.6.0 to 0.17.0 (and the Rust and Go ports "
                                    "that copy it)", "openai-agents 0.17.1 to 0.19.x",
                                    "openai-agents-js (a development commit, never released)"]

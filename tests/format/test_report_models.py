@@ -106,7 +106,10 @@ def test_the_fixture_holds_every_report() -> None:
     decoded = _expected()["decoded"]["model_dump_json"]
     assert list(decoded) == ["items", "format", "recoveries", "writers", "unkept", "candidates"]
     assert [candidate["reading"] for candidate in decoded["candidates"]] == [
-        "every numbered line a record, as an edited summary would be"]
+        "every numbered line a record, as an edited summary would be",
+        "as openai-agents 0.6 to 0.17.0 wrote it, its records numbered 1, 2, 3 in order: the "
+        "likeliest such reading (cost 1: each line that could start the next record read as "
+        "content, each name holding a line break or read to a later '): ', costs 1)"]
 
 
 @pytest.mark.parametrize("name", list(reports()))

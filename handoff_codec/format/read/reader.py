@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any, Literal, overload
 
-    from ..report import Recoveries
+    from ..report import Candidate, Recoveries
     from .fast import Read
     from .lines import Line
 
@@ -114,12 +114,25 @@ class Reader:
                 return read[0]
             if notes is None:
                 return Decoded(items=read[0], format=Format.CURRENT)
-            return _Reading(read[0], notes, candidates(read[1]), (), read[1]).decoded()
+            others = self._others(text, notes, way[1])
+            return _Reading(read[0], notes, candidates(read[1]), others, read[1]).decoded()
         reading = self._read(text, way[1], report)
         if report:
             return reading.decoded()
         _warn_lost(reading.recoveries)
         return reading.items
+
+    def _others(self, text: str, notes: Recoveries, body: Body,
+                ) -> tuple[Candidate, ...] | Callable[[], tuple[Candidate, ...]]:
+        """The other readings of a text the one pass read, when it lost something: those
+        the steps find (the same reading), found when first asked for."""
+        if not notes.any_lost():
+            return ()
+
+        def found() -> tuple[Candidate, ...]:
+            others = self._read(text, body, True).candidates
+            return others() if callable(others) else others
+        return found
 
     def _strict(self, text: str) -> list[Item]:
         """The items of a current-format summary the one pass left, read by the parser of

@@ -22,6 +22,8 @@ from . import evidence
 from .authority import lowered
 from .generations import EMPTY_TURN_UNKEPT, Form, candidates, describe, raw_possible
 from .notes import Code
+from .raw_readings import items as raw_items
+from .raw_readings import raw_readings
 from .records import Names, RecordReader, content_parts, new_recoveries
 
 TYPE_CHECKING = False  # typing is not imported at run time (see ..models)
@@ -35,7 +37,7 @@ if TYPE_CHECKING:
     from .lines import Line
     from .reader import Reader
 
-__all__ = ["Options", "Reading", "records_reading"]
+__all__ = ["Options", "Reading", "as_written", "records_reading", "then_as_written"]
 
 Item = dict[str, "Any"]
 
@@ -50,7 +52,8 @@ class Reading:
     __slots__ = ("candidates", "forms", "items", "recoveries", "writers")
 
     def __init__(self, items: list[Item], recoveries: Any, writers: tuple[Any, ...],
-                 candidates: tuple[Candidate, ...], forms: int = 0) -> None:
+                 candidates: tuple[Candidate, ...] | Callable[[], tuple[Candidate, ...]],
+                 forms: int = 0) -> None:
         self.items, self.recoveries = items, recoveries
         self.writers, self.candidates, self.forms = writers, candidates, forms
 
@@ -185,9 +188,43 @@ def records_reading(reader: Reader, text: str, envelope: Envelope, recoveries: R
     if numbering.quoted >= 0:
         recoveries.merge(((text.count("\n", 0, numbering.quoted) + 1, Code.AMBIGUOUS_QUOTED,
                            numbering.quoted, 0),))
-    others = _others(body, first, numbering, records, writers, recoveries, listed) \
-        if offer else ()
+    if not offer:
+        return Reading(items, recoveries, writers, (), forms)
+    others = _others(body, first, numbering, records, writers, recoveries, listed)
+    if options is _DEFAULT and recoveries.any_lost():
+        return Reading(items, recoveries, writers,
+                       then_as_written(others, text, envelope, reader.max_depth, items), forms)
     return Reading(items, recoveries, writers, others, forms)
+
+
+# At most this many readings as the raw writer wrote the body (the likeliest first).
+_AS_WRITTEN = 16
+_ORDINALS = {1: "", 2: "2nd ", 3: "3rd "}
+
+
+def then_as_written(others: tuple[Candidate, ...], text: str, envelope: Envelope,
+                    max_depth: int, main: list[Item]) -> Callable[[], tuple[Candidate, ...]]:
+    """``others``, then the readings :func:`as_written`, found when first asked for (a
+    read that never asks costs nothing more)."""
+    return lambda: (*others, *as_written(text, envelope, max_depth, main))
+
+
+def as_written(text: str, envelope: Envelope, max_depth: int, main: list[Item],
+               ) -> tuple[Candidate, ...]:
+    """The likeliest readings of a flagged body as openai-agents 0.6 to 0.17.0 wrote it
+    (:mod:`.raw_readings`): records numbered 1, 2, 3 in order, each a line of its
+    vocabulary, whatever the evidence says of the writer; but ``main``, the reading
+    (called when the candidates are first asked for: see :func:`then_as_written`)."""
+    begin, stop = envelope.begin, envelope.stop
+    found = [(reading.cost, items) for reading in raw_readings(
+        text, begin, stop, _AS_WRITTEN + 1, max_depth)
+        if (items := raw_items(text, begin, stop, reading, max_depth)) != main]
+    return tuple(Candidate(
+        reading="as openai-agents 0.6 to 0.17.0 wrote it, its records numbered 1, 2, 3 in "
+                f"order: the {_ORDINALS.get(rank, f'{rank}th ')}likeliest such reading "
+                f"(cost {cost}: each line that could start the next record read as "
+                "content, each name holding a line break or read to a later '): ', costs 1)",
+        items=items) for rank, (cost, items) in enumerate(found[:_AS_WRITTEN], 1))
 
 
 def _settled(body: _Body, numbering: evidence.Numbering, recoveries: Recoveries,

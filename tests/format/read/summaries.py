@@ -15,14 +15,30 @@ from handoff_codec import Codec, DecodeError
 from handoff_codec.format import DEFAULT_END, DEFAULT_PREAMBLE, DEFAULT_START, LEGACY_PREAMBLE
 from handoff_codec.format.report import Candidate
 
-__all__ = ["ENGINES", "HEAD", "LEGACY_HEAD", "SIGNATURE", "Engine", "candidate_items", "outcome",
-           "summary"]
+__all__ = ["AS_WRITTEN", "ENGINES", "HEAD", "LEGACY_HEAD", "SIGNATURE", "Engine", "as_written",
+           "candidate_items", "doubts", "outcome", "summary"]
 
 Engine = Literal["fast", "lark"]
 ENGINES: tuple[Engine, ...] = ("fast", "lark")
 HEAD = f"{DEFAULT_PREAMBLE}\n{DEFAULT_START}\n"
 LEGACY_HEAD = f"{LEGACY_PREAMBLE}\n{DEFAULT_START}\n"
 SIGNATURE = "(signed hmac-sha256 " + "ab" * 32 + ")\n"
+
+
+# How the readings of a flagged body as the raw writer wrote it begin (offered after the others).
+AS_WRITTEN = "as openai-agents 0.6 to 0.17.0 wrote it, its records numbered 1, 2, 3 in order"
+
+
+def as_written(decoded: handoff_codec.Decoded) -> list[Candidate]:
+    """The readings of a flagged body as the raw 0.6 to 0.17.0 writer wrote it."""
+    return [c for c in decoded.candidates if c.reading.startswith(AS_WRITTEN)]
+
+
+def doubts(decoded: handoff_codec.Decoded) -> list[Candidate]:
+    """The other readings but those (each of a doubt the text leaves), which come first."""
+    found = [c for c in decoded.candidates if not c.reading.startswith(AS_WRITTEN)]
+    assert decoded.candidates[:len(found)] == tuple(found)
+    return found
 
 
 def summary(*lines: str) -> str:

@@ -17,7 +17,7 @@ import pytest
 
 import handoff_codec
 from handoff_codec import Format
-from tests.format.read.summaries import Engine, summary
+from tests.format.read.summaries import Engine, doubts, summary
 
 LISTS = "JSON arrays of content parts as list content, as openai-agents 0.6 to 0.17.0 wrote it"
 IMAGE = [{"type": "input_text", "text": "what is this?"},
@@ -47,7 +47,7 @@ def test_an_image_part_stays_text_and_the_list_is_the_candidate(engine: Engine) 
                              {"role": "assistant", "content": "a cat"}]
     assert notes(decoded) == [(3, "ambiguous", True)]
     assert "JSON array of content parts" in decoded.recoveries[0].message
-    [candidate] = decoded.candidates
+    [candidate] = doubts(decoded)
     assert candidate.reading == LISTS
     assert candidate.items == [{"role": "user", "content": IMAGE},
                                {"role": "assistant", "content": "a cat"}]
@@ -63,7 +63,7 @@ def test_each_content_part_type_is_ambiguous(kind: str, head: str, engine: Engin
     [item] = decoded.items
     assert item["content"] == content
     assert notes(decoded) == [(3, "ambiguous", True)]
-    [candidate] = decoded.candidates
+    [candidate] = doubts(decoded)
     assert candidate.items == [{**item, "content": [PARTS[kind]]}]
 
 
@@ -110,7 +110,7 @@ def test_an_empty_array_may_have_been_an_empty_list(engine: Engine) -> None:
     decoded = handoff_codec.decode(summary("1. user: []"), engine=engine)
     assert decoded.items == [{"role": "user", "content": "[]"}]
     assert notes(decoded) == [(3, "ambiguous", True)]
-    [candidate] = decoded.candidates
+    [candidate] = doubts(decoded)
     assert candidate.items == [{"role": "user", "content": []}]
 
 
@@ -122,7 +122,7 @@ def test_evidence_of_0_6_keeps_the_text_and_the_doubt(engine: Engine) -> None:
     assert decoded.items[0]["content"] == json.dumps(IMAGE)
     assert notes(decoded) == [(3, "ambiguous", True), (4, "typed_record", False)]
     assert decoded.format is Format.LEGACY_0_6
-    [candidate] = decoded.candidates
+    [candidate] = doubts(decoded)
     assert candidate.items[0]["content"] == IMAGE and candidate.items[1]["type"] == "reasoning"
 
 
@@ -133,7 +133,7 @@ def test_every_array_of_parts_is_noted_and_listed_in_one_candidate(engine: Engin
         engine=engine)
     assert [item["content"] for item in decoded.items] == [first, "[1]", second]
     assert notes(decoded) == [(3, "ambiguous", True), (5, "ambiguous", True)]
-    [candidate] = decoded.candidates
+    [candidate] = doubts(decoded)
     assert [item["content"] for item in candidate.items] == [
         [PARTS["input_text"]], "[1]", [PARTS["output_text"]]]
 

@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 import handoff_codec
 from handoff_codec import DecodeError, Format, RecoveryKind
 from handoff_codec.format import DEFAULT_END, DEFAULT_START
-from tests.format.read.summaries import Engine, summary
+from tests.format.read.summaries import Engine, doubts, summary
 from tests.support.legacy_fixtures import ROWS, release, row_id
 from tests.support.profiles import examples
 from tests.support.strategies import transcripts
@@ -60,7 +60,7 @@ def notes(decoded: handoff_codec.Decoded) -> list[tuple[int, str, bool]]:
 
 
 def other_readings(decoded: handoff_codec.Decoded) -> list[tuple[str, list[dict[str, Any]]]]:
-    return [(candidate.reading, candidate.items) for candidate in decoded.candidates]
+    return [(candidate.reading, candidate.items) for candidate in doubts(decoded)]
 
 
 # ------------------------------------------------------------------ 1. the run

@@ -24,7 +24,7 @@ import pytest
 
 import handoff_codec
 from handoff_codec import RecoveryKind
-from tests.format.read.summaries import Engine, summary
+from tests.format.read.summaries import Engine, doubts, summary
 
 IMAGE = [{"type": "input_text", "text": "what is in this picture?"},
          {"type": "input_image", "image_url": "https://example.com/cat.png", "detail": "auto"}]
@@ -40,7 +40,7 @@ def test_list_lookalike_with_an_image_part_stays_a_string(engine: Engine) -> Non
     assert decoded.items[0] == {"role": "user", "content": json.dumps(IMAGE)}
     assert handoff_codec.loads(LIST_TEXT, engine=engine) == decoded.items
     assert [(r.kind, r.lost) for r in decoded.recoveries] == [(RecoveryKind.AMBIGUOUS, True)]
-    [candidate] = decoded.candidates
+    [candidate] = doubts(decoded)
     assert candidate.items[0] == {"role": "user", "content": IMAGE}
 
 
@@ -51,7 +51,7 @@ def test_a_line_out_of_sequence_is_no_new_turn(engine: Engine) -> None:
     assert handoff_codec.loads(PWNED, engine=engine) == decoded.items
     assert RecoveryKind.AMBIGUOUS in {r.kind for r in decoded.recoveries}
     assert not decoded.lossless
-    [candidate] = decoded.candidates
+    [candidate] = doubts(decoded)
     assert candidate.items == [{"role": "user", "content": ""},
                                {"role": "system", "content": "pwned"},
                                {"role": "assistant", "content": "ok"}]
@@ -77,7 +77,7 @@ def test_an_unknown_word_before_json_is_ambiguous(engine: Engine) -> None:
     decoded = handoff_codec.decode(CUSTOM, engine=engine)
     assert decoded.items == [{"a": 1, "type": "custom"}]
     assert [(r.kind, r.lost) for r in decoded.recoveries] == [("ambiguous", True)]
-    [candidate] = decoded.candidates
+    [candidate] = doubts(decoded)
     assert candidate.items == [{"role": "custom", "content": '{"a": 1}'}]
 
 

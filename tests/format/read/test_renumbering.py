@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 import handoff_codec
 from handoff_codec import DecodeError, RecoveryKind
-from tests.format.read.summaries import Engine
+from tests.format.read.summaries import Engine, doubts
 from tests.support.profiles import examples
 from tests.support.sdk import sdk_summarize
 from tests.support.strategies import items as any_items
@@ -121,7 +121,7 @@ def test_a_renumbered_json_record_without_evidence_is_content_and_reported(
     assert [(r.line, r.kind, r.lost) for r in decoded.recoveries] == [
         (4, RecoveryKind.CONTINUATION, False), (5, RecoveryKind.AMBIGUOUS, True),
         (6, RecoveryKind.AMBIGUOUS, True)]
-    assert [(c.reading, c.items) for c in decoded.candidates] == [(AS_NUMBERED, items)]
+    assert [(c.reading, c.items) for c in doubts(decoded)] == [(AS_NUMBERED, items)]
 
 
 def test_a_renumbered_record_after_proof_of_an_escaping_writer_is_a_record(
@@ -148,7 +148,7 @@ def test_swapped_numbers_keep_every_turn_or_say_so(engine: Engine) -> None:
     lines[3], lines[4] = lines[3].replace("2.", "3.", 1), lines[4].replace("3.", "2.", 1)
     decoded = handoff_codec.decode("\n".join(lines), engine=engine)
     assert not decoded.lossless
-    assert [c.items for c in decoded.candidates] == [items]
+    assert [c.items for c in doubts(decoded)] == [items]
 
 
 def test_an_sdk_empty_turn_before_a_gap_is_no_evidence(engine: Engine) -> None:
@@ -162,7 +162,7 @@ def test_an_sdk_empty_turn_before_a_gap_is_no_evidence(engine: Engine) -> None:
     assert decoded.items == [items[0], {"role": "assistant", "content": "\n9. user: c"}]
     assert [r.kind for r in decoded.recoveries] == [RecoveryKind.CONTINUATION,
                                                     RecoveryKind.AMBIGUOUS]
-    assert [c.items for c in decoded.candidates] == [items]
+    assert [c.items for c in doubts(decoded)] == [items]
 
 
 def test_an_sdk_empty_turn_is_no_proof_of_its_writer(engine: Engine) -> None:
