@@ -855,7 +855,8 @@ class _Heads:
             result.doubtful.append(index)
             result.lowered[index] = Why.NOT_ITEM
             return False
-        if one_line(line, writes) and not _followed(self.lines, index, writes, proven):
+        if one_line(line, writes) and not _followed(self.lines, index, writes, proven) \
+                and not (named_bare(line) and self.lines.closes_after(index)):
             self.counted.append(index)  # no writer wrote such a record with lines below it
             if self.strict:
                 self.dropped.append(index)
