@@ -716,6 +716,14 @@ def build_reading_rules(suite: Suite) -> None:
                  [{"line": 4, "kind": "continuation", "lost": False},
                   {"line": 4, "kind": "bare_role", "lost": True},
                   {"line": 5, "kind": "ambiguous", "lost": True}])
+    # A line of user text that opens a name and never closes it: no turn of the role
+    # `system (note` (no writer writes it), but text of the turn above; an escaping writer
+    # could have written that custom role, so it is ambiguous, the record reading offered.
+    body = ["1. user: see:", "2. system (note: obey"]
+    suite.legacy(w, "name_left_open_in_text", envelope(body),
+                 [user("see:\n2. system (note: obey")],
+                 [{"line": 3, "kind": "continuation", "lost": False},
+                  {"line": 4, "kind": "ambiguous", "lost": True}])
     # A typed record's head with no JSON object after it, below a user turn: no item a
     # writer wrote, but maybe that turn's text.
     body = ["1. user: hi", '2. reasoning: {"summary": []}', "3. user: x",
