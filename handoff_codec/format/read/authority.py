@@ -26,7 +26,8 @@ if TYPE_CHECKING:
     from collections.abc import Collection, Iterable, Mapping, Sequence
     from typing import Any, Final
 
-__all__ = ["CALLS", "OUTPUTS", "RANKS", "RESULTS", "RISING", "Pairs", "Why", "lowered", "may_rise"]
+__all__ = ["CALLS", "OUTPUTS", "RANKS", "RESULTS", "RISING", "Why", "lowered", "may_rise",
+           "paired"]
 
 # The rank of a message's role: a line read as a record of a higher rank than
 # the one above it would raise that text's authority.
@@ -119,7 +120,7 @@ def _link(item: Mapping[str, Any]) -> tuple[bool, object] | None:
         link = _LINKS.get(kind)
         if link is not None:
             is_call, call, name = link
-            key = item.get(name, item.get("callId"))
+            key = item[name] if name in item else item.get("callId")
             return is_call, (call, key) if type(key) is str else None
         if kind in RESULTS:
             return True, None
@@ -128,38 +129,34 @@ def _link(item: Mapping[str, Any]) -> tuple[bool, object] | None:
     return None
 
 
-class Pairs:
-    """Tool calls and outputs paired one to one, in order, as the items come: an output
-    answers the earliest call of its kind and id before it that no output answered yet,
-    and no record content may have spilled from came between them (:meth:`cut`)."""
-
-    __slots__ = ("paired", "waiting")
-
-    def __init__(self) -> None:
-        self.waiting: dict[object, list[int]] = {}  # the calls no output answered yet
-        self.paired: set[int] = set()
-
-    def add(self, index: int, item: Mapping[str, Any]) -> bool:
-        """Pair item ``index`` if it is a tool item; whether it may rise (a tool item, or a
-        system or developer turn: :func:`may_rise`)."""
-        link = _link(item)
+def paired(items: Sequence[Mapping[str, Any]], among: Iterable[int],
+           spilling: Collection[int] = ()) -> set[int]:
+    """The tool calls and outputs of ``among`` (indexes of ``items``, in order) paired one
+    to one: an output answers the earliest call of its kind and id before it that no
+    output answered yet, unless one of ``spilling`` (a record content may have spilled
+    from) came between them: that output may be the record's text."""
+    waiting: dict[tuple[str, str], list[int]] = {}  # the calls no output answered yet
+    found: set[int] = set()
+    for index in among:
+        if index in spilling:
+            waiting.clear()
+        item = items[index]
+        kind = item.get("type")
+        link = _LINKS.get(kind) if type(kind) is str else None
         if link is None:
-            return _rank(item) > 0
-        is_call, key = link
-        if key is None:
-            return True
+            continue  # no tool item with a key: it pairs with nothing
+        is_call, call, name = link
+        key = item[name] if name in item else item.get("callId")
+        if type(key) is not str:
+            continue
         if is_call:
-            self.waiting.setdefault(key, []).append(index)
-        elif self.waiting.get(key):
-            self.paired.add(self.waiting[key].pop(0))
-            self.paired.add(index)
-        return True
-
-    def cut(self) -> None:
-        """A record content may have spilled from (a `role: content` record): no output
-        after it answers a call before it (that output may be the record's text)."""
-        if self.waiting:
-            self.waiting.clear()
+            waiting.setdefault((call, key), []).append(index)
+        else:
+            calls = waiting.get((call, key))
+            if calls:
+                found.add(calls.pop(0))
+                found.add(index)
+    return found
 
 
 def lowered(items: Sequence[Mapping[str, Any]], guarded: Sequence[int],
@@ -175,7 +172,7 @@ def lowered(items: Sequence[Mapping[str, Any]], guarded: Sequence[int],
     turn after a system turn).
     """
     found: dict[int, int] = {}
-    pairs: Pairs | None = None
+    pairs: set[int] | None = None
     for index in guarded:
         item = items[index]
         rank = _rank(item)
@@ -183,16 +180,12 @@ def lowered(items: Sequence[Mapping[str, Any]], guarded: Sequence[int],
             if rank > _rank(items[index - 1]):
                 found[index] = Why.SYSTEM if rank == 2 else Why.DEVELOPER
             continue
-        link = _link(item)
-        if link is None:
-            continue
         if pairs is None:
-            pairs = Pairs()
-            for tool in range(len(items)) if among is None else among:
-                if tool in spilling:
-                    pairs.cut()
-                pairs.add(tool, items[tool])
-        if index not in pairs.paired:
+            pairs = paired(items, range(len(items)) if among is None else among, spilling)
+        if index in pairs:
+            continue
+        link = _link(item)
+        if link is not None:
             found[index] = Why.RESULT if item.get("type") in RESULTS else (
                 Why.CALL if link[0] else Why.OUTPUT)
     return found
