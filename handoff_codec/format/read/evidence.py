@@ -78,6 +78,7 @@ __all__ = [
     "numbering",
     "one_line",
     "opens",
+    "opens_name",
     "shaped",
     "spaced",
     "spills",
@@ -430,6 +431,20 @@ def named_bare(line: Line) -> bool:
         return rest[:2] == ". " and bool(paren) and role in MESSAGE_ROLES \
             and rest.rstrip(" \t")[-1:] == ")"
     return False
+
+
+def opens_name(line: Line) -> bool:
+    """Whether ``line`` opens a name of a role every writer writes and does not close it
+    (`N. user (a`, `N. user (a: b`): a name written verbatim that may go on below."""
+    kind = _lines.kind(line)
+    if kind == _lines.NUMBERED:
+        return _named_on(line)
+    if kind != _lines.PLAIN:
+        return False
+    role = line[PLAIN_ROLE]
+    head, paren, _ = role.partition(" (")
+    return bool(paren) and head in MESSAGE_ROLES and ")" not in role and ")" not in (
+        line[PLAIN_NAME] or "") and ")" not in line[PLAIN_CONTENT]
 
 
 def spills_at(lines: Numbered, index: int, line: Line, max_depth: int) -> bool:

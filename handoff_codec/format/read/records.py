@@ -32,7 +32,16 @@ from ..errors import DecodeReason, ReadFailure
 from ..limits import depth_exceeded_at
 from ..report import Recoveries as _Recoveries
 from . import lines as _lines
-from .evidence import MESSAGE_ROLES, UNTYPED, bare_named, form_of, named_bare, spills_at, typed_word
+from .evidence import (
+    MESSAGE_ROLES,
+    UNTYPED,
+    bare_named,
+    form_of,
+    named_bare,
+    opens_name,
+    spills_at,
+    typed_word,
+)
 from .generations import Form
 from .json_record import json_object, json_value, whole_object
 from .lines import (
@@ -222,7 +231,8 @@ class RecordReader:
                 self.unrecognised(after, stop, line + 1)
                 return
             self.forms |= form_of(head, not spilled, self.max_depth)
-            if spilled and named_bare(head) and self.spanning(items, start, stop, line, spilled):
+            if spilled and (named_bare(head) or opens_name(head)) \
+                    and self.spanning(items, start, stop, line, spilled):
                 return
             self.plain(items, start, stop, line, spilled)
             return
@@ -235,7 +245,8 @@ class RecordReader:
             self.forms |= Form.BARE_ROLE
             items.append(message(head[BARE_ROLE], "", head[BARE_NAME] or None))
         else:  # NUMBERED: a record only if its lines hold `role: content` (a name that spilled)
-            if spilled and named_bare(head) and self.spanning(items, start, stop, line, spilled):
+            if spilled and (named_bare(head) or opens_name(head)) \
+                    and self.spanning(items, start, stop, line, spilled):
                 return
             self.plain(items, start, stop, line, spilled)
             return

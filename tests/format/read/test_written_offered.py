@@ -56,7 +56,8 @@ def test_the_written_items_are_offered(name: str, engine: Engine) -> None:
     assert not decoded.lossless
     readings = [decoded.items, *(candidate.items for candidate in decoded.candidates)]
     assert written in readings
-    assert written in [candidate.items for candidate in as_written(decoded)]
+    if decoded.items != written:  # (the readings as written leave out the reading itself)
+        assert written in [candidate.items for candidate in as_written(decoded)]
 
 
 def test_the_readings_as_written_come_last_and_the_reading_itself_is_not_one(
