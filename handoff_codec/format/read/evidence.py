@@ -316,7 +316,7 @@ def in_vocabulary(line: Line, writes: int, lines: Numbered | None = None,
         # a known role whose name holds ":" or "(" (`user (ops:bob)`, `user (a (b)): x`)
         head, _, _ = role.partition(" (")
         return head in MESSAGE_ROLES and role != head and (
-            ")" in role or ")" in (line[PLAIN_NAME] or "") or ")" in line[PLAIN_CONTENT]
+            ")" in role or bool(line[PLAIN_NAME]) or ")" in line[PLAIN_CONTENT]
             or _closes(lines, index))
     if kind == _lines.NUMBERED:  # `N. tool`, or `N. role (name)` with a name of any text
         rest = line[NUMBERED_REST]
@@ -443,8 +443,8 @@ def opens_name(line: Line) -> bool:
         return False
     role = line[PLAIN_ROLE]
     head, paren, _ = role.partition(" (")
-    return bool(paren) and head in MESSAGE_ROLES and ")" not in role and ")" not in (
-        line[PLAIN_NAME] or "") and ")" not in line[PLAIN_CONTENT]
+    return bool(paren) and head in MESSAGE_ROLES and ")" not in role \
+        and not line[PLAIN_NAME] and ")" not in line[PLAIN_CONTENT]
 
 
 def spills_at(lines: Numbered, index: int, line: Line, max_depth: int) -> bool:

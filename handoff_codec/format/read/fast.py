@@ -392,6 +392,8 @@ class _Body:
                 self.custom = True
             elif name and ("): " in content or content.rstrip(" \t")[-1:] == ")"):
                 return False  # two readings of the name: the steps report them
+            elif not content and not strict:
+                self.opening.append(self.count)  # `N. tool: `: content may start below
         elif name and role in known:
             self.forms |= Form.NAMED
             if self.prefix:

@@ -104,6 +104,12 @@ def _quoted_summary(text: str, pos: int, length: int) -> str:
             "may have been a summary quoted in content (see candidates)")
 
 
+def _cut_name(text: str, pos: int, length: int) -> str:
+    return (f"a role or name no writer writes, {text[pos:pos + min(length, 60)]!r}: a name "
+            "written verbatim (left open, empty, or holding a line break) read otherwise "
+            "than the writer meant; the items may not be the written ones (see candidates)")
+
+
 class Code:
     """What the reader notes: indexes into :data:`NOTES` (plain ints: an enum's are slower).
 
@@ -127,6 +133,7 @@ class Code:
     AMBIGUOUS_QUOTED: Final = 13  # the start marker line's offset
     AMBIGUOUS_NOT_ITEM: Final = 14  # the word's offset and length
     AMBIGUOUS_BARE_NAME: Final = 15  # the role's offset, and the length of the rest of the line
+    AMBIGUOUS_ROLE: Final = 16  # the role's offset and length
 
 
 NOTES: tuple[Note, ...] = (
@@ -149,4 +156,5 @@ NOTES: tuple[Note, ...] = (
     Note(RecoveryKind.AMBIGUOUS, _quoted_summary, lost=True),
     Note(RecoveryKind.AMBIGUOUS, _not_item, lost=True),
     Note(RecoveryKind.AMBIGUOUS, _bare_name, lost=True),
+    Note(RecoveryKind.AMBIGUOUS, _cut_name, lost=True),
 )

@@ -282,6 +282,9 @@ class RecordReader:
             return False
         role, name, content = match.group("role", "name", "content")
         self.note(line, Code.CONTINUATION, spilled)
+        if content is not None and ("): " in content or content.rstrip(" \t")[-1:] == ")"):
+            # the name may end at a later '): ', or be an empty turn's to the last ')'
+            self.note(line, Code.AMBIGUOUS_NAME, match.start("role"), len(role))
         if content is None:
             self.note(line, Code.BARE_ROLE)
             self.forms |= Form.BARE_ROLE
@@ -376,6 +379,8 @@ class RecordReader:
                 name, content = f"{name}): {content[:cut]}", content[cut + 3:]
         if spilled:
             self.note(line, Code.CONTINUATION, spilled)
+        if _cut_name(role) or name == "":
+            self.note(line, Code.AMBIGUOUS_ROLE, (named or match).start("role"), len(role))
         item = message(role, content, name)
         if content[:1] == "[":
             self.maybe_list(len(items), content, content_at, line)
@@ -425,3 +430,14 @@ def _list_notes(text: str, listed: array[int]) -> Iterator[tuple[int, int, int, 
 def new_recoveries(text: str) -> Recoveries:
     """An empty compact list of recoveries for ``text``, with the reader's notes."""
     return _Recoveries(text, NOTES)
+
+
+def _cut_name(role: str) -> bool:
+    """Whether ``role`` is no role but the head of a name cut short: a role every writer
+    writes, then " (" and a name it does not close, a role holding a line break, or one
+    that starts as a JSON object. No writer writes such a role; it is a name written
+    verbatim read at the wrong ":"."""
+    if "\n" in role or "\r" in role or role[:1] == "{":  # ("{": a JSON record's)
+        return True
+    head, paren, _ = role.partition(" (")
+    return bool(paren) and head in MESSAGE_ROLES and role.count("(") > role.count(")")
