@@ -379,7 +379,7 @@ class _Body:
         if index < 0:
             return False
         strict, known = self.strict, self.engine.known
-        if not role:  # an empty role: the steps read it
+        if not role or (name == "" and not strict):  # an empty role or name: the steps
             return False
         if strict and not name and content[:1] == "{" and typed_word(role, Form.TYPED):
             return False  # a typed record (TYPED_HEAD), no PLAIN_RECORD: the parser refuses it
@@ -415,7 +415,8 @@ class _Body:
         if name and role.count("(") == role.count(")"):
             return False  # `assistant (bot) (0)`: role "assistant (bot)" named "0"? The steps
         named = self.engine.named(line)
-        if named is None or "): " in named["content"] or "): " in named["name"] \
+        if named is None or not named["name"] or "): " in named["content"] \
+                or "): " in named["name"] \
                 or named["content"].rstrip(" \t")[-1:] == ")" or not named["content"]:
             return False  # no such name, or two readings of it: the steps report them
         role, name, content = named.group("role", "name", "content")

@@ -440,4 +440,5 @@ def _cut_name(role: str) -> bool:
     if "\n" in role or "\r" in role or role[:1] == "{":  # ("{": a JSON record's)
         return True
     head, paren, _ = role.partition(" (")
-    return bool(paren) and head in MESSAGE_ROLES and role.count("(") > role.count(")")
+    return bool(paren) and head in MESSAGE_ROLES and (
+        role.count("(") > role.count(")") or role[-1:] in (" ", "\t"))  # (`user (a) : x`)
