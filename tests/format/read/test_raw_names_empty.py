@@ -56,7 +56,7 @@ def test_empty_name_before_a_spaced_colon_is_not_a_role(engine: str) -> None:
 def test_empty_name_before_a_tab_is_ambiguous_on_both_engines() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        fast, lark = (handoff_codec.decode(raw_summary(TABBED), engine=engine)  # type: ignore[arg-type]
+        fast, lark = (handoff_codec.decode(raw_summary(TABBED), engine=engine)
                       for engine in ENGINES)
     assert fast.lossless == lark.lossless
     assert not (fast.lossless and any(item.get("name") == "" for item in fast.items))
