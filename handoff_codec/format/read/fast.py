@@ -6,7 +6,8 @@ lines come, and the evidence taken from them as they are read. That is the
 usual summary, legacy ones included. One ``findall`` of the usual lines
 (:func:`~.lines.usual_pattern`) gives each line, read by a small function:
 
-* :meth:`_Body.lines`: ``KNOWN_LINE`` and ``JSON_LINE``, the current format; any other line goes to
+* :meth:`_Body.lines`: ``KNOWN_LINE`` and ``JSON_LINE``, the current format; any
+  other line goes to
 * :meth:`_Body.other`: ``PLAIN_LINE``, ``BARE_LINE`` (``bare_role``), a
   ``PLAIN_LINE`` whose word is an ``ITEM_TYPE`` before a JSON object
   (``typed_record``), each by its own terminal, and ``TEXT_LINE``: content of
@@ -238,10 +239,10 @@ class _Body:
         self.opening: list[int] = []  # the `N. role (name): ` records (by count)
         self.offsets: _Offsets | None = None  # made for the first note that quotes the text
         # Records a raw writer's content may have spilled into (see .authority): the items
-        # (by index) that must not gain authority, the tool items paired as they come,
-        # and whether a record has a role no raw writer writes.
+        # (by index) that must not gain authority, the tool items, paired at the end if
+        # one is guarded, and whether a record has a role no raw writer writes.
         self.guarded: list[int] = []
-        self.tools: list[int] = []  # JSON and typed records: paired only if one is guarded
+        self.tools: list[int] = []  # JSON and typed records
         # Where no output answers a call before it (a record content may spill from came
         # between: authority.lowered), as the number of tools read before each such place.
         self.cuts: list[int] = []
